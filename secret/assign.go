@@ -1,0 +1,209 @@
+package secret
+
+import (
+	"regexp"
+	"strings"
+)
+
+// kvRe finds key=value pairs in the shapes agents write them: shell and .env
+// (KEY=value), YAML and JSON ("key": "value"), code (key := "value",
+// 'key' => 'value'), TOML/INI (key = value). Groups: 1 key, 2 separator,
+// 3/4/5 a double-, single- or back-quoted value, 6 an unquoted value.
+var kvRe = regexp.MustCompile("([A-Za-z_][A-Za-z0-9_.\\-]*)[\"']?[ \\t]*(=>|:=|==|=|:)[ \\t]*" +
+	"(?:\"([^\"\\n]*)\"|'([^'\\n]*)'|`([^`\\n]*)`|([^\\s\"'`,;&]+))")
+
+// hashKeys name values that are digests by nature (go.sum's h1:, lock-file
+// integrity, image digests): they are never run through the entropy rule.
+var hashKeys = map[string]bool{
+	"h1": true, "sha": true, "sha1": true, "sha224": true, "sha256": true,
+	"sha384": true, "sha512": true, "md5": true, "blake2b": true,
+	"blake3": true, "integrity": true, "checksum": true, "hash": true,
+	"digest": true, "etag": true, "sum": true, "commit": true, "rev": true,
+	"revision": true, "oid": true, "ref": true, "tree": true, "parent": true,
+}
+
+// Words that, ending a key, make it name a password or another secret.
+var (
+	passwordWords = map[string]bool{
+		"password": true, "passwd": true, "passphrase": true, "passcode": true,
+		"pass": true, "pwd": true,
+	}
+	secretWords = map[string]bool{
+		"secret": true, "token": true, "apikey": true, "credential": true,
+		"secretkey": true, "accesskey": true, "privatekey": true,
+		"authkey": true, "clientsecret": true, "authtoken": true,
+	}
+	// secretPairs are two-word endings: api_key, secret_access_key, …
+	secretPairs = map[string]bool{
+		"api key": true, "access key": true, "secret key": true,
+		"auth key": true, "private key": true, "signing key": true,
+		"encryption key": true, "master key": true, "account key": true,
+		"app key": true, "key base": true, "session key": true,
+		"client key": true, "license key": true, "webhook key": true,
+	}
+)
+
+// scanAssignments adds to generic every key=value whose key names a secret
+// and whose value is a literal, and to entropic every other key=value whose
+// value looks random (highEntropy).
+func scanAssignments(text string, generic, entropic []candidate) ([]candidate, []candidate) {
+	if !strings.ContainsAny(text, "=:") {
+		return generic, entropic
+	}
+	for pos := 0; pos < len(text); {
+		m := kvRe.FindStringSubmatchIndex(text[pos:])
+		if m == nil {
+			break
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += pos
+			}
+		}
+		pos = m[1]
+		key := text[m[2]:m[3]]
+		sep := text[m[4]:m[5]]
+		quoted := true
+		vs, ve := -1, -1
+		for g := 3; g <= 6; g++ {
+			if m[2*g] >= 0 {
+				vs, ve = m[2*g], m[2*g+1]
+				quoted = g != 6
+				break
+			}
+		}
+		if vs < 0 {
+			continue
+		}
+		if !quoted {
+			// An unquoted value may hold the next pair ("env: API_KEY=…"),
+			// so the search goes on from the value's start.
+			pos = vs
+			// Sentence punctuation after an unquoted value is not part of it.
+			for ve > vs && strings.IndexByte(".)]}", text[ve-1]) >= 0 {
+				ve--
+			}
+		}
+		value := text[vs:ve]
+		if value == "" {
+			continue
+		}
+		if sep == ":" && !quoted && strings.HasPrefix(value, "//") {
+			continue // scheme://…, handled by the URL rule
+		}
+
+		words := keyWords(key)
+		kind := secretKind(words)
+		if kind != "" {
+			if !literalValue(value, quoted) {
+				continue
+			}
+			// "password: see the vault entry" — an unquoted word followed by
+			// more words is prose, not an assignment.
+			if !quoted && looksLikeWord(value) && followedByWord(text, ve) {
+				continue
+			}
+			if isAWSSecretKey(words, value) {
+				kind = "AWS secret access key"
+			}
+			generic = append(generic, candidate{Finding{Kind: kind, Start: vs, End: ve}, len(contextRules)})
+			continue
+		}
+		if len(words) > 0 && hashKeys[words[len(words)-1]] {
+			continue
+		}
+		if highEntropy(value) {
+			entropic = append(entropic, candidate{Finding{Kind: "high-entropy value", Start: vs, End: ve}, 0})
+		}
+	}
+	return generic, entropic
+}
+
+// secretKind tells whether a key, split into lower-case words, names a
+// password ("password assignment"), another secret ("secret assignment"), or
+// nothing secret (""). Only the key's last word(s) count, so DB_PASSWORD and
+// apiKey name secrets while password_min_length and max_tokens do not.
+func secretKind(words []string) string {
+	n := len(words)
+	if n == 0 {
+		return ""
+	}
+	last := words[n-1]
+	if passwordWords[last] {
+		if last == "pwd" && n == 1 {
+			return "" // $PWD is the working directory
+		}
+		return "password assignment"
+	}
+	if secretWords[last] {
+		return "secret assignment"
+	}
+	if n >= 2 && secretPairs[words[n-2]+" "+last] {
+		return "secret assignment"
+	}
+	return ""
+}
+
+// isAWSSecretKey recognises aws_secret_access_key = <40 base64 characters>.
+func isAWSSecretKey(words []string, v string) bool {
+	if len(v) != 40 {
+		return false
+	}
+	hasSecret, hasAccess := false, false
+	for _, w := range words {
+		hasSecret = hasSecret || w == "secret"
+		hasAccess = hasAccess || w == "access" || w == "accesskey"
+	}
+	if !hasSecret || !hasAccess {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !isLetter(c) && !isDigitByte(c) && c != '+' && c != '/' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyWords splits a key into lower-case words at '_', '-', '.' and case
+// changes: "AWS_SECRET_ACCESS_KEY" → aws secret access key, "dbPassword" →
+// db password, "APIKey" → api key.
+func keyWords(key string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, asciiLower(key[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !isLetter(c) && !isDigitByte(c) {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := key[i-1]
+		switch {
+		case isUpperByte(c) && isLowerByte(prev):
+			flush(i) // dbPassword
+			start = i
+		case isUpperByte(c) && isUpperByte(prev) && i+1 < len(key) && isLowerByte(key[i+1]):
+			flush(i) // APIKey
+			start = i
+		}
+	}
+	flush(len(key))
+	return words
+}
+
+// followedByWord reports whether text after position i continues with a space
+// and a letter, as a sentence does.
+func followedByWord(text string, i int) bool {
+	return i+1 < len(text) && text[i] == ' ' && isLetter(text[i+1])
+}
