@@ -1,0 +1,126 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+type addOptions struct {
+	memory     gitstore.NewMemory
+	supersedes string
+	private    bool
+	global     bool
+	agent      string
+	json       bool
+}
+
+func newAddCmd(env *Env) *cobra.Command {
+	o := &addOptions{}
+	c := &cobra.Command{
+		Use:   "add [flags] -- TEXT",
+		Short: "Save one memory (one fact, decision, gotcha, convention, command or preference)",
+		Long: `Save one memory. Put the text after -- so that nothing in it is read as a flag.
+
+Types: ` + strings.Join(gitstore.Types, ", ") + `.
+Sources: user (a person said so; the default), verified (checked by running
+something), inferred (concluded by an agent; the default inside an agent).`,
+		Example: `  git mem add --type decision -- "Bookings are stored in UTC; convert at the edge"
+  git mem add --type gotcha --path server/auth.ts -- "requireAdmin throws ERR_NO_SESSION before login"
+  git mem add --supersedes 3f2a9c -- "We deploy with Fly.io, not Heroku"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("give the memory text after --, e.g. git mem add -- 'Bookings are stored in UTC'")
+			}
+			if o.private && o.global {
+				return usagef("--private and --global exclude each other")
+			}
+			o.memory.Text = textArg(args)
+			if !cmd.Flags().Changed("source") && env.detectedAgent() != "" {
+				o.memory.Source = gitstore.SourceInferred
+			}
+			return runAdd(cmd.Context(), env, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&o.memory.Type, "type", "t", gitstore.TypeFact, "memory `type`: "+strings.Join(gitstore.Types, ", "))
+	f.StringArrayVar(&o.memory.Tags, "tag", nil, "a `tag` (repeatable)")
+	f.StringArrayVar(&o.memory.Paths, "path", nil, "a repository `file` the memory is about (repeatable)")
+	f.StringVar(&o.memory.Source, "source", gitstore.SourceUser, "how it is known: user, verified, inferred")
+	f.BoolVar(&o.memory.Tentative, "tentative", false, "you are not sure yet (lower starting trust)")
+	f.BoolVar(&o.memory.Pinned, "pin", false, "always show it at session start")
+	f.StringVar(&o.supersedes, "supersedes", "", "`id` of the memory this one replaces (closes its valid time)")
+	f.BoolVar(&o.private, "private", false, "save to refs/memory/private (never pushed)")
+	f.BoolVar(&o.global, "global", false, "save to your personal store (every project)")
+	f.StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	f.BoolVar(&o.json, "json", false, "print the saved memory as JSON")
+	return c
+}
+
+func runAdd(ctx context.Context, env *Env, o *addOptions) error {
+	if err := o.memory.Validate(); err != nil {
+		return err
+	}
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	scope := gitstore.ScopeProject
+	switch {
+	case o.private:
+		scope = gitstore.ScopePrivate
+	case o.global || !set.InRepo():
+		scope = gitstore.ScopePersonal
+	}
+	store, err := set.Writable(scope)
+	if err != nil {
+		return err
+	}
+	if o.supersedes != "" {
+		oldStore, old, err := set.Find(o.supersedes)
+		if err != nil {
+			return err
+		}
+		if oldStore.Scope != store.Scope {
+			return fmt.Errorf("%w: %s is a %s memory; a replacement must be saved in the same store (use the matching --private/--global flag)", gitstore.ErrInvalid, o.supersedes, oldStore.Scope)
+		}
+		o.memory.Supersedes = old.ID
+	}
+	if set.InRepo() && scope != gitstore.ScopePersonal {
+		head := set.Repo.Head()
+		if head.Commit != "" || head.Branch != "" {
+			o.memory.Anchor = &head
+		}
+	}
+	m, err := store.Add(ctx, env.writer(set, o.agent), o.memory)
+	if err != nil {
+		return err
+	}
+	rd, err := store.Read()
+	if err != nil {
+		return err
+	}
+	short := rd.ShortID(m.ID)
+	if scope == gitstore.ScopePersonal {
+		note := "saved to your personal store"
+		if set.PersonalCreated {
+			note = "created your personal store and saved to it"
+		}
+		if !set.InRepo() {
+			note = "no git repository here: " + note
+		}
+		fmt.Fprintf(env.Err, "%s (%s)\n", note, set.Personal.GitDir)
+	}
+	if o.json {
+		return writeJSON(env.Out, toJSON(m, short, env.Now()))
+	}
+	if m.Supersedes != "" {
+		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", m.Supersedes[:gitstore.MinShownPrefix])
+	}
+	fmt.Fprintln(env.Out, short)
+	return nil
+}

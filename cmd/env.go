@@ -1,0 +1,122 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// Streams are the command's standard input, output and error.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// Terminal reports whether Out is a terminal (progress bars, colours).
+	Terminal bool
+}
+
+// Env is everything a command takes from the process: streams, the directory,
+// the environment and the clock. Tests build their own.
+type Env struct {
+	Streams
+	Dir    string
+	Getenv func(string) string
+	Now    func() time.Time
+}
+
+// ProcessEnv is the Env of the running process.
+func ProcessEnv() *Env {
+	wd, _ := os.Getwd()
+	return &Env{
+		Streams: Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Terminal: term.IsTerminal(int(os.Stdout.Fd()))},
+		Dir:     wd,
+		Getenv:  os.Getenv,
+		Now:     time.Now,
+	}
+}
+
+// chdir applies git's -C: relative paths are taken from the current directory.
+func (e *Env) chdir(path string) {
+	if path == "" {
+		return
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.Dir, path)
+	}
+	e.Dir = filepath.Clean(path)
+}
+
+// openSet opens the stores seen from the command's directory.
+func (e *Env) openSet() (*gitstore.Set, error) {
+	set, err := gitstore.OpenSet(e.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if set.Repo != nil {
+		set.Repo.Now = e.Now
+	}
+	if set.Personal != nil {
+		set.Personal.Now = e.Now
+	}
+	return set, nil
+}
+
+// writer is who a CLI write is recorded as: --agent, else GIT_MEM_AGENT, else
+// git config mem.agent, else the agent whose environment this runs in, else "cli".
+func (e *Env) writer(set *gitstore.Set, agentFlag string) gitstore.Writer {
+	agent := agentFlag
+	if agent == "" {
+		agent = e.Getenv("GIT_MEM_AGENT")
+	}
+	if agent == "" && set.Repo != nil {
+		agent = set.Repo.Config().Get("mem", "", "agent")
+	}
+	if agent == "" {
+		agent = e.detectedAgent()
+	}
+	if agent == "" {
+		agent = "cli"
+	}
+	session := e.Getenv("GIT_MEM_SESSION")
+	if session == "" {
+		session = e.Getenv("CLAUDE_CODE_SESSION_ID")
+	}
+	return gitstore.Writer{Agent: strings.TrimSpace(agent), Session: session}
+}
+
+// detectedAgent names the coding agent whose shell this command runs in.
+func (e *Env) detectedAgent() string {
+	switch {
+	case e.Getenv("CLAUDECODE") != "":
+		return "claude-code"
+	case e.Getenv("GEMINI_CLI") != "":
+		return "gemini"
+	case e.Getenv("CODEX_SANDBOX") != "" || e.Getenv("CODEX_THREAD_ID") != "":
+		return "codex"
+	}
+	return ""
+}
+
+// usageError marks an error as a usage error (exit code 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode maps an error to the documented exit codes.
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}

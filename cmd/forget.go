@@ -1,0 +1,109 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+type forgetOptions struct {
+	id, agent string
+	purge     bool
+}
+
+func newForgetCmd(env *Env) *cobra.Command {
+	o := &forgetOptions{}
+	c := &cobra.Command{
+		Use:   "forget ID [--purge]",
+		Short: "Remove a memory (history keeps it; --purge erases it from history too)",
+		Long: `Remove a memory from the current store; git mem history still shows it.
+
+With --purge the history of every local memory ref is rewritten without the
+memory (use it for a secret saved by mistake), and git itself is then asked to
+prove that no reachable object still holds the text. Copies already pushed to a
+remote or fetched by teammates must be purged there too. --purge also accepts
+the full id of a memory that was already forgotten.`,
+		Args: exactlyOneID,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.id = args[0]
+			return runForget(cmd.Context(), env, o)
+		},
+	}
+	c.Flags().BoolVar(&o.purge, "purge", false, "rewrite history so that no commit holds the memory")
+	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	return c
+}
+
+func runForget(ctx context.Context, env *Env, o *forgetOptions) error {
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	store, m, err := set.Find(o.id)
+	if o.purge {
+		return runPurge(ctx, env, set, store, m, o.id, err)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := store.Forget(ctx, env.writer(set, o.agent), m.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Out, "forgot %s; git mem history %s still shows it (use --purge for a secret)\n", o.id, m.ID)
+	return nil
+}
+
+func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.Store, m *gitstore.Memory, arg string, findErr error) error {
+	id := strings.ToLower(arg)
+	repos := []*gitstore.Repo{}
+	switch {
+	case findErr == nil:
+		id = m.ID
+		repos = append(repos, store.Repo)
+	case errors.Is(findErr, gitstore.ErrNotFound) && len(id) == gitstore.IDHexLen:
+		// Already forgotten: look for it in the history of every store.
+		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+			if r != nil {
+				repos = append(repos, r)
+			}
+		}
+	default:
+		if errors.Is(findErr, gitstore.ErrNotFound) {
+			return fmt.Errorf("%w (a forgotten memory can be purged by its full 16-digit id: see git log refs/memory/main)", findErr)
+		}
+		return findErr
+	}
+	var rep *gitstore.PurgeReport
+	var repo *gitstore.Repo
+	for _, r := range repos {
+		got, err := r.Purge(ctx, id)
+		if errors.Is(err, gitstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		rep, repo = got, r
+		break
+	}
+	if rep == nil {
+		return fmt.Errorf("%w: no memory %s in any memory ref's history", gitstore.ErrNotFound, id)
+	}
+	fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", id[:gitstore.MinShownPrefix], strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
+	leaks, err := repo.ReachableLeaks(ctx, rep.Texts)
+	if err != nil {
+		return fmt.Errorf("purged, but could not verify it with git: %w", err)
+	}
+	if len(leaks) > 0 {
+		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*: find them with git log --all --format=%%H -S<text>", gitstore.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
+	}
+	fmt.Fprintln(env.Out, "verified: no object reachable from any ref holds the text (git rev-list --objects --all)")
+	fmt.Fprintln(env.Err, "warning: copies already pushed to a remote, or fetched by teammates, still hold it: purge it there too.")
+	fmt.Fprintln(env.Err, "The old objects stay on disk, unreachable, until: git reflog expire --expire-unreachable=now --all && git gc --prune=now")
+	return nil
+}

@@ -1,0 +1,77 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+type historyOptions struct {
+	id   string
+	json bool
+}
+
+func newHistoryCmd(env *Env) *cobra.Command {
+	o := &historyOptions{}
+	c := &cobra.Command{
+		Use:   "history [--json] ID",
+		Short: "Every version of one memory: commit, time, op, agent, text",
+		Args:  exactlyOneID,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.id = args[0]
+			return runHistory(cmd.Context(), env, o)
+		},
+	}
+	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array, newest first")
+	return c
+}
+
+type versionJSON struct {
+	Commit string    `json:"commit"`
+	Time   time.Time `json:"time"`
+	Op     string    `json:"op"`
+	Agent  string    `json:"agent,omitempty"`
+	Author string    `json:"author"`
+	Text   *string   `json:"text"`
+	Trust  *float64  `json:"trust,omitempty"`
+}
+
+func runHistory(ctx context.Context, env *Env, o *historyOptions) error {
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	store, m, err := set.Find(o.id)
+	if err != nil {
+		return err
+	}
+	versions, err := store.History(ctx, m.ID)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		out := make([]versionJSON, 0, len(versions))
+		for _, v := range versions {
+			j := versionJSON{Commit: v.Commit.String(), Time: v.Time.UTC(), Op: v.Op, Agent: v.Agent, Author: v.Author}
+			if v.Memory != nil {
+				text, trust := v.Memory.Text, v.Memory.EffectiveTrust(v.Time)
+				j.Text, j.Trust = &text, &trust
+			}
+			out = append(out, j)
+		}
+		return writeJSON(env.Out, out)
+	}
+	for _, v := range versions {
+		who := firstNonEmpty(v.Agent, v.Author)
+		text := "(removed)"
+		if v.Memory != nil {
+			text = fmt.Sprintf("trust %.2f  %s", v.Memory.EffectiveTrust(v.Time), gitstore.Summary(v.Memory.Text, 100))
+		}
+		fmt.Fprintf(env.Out, "%s  %s  %-9s %-12s %s\n", v.Commit.String()[:10], v.Time.Local().Format("2006-01-02 15:04"), v.Op, who, text)
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// memoryJSON is the --json shape of a memory; scripts depend on it.
+type memoryJSON struct {
+	ID           string           `json:"id"`
+	ShortID      string           `json:"short_id"`
+	Scope        string           `json:"scope"`
+	Type         string           `json:"type"`
+	Text         string           `json:"text"`
+	Tags         []string         `json:"tags"`
+	Paths        []string         `json:"paths"`
+	Source       string           `json:"source"`
+	Tentative    bool             `json:"tentative,omitempty"`
+	Pinned       bool             `json:"pinned,omitempty"`
+	Trust        float64          `json:"trust"`
+	Agent        string           `json:"agent,omitempty"`
+	Session      string           `json:"session,omitempty"`
+	Author       string           `json:"author,omitempty"`
+	Anchor       *gitstore.Anchor `json:"anchor,omitempty"`
+	Created      time.Time        `json:"created"`
+	Updated      time.Time        `json:"updated"`
+	ValidFrom    time.Time        `json:"valid_from"`
+	ValidTo      *time.Time       `json:"valid_to,omitempty"`
+	Supersedes   string           `json:"supersedes,omitempty"`
+	SupersededBy string           `json:"superseded_by,omitempty"`
+	Retired      bool             `json:"retired"`
+	Events       []gitstore.Event `json:"events,omitempty"`
+	Reinforced   []time.Time      `json:"reinforced,omitempty"`
+}
+
+func toJSON(m *gitstore.Memory, short string, now time.Time) memoryJSON {
+	tags, paths := m.Tags, m.Paths
+	if tags == nil {
+		tags = []string{}
+	}
+	if paths == nil {
+		paths = []string{}
+	}
+	return memoryJSON{
+		ID: m.ID, ShortID: short, Scope: string(m.Scope()), Type: m.Type, Text: m.Text,
+		Tags: tags, Paths: paths, Source: m.Source, Tentative: m.Tentative, Pinned: m.Pinned,
+		Trust: m.EffectiveTrust(now), Agent: m.Agent, Session: m.Session, Author: m.Author,
+		Anchor: m.Anchor, Created: m.Created, Updated: m.Updated, ValidFrom: m.ValidFrom,
+		ValidTo: m.ValidTo, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
+		Retired: m.Retired(now), Events: m.Events, Reinforced: m.Reinforced,
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// scopeLabel is shown after a memory outside the project scope.
+func scopeLabel(m *gitstore.Memory) string {
+	if m.Scope() == gitstore.ScopeProject || m.Scope() == "" {
+		return ""
+	}
+	return " [" + string(m.Scope()) + "]"
+}
+
+// memoryLine is the one-line listing of a memory.
+func memoryLine(m *gitstore.Memory, short string, now time.Time) string {
+	retired := ""
+	if m.Retired(now) {
+		retired = " (superseded)"
+		if m.SupersededBy == "" {
+			retired = " (expired)"
+		}
+	}
+	return fmt.Sprintf("%s  %-10s %s  trust %.2f%s%s", short, m.Type, gitstore.Summary(m.Text, 90), m.EffectiveTrust(now), retired, scopeLabel(m))
+}
+
+// writeMemory prints every field of a memory for git mem show.
+func writeMemory(w io.Writer, m *gitstore.Memory, short string, now time.Time) {
+	fmt.Fprintf(w, "id:        %s (%s)\n", m.ID, short)
+	fmt.Fprintf(w, "scope:     %s\n", m.Scope())
+	fmt.Fprintf(w, "type:      %s\n", m.Type)
+	src := m.Source
+	if m.Tentative {
+		src += ", tentative"
+	}
+	fmt.Fprintf(w, "source:    %s\n", src)
+	fmt.Fprintf(w, "trust:     %.2f (started at %.2f)\n", m.EffectiveTrust(now), m.Trust)
+	if len(m.Tags) > 0 {
+		fmt.Fprintf(w, "tags:      %s\n", strings.Join(m.Tags, ", "))
+	}
+	if len(m.Paths) > 0 {
+		fmt.Fprintf(w, "paths:     %s\n", strings.Join(m.Paths, ", "))
+	}
+	by := m.Author
+	if m.Agent != "" {
+		by += " via " + m.Agent
+	}
+	fmt.Fprintf(w, "by:        %s\n", by)
+	if m.Anchor != nil {
+		fmt.Fprintf(w, "anchor:    %s %s\n", shortCommit(m.Anchor.Commit), m.Anchor.Branch)
+	}
+	fmt.Fprintf(w, "created:   %s\n", m.Created.Format(time.RFC3339))
+	if !m.Updated.Equal(m.Created) {
+		fmt.Fprintf(w, "updated:   %s\n", m.Updated.Format(time.RFC3339))
+	}
+	valid := "since " + m.ValidFrom.Format(time.RFC3339)
+	if m.ValidTo != nil {
+		valid = m.ValidFrom.Format(time.RFC3339) + " to " + m.ValidTo.Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "valid:     %s\n", valid)
+	if m.Supersedes != "" {
+		fmt.Fprintf(w, "replaces:  %s\n", m.Supersedes)
+	}
+	if m.SupersededBy != "" {
+		fmt.Fprintf(w, "replaced:  by %s (git mem show %s)\n", m.SupersededBy, m.SupersededBy[:gitstore.MinShownPrefix])
+	}
+	for _, e := range m.Events {
+		reason := ""
+		if e.Reason != "" {
+			reason = ": " + e.Reason
+		}
+		fmt.Fprintf(w, "event:     %s %s by %s%s\n", e.At.Format(time.RFC3339), e.Op, firstNonEmpty(e.Agent, e.Author), reason)
+	}
+	fmt.Fprintf(w, "\n%s\n", m.Text)
+}
+
+func shortCommit(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	if h == "" {
+		return "(no commit)"
+	}
+	return h
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

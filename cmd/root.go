@@ -1,0 +1,85 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs git-mem with the process's arguments and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, ProcessEnv(), os.Args[1:])
+}
+
+// Run runs one git-mem command line in env and returns its exit code.
+func Run(ctx context.Context, env *Env, args []string) int {
+	root := newRootCmd(env)
+	root.SetArgs(args)
+	root.SetIn(env.In)
+	root.SetOut(env.Out)
+	root.SetErr(env.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	code := exitCode(err)
+	if code == 2 || isCobraUsage(err) {
+		fmt.Fprintf(env.Err, "git mem: %v\nRun 'git mem --help' for usage.\n", err)
+		return 2
+	}
+	fmt.Fprintf(env.Err, "git mem: %v\n", err)
+	return code
+}
+
+// isCobraUsage recognizes cobra's own errors for unknown commands and flags.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(env *Env) *cobra.Command {
+	var dir string
+	root := &cobra.Command{
+		Use:   "git-mem",
+		Short: "Shared, durable memory for coding agents, stored in your git repository",
+		Long: `git-mem keeps what coding agents learn inside the repository's own git database,
+as commits on refs/memory/*: scoped by the repository, with full history, shared
+with teammates through an ordinary git remote.
+
+Exit codes: 0 success, 1 an error you can fix (the message says how), 2 a usage error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			env.chdir(dir)
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVarP(&dir, "directory", "C", "", "run as if git-mem was started in `path`")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	for _, add := range []func(*Env) *cobra.Command{
+		newAddCmd, newListCmd, newShowCmd, newHistoryCmd, newReviseCmd, newForgetCmd,
+		newConfirmCmd, newDisputeCmd, newLogCmd, newStatsCmd, newDemoCmd,
+	} {
+		root.AddCommand(add(env))
+	}
+	return root
+}
+
+// textArg joins the positional arguments into one text, verbatim.
+func textArg(args []string) string { return strings.Join(args, " ") }
+
+// noArgsMsg is the usage error for a command missing its argument.
+var errMissingID = errors.New("give the memory id (or a unique prefix of it); see git mem list")

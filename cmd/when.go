@@ -1,0 +1,23 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// parseWhen reads an RFC 3339 time or a date (YYYY-MM-DD, the end of that day
+// in UTC, so "as of 2026-11-30" includes that day's changes).
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		return d.Add(24*time.Hour - time.Second), nil
+	}
+	if s == "now" {
+		return now, nil
+	}
+	return time.Time{}, fmt.Errorf("%w: %q is not a time; use RFC 3339 (2026-11-30T08:00:00Z), a date (2026-11-30), or a commit of the memory ref", gitstore.ErrInvalid, s)
+}

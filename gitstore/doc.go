@@ -1,0 +1,79 @@
+// Package gitstore owns the memory model and its storage as commits on
+// refs/memory/* inside a git repository. It is the only package that imports
+// go-git.
+//
+// # Refs
+//
+//   - refs/memory/main: the project memory, shared when pushed.
+//   - refs/memory/private: same layout, never pushed.
+//   - refs/memory/remotes/<remote>/main: a fetched remote memory, before merge.
+//   - the personal store: a bare repository at $XDG_DATA_HOME/git-mem/personal.git
+//     (default ~/.local/share/git-mem/personal.git), created on first write, with
+//     the same layout on its refs/memory/main; read in every project.
+//
+// # Tree
+//
+// One file per memory, fanned out by the first two hex digits of its id:
+// memories/ab/ab12cd34ef56ab78.json. A write rewrites one blob, one fan-out
+// tree, the memories tree, the root tree and a commit, so its cost does not
+// grow with the number of memories.
+//
+// # Memory document (schema 1)
+//
+// Canonical JSON: the fields below in this order, UTF-8 without HTML escaping,
+// times in UTC RFC 3339 to the second, empty optional fields left out, and a
+// trailing newline.
+//
+//   - schema: always 1 for this layout; readers refuse other values.
+//   - id: 16 lower-case hex digits (64 random bits). Shown as the shortest unique
+//     prefix of at least 6 digits; accepted as any unique prefix of at least 4.
+//   - type: fact, decision, gotcha, convention, command, preference, handoff or session.
+//   - text: the memory itself, verbatim; at most MaxTextBytes (8192) bytes of
+//     valid UTF-8 without NUL or other control characters than tab and newline.
+//   - tags: lower-case labels (letters, digits, - _ . : /).
+//   - paths: repository-relative files the memory is about.
+//   - source: user (a person said so), verified (checked by running something),
+//     inferred (an agent concluded it).
+//   - tentative: the writer was unsure; starting trust x0.6.
+//   - pinned: always shown at session start.
+//   - trust: the starting trust, from source (user 0.90, verified 0.75,
+//     inferred 0.50). The effective trust is computed at read time from it and
+//     events (Memory.EffectiveTrust).
+//   - agent, session: the agent (claude-code, codex, cli, …) and its session id
+//     at creation.
+//   - author: "Name <email>" of the git identity that created it.
+//   - anchor: {commit, branch} checked out when it was written.
+//   - created, updated: transaction times of creation and last change.
+//   - valid_from, valid_to: valid time; valid_to is set when the fact was
+//     superseded or expires.
+//   - supersedes, superseded_by: full ids linking a fact and its replacement.
+//   - events: [{op, at, agent, author, reason}] — confirm, dispute, reinforce,
+//     supersede — in order.
+//   - reinforced: dates the same fact was learned again (one a day, last 10).
+//
+// # Commits
+//
+// Each change is one commit whose subject reads "mem: <op> <short id> <type>:
+// <text>" and whose trailers are Memory-Id (one per memory touched), Memory-Op
+// (add, revise, confirm, dispute, reinforce, supersede, forget, merge, purge),
+// Agent and Session. Author and committer come from GIT_AUTHOR_NAME/EMAIL or
+// git config user.name/user.email, else "git-mem <git-mem@localhost>".
+//
+// # Writes
+//
+// Objects are written first; then the ref moves by git's lock protocol
+// (<ref>.lock created with O_EXCL, old value verified against the loose ref and
+// packed-refs, new value written and fsynced, lock renamed over the ref). When
+// another writer moved the ref in between, the change is rebuilt on the new
+// tip and tried again, up to 200 times with jittered backoff. A lock older than
+// 10 s was left by a killed writer and is broken. A crash therefore leaves at
+// worst unreachable objects, never a torn ref.
+//
+// # Time
+//
+// Transaction time is the commit time: the store as of T is the tree of the
+// newest commit on the ref's first-parent line at or before T. Valid time is in
+// the document: superseding closes valid_to and keeps the old fact in the
+// tree; forget removes it from the tree (history keeps it); purge rewrites the
+// history of every memory ref without it.
+package gitstore

@@ -1,0 +1,281 @@
+package gitstore
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Version is one state of a memory in the history of its ref.
+type Version struct {
+	Commit  plumbing.Hash
+	Time    time.Time
+	Op      string
+	Agent   string
+	Author  string
+	Session string
+	// Memory is the document after the change; nil when the change removed it.
+	Memory *Memory
+}
+
+// Change is one commit of a memory ref, as git mem log shows it.
+type Change struct {
+	Commit  plumbing.Hash
+	Time    time.Time
+	Op      string
+	IDs     []string
+	Agent   string
+	Session string
+	Author  string
+	Subject string
+	Merge   bool
+}
+
+// trailers parses the "Key: value" lines of a commit message's last paragraph.
+func trailers(msg string) map[string][]string {
+	out := map[string][]string{}
+	paras := strings.Split(strings.TrimSpace(msg), "\n\n")
+	if len(paras) < 2 {
+		return out
+	}
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && !strings.ContainsAny(k, " \t") {
+			out[k] = append(out[k], strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}
+
+func changeOf(c *object.Commit) Change {
+	t := trailers(c.Message)
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	op := first(t[TrailerOp])
+	if op == "" && len(c.ParentHashes) > 1 {
+		op = "merge"
+	}
+	return Change{
+		Commit: c.Hash, Time: c.Committer.When, Op: op, IDs: t[TrailerID],
+		Agent: first(t[TrailerAgent]), Session: first(t[TrailerSession]),
+		Author:  c.Author.Name + " <" + c.Author.Email + ">",
+		Subject: subject, Merge: len(c.ParentHashes) > 1,
+	}
+}
+
+// commitQueue orders commits newest first, like git log's default walk.
+type commitQueue []*object.Commit
+
+func (q commitQueue) Len() int           { return len(q) }
+func (q commitQueue) Less(i, j int) bool { return q[i].Committer.When.After(q[j].Committer.When) }
+func (q commitQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)        { *q = append(*q, x.(*object.Commit)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return c
+}
+
+// walk visits every commit reachable from tip, newest first, until fn returns false.
+func (r *Repo) walk(ctx context.Context, tip plumbing.Hash, fn func(c *object.Commit) (bool, error)) error {
+	if tip.IsZero() {
+		return nil
+	}
+	c, err := r.readCommit(tip)
+	if err != nil {
+		return err
+	}
+	seen := map[plumbing.Hash]bool{tip: true}
+	q := &commitQueue{c}
+	for q.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := heap.Pop(q).(*object.Commit)
+		more, err := fn(c)
+		if err != nil || !more {
+			return err
+		}
+		for _, p := range c.ParentHashes {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			pc, err := r.readCommit(p)
+			if err != nil {
+				return err
+			}
+			heap.Push(q, pc)
+		}
+	}
+	return nil
+}
+
+// Log returns the newest limit changes of the ref (all when limit <= 0).
+func (s *Store) Log(ctx context.Context, limit int) ([]Change, error) {
+	tip, err := s.Tip()
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	err = s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
+		out = append(out, changeOf(c))
+		return limit <= 0 || len(out) < limit, nil
+	})
+	return out, err
+}
+
+// History returns every version of the memory with the full id, newest first:
+// each commit that added, changed or removed its document.
+func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
+	tip, err := s.Tip()
+	if err != nil {
+		return nil, err
+	}
+	blobAt := func(h plumbing.Hash) (plumbing.Hash, error) {
+		snap, err := s.Repo.snapshotAt(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return snap.blobHash(id)
+	}
+	var out []Version
+	err = s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
+		h, err := blobAt(c.Hash)
+		if err != nil {
+			return false, err
+		}
+		changed := true
+		for _, p := range c.ParentHashes {
+			ph, err := blobAt(p)
+			if err != nil {
+				return false, err
+			}
+			if ph == h {
+				changed = false
+				break
+			}
+		}
+		if !changed || (h.IsZero() && len(c.ParentHashes) == 0) {
+			return true, nil
+		}
+		ch := changeOf(c)
+		v := Version{Commit: c.Hash, Time: ch.Time, Op: ch.Op, Agent: ch.Agent, Author: ch.Author, Session: ch.Session}
+		if !containsString(ch.IDs, id) && !ch.Merge {
+			v.Op = "rewrite"
+		}
+		if !h.IsZero() {
+			if v.Memory, err = s.Repo.readMemory(h); err != nil {
+				return false, err
+			}
+			v.Memory.scope = s.Scope
+		}
+		out = append(out, v)
+		return true, nil
+	})
+	return out, err
+}
+
+func containsString(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// CommitAt returns the commit the ref pointed to at time t: the newest commit
+// on its first-parent line committed at or before t; zero when none was.
+func (s *Store) CommitAt(t time.Time) (plumbing.Hash, error) {
+	h, err := s.Tip()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	for !h.IsZero() {
+		c, err := s.Repo.readCommit(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if !c.Committer.When.After(t) {
+			return h, nil
+		}
+		if len(c.ParentHashes) == 0 {
+			return plumbing.ZeroHash, nil
+		}
+		h = c.ParentHashes[0]
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// ResolveCommit resolves a commit of the memory ref: a full or abbreviated
+// commit id reachable from the ref, or the ref itself ("main", "refs/memory/main"),
+// either followed by ~N.
+func (s *Store) ResolveCommit(ctx context.Context, spec string) (plumbing.Hash, error) {
+	base, back := spec, 0
+	if i := strings.LastIndex(spec, "~"); i >= 0 {
+		n, err := strconv.Atoi(spec[i+1:])
+		if spec[i+1:] == "" {
+			n, err = 1, nil
+		}
+		if err != nil || n < 0 {
+			return plumbing.ZeroHash, fmt.Errorf("%w: %q: write ~N with a number", ErrInvalid, spec)
+		}
+		base, back = spec[:i], n
+	}
+	tip, err := s.Tip()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var h plumbing.Hash
+	switch base {
+	case s.Ref, strings.TrimPrefix(s.Ref, "refs/memory/"), "HEAD", "":
+		h = tip
+	default:
+		p := strings.ToLower(base)
+		if len(p) < MinPrefixLen || !isHex(p) {
+			return plumbing.ZeroHash, fmt.Errorf("%w: %q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s; see git mem log", ErrInvalid, spec, s.Ref)
+		}
+		var matches []plumbing.Hash
+		err := s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
+			if strings.HasPrefix(c.Hash.String(), p) {
+				matches = append(matches, c.Hash)
+			}
+			return true, nil
+		})
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		switch len(matches) {
+		case 0:
+			return plumbing.ZeroHash, fmt.Errorf("%w: no commit %q on %s; see git mem log", ErrNotFound, base, s.Ref)
+		case 1:
+			h = matches[0]
+		default:
+			return plumbing.ZeroHash, fmt.Errorf("%w: commit prefix %q is ambiguous on %s; give more digits", ErrInvalid, base, s.Ref)
+		}
+	}
+	for ; back > 0 && !h.IsZero(); back-- {
+		c, err := s.Repo.readCommit(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if len(c.ParentHashes) == 0 {
+			return plumbing.ZeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s", ErrNotFound, spec, s.Ref)
+		}
+		h = c.ParentHashes[0]
+	}
+	return h, nil
+}

@@ -1,0 +1,220 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Ops recorded in the Memory-Op trailer.
+const (
+	OpAdd       = "add"
+	OpRevise    = "revise"
+	OpConfirm   = "confirm"
+	OpDispute   = "dispute"
+	OpSupersede = "supersede"
+	OpForget    = "forget"
+	OpMerge     = "merge"
+	OpPurge     = "purge"
+)
+
+// NewMemory is what a caller gives to add a memory.
+type NewMemory struct {
+	Type      string
+	Text      string
+	Tags      []string
+	Paths     []string
+	Source    string
+	Tentative bool
+	Pinned    bool
+	// Supersedes is the full id of a memory in the same store that this one replaces.
+	Supersedes string
+	// Anchor is the code state the memory was written against (usually Repo.Head()).
+	Anchor *Anchor
+	// ValidTo, when set, is when the fact stops being true (an expiry).
+	ValidTo *time.Time
+}
+
+// Validate checks and normalizes the input; nothing is written when it fails.
+func (n *NewMemory) Validate() error {
+	if n.Type == "" {
+		n.Type = TypeFact
+	}
+	n.Type = strings.ToLower(n.Type)
+	if err := ValidateType(n.Type); err != nil {
+		return err
+	}
+	if n.Source == "" {
+		n.Source = SourceUser
+	}
+	n.Source = strings.ToLower(n.Source)
+	if err := ValidateSource(n.Source); err != nil {
+		return err
+	}
+	if err := ValidateText(n.Text); err != nil {
+		return err
+	}
+	var err error
+	if n.Tags, err = NormalizeTags(n.Tags); err != nil {
+		return err
+	}
+	if n.Paths, err = NormalizePaths(n.Paths); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Add stores a new memory in one commit. With Supersedes, the old memory's
+// valid time is closed and both are linked in the same commit.
+func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	id := NewID()
+	author := s.Repo.Author()
+	var added *Memory
+	_, err := s.Update(ctx, w, func(tx *Tx) error {
+		now := tx.Now()
+		m := &Memory{
+			Schema: SchemaVersion, ID: id, Type: n.Type, Text: n.Text, Tags: n.Tags, Paths: n.Paths,
+			Source: n.Source, Tentative: n.Tentative, Pinned: n.Pinned,
+			Trust: StartingTrust(n.Source, n.Tentative),
+			Agent: w.Agent, Session: w.Session, Author: author, Anchor: n.Anchor,
+			Created: now, Updated: now, ValidFrom: now, ValidTo: n.ValidTo,
+		}
+		tx.Describe(OpAdd, m.Type+": "+m.Text, id)
+		if n.Supersedes != "" {
+			old, err := tx.Get(n.Supersedes)
+			if err != nil {
+				return err
+			}
+			if old.SupersededBy != "" {
+				return fmt.Errorf("%w: %s was already superseded by %s; supersede that one instead", ErrRetired, old.ID[:MinShownPrefix], old.SupersededBy[:MinShownPrefix])
+			}
+			end := now
+			old.ValidTo = &end
+			old.SupersededBy = id
+			old.Updated = now
+			old.Events = append(old.Events, Event{Op: EventSupersede, At: now, Agent: w.Agent, Author: author, Reason: "superseded by " + id})
+			m.Supersedes = old.ID
+			tx.Put(old)
+			tx.Describe(OpSupersede, m.Type+": "+m.Text, id, old.ID)
+		}
+		tx.Put(m)
+		added = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	added.scope = s.Scope
+	return added, nil
+}
+
+// Revise replaces the text of a memory; its history keeps the old text.
+func (s *Store) Revise(ctx context.Context, w Writer, id, text string) (*Memory, error) {
+	if err := ValidateText(text); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
+		if m.Text == text {
+			return fmt.Errorf("%w: the new text is the same as the current one; nothing to revise", ErrInvalid)
+		}
+		m.Text = text
+		tx.Describe(OpRevise, m.Type+": "+text, m.ID)
+		return nil
+	})
+}
+
+// Confirm records that the memory was checked and found true.
+func (s *Store) Confirm(ctx context.Context, w Writer, id string) (*Memory, error) {
+	return s.addEvent(ctx, w, id, EventConfirm, "")
+}
+
+// Dispute records that the memory was found doubtful or wrong, and why.
+func (s *Store) Dispute(ctx context.Context, w Writer, id, reason string) (*Memory, error) {
+	return s.addEvent(ctx, w, id, EventDispute, reason)
+}
+
+// Reinforce records that the same fact was learned again.
+func (s *Store) Reinforce(ctx context.Context, w Writer, id string) (*Memory, error) {
+	return s.addEvent(ctx, w, id, EventReinforce, "")
+}
+
+func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string) (*Memory, error) {
+	if strings.TrimSpace(reason) != "" {
+		if err := ValidateText(reason); err != nil {
+			return nil, fmt.Errorf("reason: %w", err)
+		}
+	}
+	author := s.Repo.Author()
+	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
+		now := tx.Now()
+		m.Events = append(m.Events, Event{Op: op, At: now, Agent: w.Agent, Author: author, Reason: oneLine(reason)})
+		if op == EventReinforce {
+			m.Reinforced = appendReinforcement(m.Reinforced, now)
+		}
+		subject := m.Type + ": " + m.Text
+		if reason != "" {
+			subject = reason
+		}
+		tx.Describe(op, subject, m.ID)
+		return nil
+	})
+}
+
+// appendReinforcement keeps at most one reinforcement date a day and the last 10.
+func appendReinforcement(dates []time.Time, now time.Time) []time.Time {
+	if n := len(dates); n > 0 && dates[n-1].UTC().Format(time.DateOnly) == now.UTC().Format(time.DateOnly) {
+		return dates
+	}
+	dates = append(dates, now)
+	if len(dates) > 10 {
+		dates = dates[len(dates)-10:]
+	}
+	return dates
+}
+
+// change applies fn to the current version of one memory and commits it.
+func (s *Store) change(ctx context.Context, w Writer, id string, fn func(tx *Tx, m *Memory) error) (*Memory, error) {
+	var out *Memory
+	_, err := s.Update(ctx, w, func(tx *Tx) error {
+		m, err := tx.Get(id)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx, m); err != nil {
+			return err
+		}
+		m.Updated = tx.Now()
+		tx.Put(m)
+		out = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.scope = s.Scope
+	return out, nil
+}
+
+// Forget removes a memory from the current tree; its history keeps it.
+func (s *Store) Forget(ctx context.Context, w Writer, id string) (*Memory, error) {
+	var out *Memory
+	_, err := s.Update(ctx, w, func(tx *Tx) error {
+		m, err := tx.Get(id)
+		if err != nil {
+			return err
+		}
+		tx.Delete(id)
+		tx.Describe(OpForget, m.Type+": "+m.Text, id)
+		out = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.scope = s.Scope
+	return out, nil
+}

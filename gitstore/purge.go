@@ -1,0 +1,302 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// PurgeReport says what a purge rewrote and what it proved.
+type PurgeReport struct {
+	ID string
+	// Refs are the memory refs whose history was rewritten.
+	Refs []string
+	// Commits counts the commits rewritten; Dropped those removed because they
+	// only touched the purged memory.
+	Commits, Dropped int
+	// Texts are the texts the memory ever had (what was purged).
+	Texts []string
+}
+
+// Purge rewrites the history of every memory ref of the repository that ever
+// held the memory with the full id, as if it had never been written: its
+// document is removed from every tree, commits that only touched it are
+// dropped, and commit subjects that quoted it are redacted. Authors, times and
+// the other memories are kept.
+func (r *Repo) Purge(ctx context.Context, id string) (*PurgeReport, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: purge needs a full memory id", ErrInvalid)
+	}
+	refs, err := r.refs.list("refs/memory/")
+	if err != nil {
+		return nil, err
+	}
+	rep := &PurgeReport{ID: id}
+	texts := map[string]bool{}
+	for _, name := range sortedKeys(refs) {
+		for attempt := 0; ; attempt++ {
+			tip, err := r.refs.read(name)
+			if err != nil {
+				return nil, err
+			}
+			pr := &purger{repo: r, id: id, mapped: map[plumbing.Hash]plumbing.Hash{}, texts: texts}
+			newTip, err := pr.rewrite(ctx, tip)
+			if err != nil {
+				return nil, err
+			}
+			if !pr.touched {
+				break
+			}
+			err = r.refs.update(name, newTip, tip)
+			if errors.Is(err, errRefMoved) && attempt < 10 {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			rep.Refs = append(rep.Refs, name)
+			rep.Commits += pr.commits
+			rep.Dropped += pr.dropped
+			break
+		}
+	}
+	if len(rep.Refs) == 0 {
+		return nil, fmt.Errorf("%w: no memory %s in any memory ref", ErrNotFound, id)
+	}
+	for t := range texts {
+		rep.Texts = append(rep.Texts, t)
+	}
+	return rep, nil
+}
+
+func sortedKeys(m map[string]plumbing.Hash) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type purger struct {
+	repo    *Repo
+	id      string
+	mapped  map[plumbing.Hash]plumbing.Hash
+	texts   map[string]bool
+	touched bool
+	commits int
+	dropped int
+}
+
+// rewrite returns the rewritten commit for h, rewriting its ancestors first
+// (iteratively: memory histories can be far deeper than the goroutine stack likes).
+func (p *purger) rewrite(ctx context.Context, tip plumbing.Hash) (plumbing.Hash, error) {
+	if tip.IsZero() {
+		return tip, nil
+	}
+	stack := []plumbing.Hash{tip}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h := stack[len(stack)-1]
+		if _, done := p.mapped[h]; done {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		c, err := p.repo.readCommit(h)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		pending := false
+		for _, ph := range c.ParentHashes {
+			if _, done := p.mapped[ph]; !done {
+				stack = append(stack, ph)
+				pending = true
+			}
+		}
+		if pending {
+			continue
+		}
+		stack = stack[:len(stack)-1]
+		if p.mapped[h], err = p.rewriteOne(c); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	return p.mapped[tip], nil
+}
+
+func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
+	snap, err := p.repo.snapshotAt(c.Hash)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree := c.TreeHash
+	bh, err := snap.blobHash(p.id)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if !bh.IsZero() {
+		p.touched = true
+		if m, err := p.repo.readMemory(bh); err == nil {
+			p.texts[m.Text] = true
+		}
+		if tree, err = snap.buildTree(map[string][]byte{p.id: nil}); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	var parents []plumbing.Hash
+	for _, ph := range c.ParentHashes {
+		if np := p.mapped[ph]; !np.IsZero() && !containsHash(parents, np) {
+			parents = append(parents, np)
+		}
+	}
+	ids := trailers(c.Message)[TrailerID]
+	aboutIt := containsString(ids, p.id)
+	if aboutIt {
+		p.touched = true
+	}
+	// A commit whose change was only to the purged memory now changes nothing: drop it.
+	if len(parents) <= 1 && (aboutIt || !bh.IsZero()) {
+		parentTree := plumbing.ZeroHash
+		if len(parents) == 1 {
+			pc, err := p.repo.readCommit(parents[0])
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			parentTree = pc.TreeHash
+		}
+		if tree == parentTree || (len(parents) == 0 && p.emptyTree(tree)) {
+			p.dropped++
+			if len(parents) == 1 {
+				return parents[0], nil
+			}
+			return plumbing.ZeroHash, nil
+		}
+	}
+	msg := c.Message
+	if len(ids) > 0 && ids[0] == p.id {
+		subject, rest, _ := strings.Cut(msg, "\n")
+		op := first(trailers(msg)[TrailerOp])
+		subject = "mem: " + op + " " + p.id[:MinShownPrefix] + " [purged]"
+		msg = subject + "\n" + rest
+	}
+	if tree == c.TreeHash && msg == c.Message && equalHashes(parents, c.ParentHashes) {
+		return c.Hash, nil
+	}
+	nc := &object.Commit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: tree, ParentHashes: parents}
+	o := p.repo.objects.NewEncodedObject()
+	if err := nc.Encode(o); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	p.commits++
+	return p.repo.writeObject(o)
+}
+
+func (p *purger) emptyTree(h plumbing.Hash) bool {
+	t, err := p.repo.readTree(h)
+	return err == nil && len(t.Entries) == 0
+}
+
+func containsHash(hs []plumbing.Hash, h plumbing.Hash) bool {
+	for _, x := range hs {
+		if x == h {
+			return true
+		}
+	}
+	return false
+}
+
+func equalHashes(a, b []plumbing.Hash) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ReachableLeaks asks git which objects reachable from any ref still contain
+// one of texts (as written, or as escaped in a JSON document). It returns their
+// ids; none means the purge is proven. It needs the git command.
+func (r *Repo) ReachableLeaks(ctx context.Context, texts []string) ([]string, error) {
+	if r.GitDir == "" {
+		return nil, errors.New("an in-memory repository cannot be checked with git")
+	}
+	var needles [][]byte
+	for _, t := range texts {
+		needles = append(needles, []byte(t))
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(t)
+		needles = append(needles, bytes.Trim(bytes.TrimSpace(b.Bytes()), `"`))
+	}
+	list := exec.CommandContext(ctx, "git", "--git-dir", r.GitDir, "rev-list", "--objects", "--all")
+	out, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git rev-list --objects --all: %w", err)
+	}
+	var ids bytes.Buffer
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			ids.WriteString(f[0] + "\n")
+		}
+	}
+	cat := exec.CommandContext(ctx, "git", "--git-dir", r.GitDir, "cat-file", "--batch")
+	cat.Stdin = &ids
+	stdout, err := cat.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cat.Start(); err != nil {
+		return nil, fmt.Errorf("git cat-file --batch: %w", err)
+	}
+	var leaks []string
+	br := bufio.NewReader(stdout)
+	for {
+		header, err := br.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			continue
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file: bad header %q", header)
+		}
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return nil, err
+		}
+		for _, n := range needles {
+			if len(n) > 0 && bytes.Contains(body, n) {
+				leaks = append(leaks, f[0])
+				break
+			}
+		}
+	}
+	if err := cat.Wait(); err != nil {
+		return nil, fmt.Errorf("git cat-file --batch: %w", err)
+	}
+	return leaks, nil
+}

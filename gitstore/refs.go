@@ -1,0 +1,326 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// errRefMoved: the ref no longer holds the value the caller built on.
+var errRefMoved = errors.New("ref moved")
+
+// refDB reads and updates refs. Updates are compare-and-swap: the ref moves to
+// newHash only if it still holds oldHash (zero meaning "absent").
+type refDB interface {
+	read(name string) (plumbing.Hash, error)
+	update(name string, newHash, oldHash plumbing.Hash) error
+	list(prefix string) (map[string]plumbing.Hash, error)
+}
+
+// diskRefs implements git's files ref backend: loose refs under the common dir,
+// then packed-refs. Updates follow git's lock protocol (create <ref>.lock with
+// O_EXCL, verify the old value, write, fsync, rename), so they interoperate with
+// every git command; go-git's own CheckAndSetReference rewrites refs in place
+// and loses concurrent writes (DESIGN §2).
+type diskRefs struct {
+	commonDir   string
+	lockTimeout time.Duration // how long to wait for another writer's lock
+	staleAfter  time.Duration // a lock older than this belongs to a dead writer
+}
+
+func newDiskRefs(commonDir string) *diskRefs {
+	return &diskRefs{commonDir: commonDir, lockTimeout: 10 * time.Second, staleAfter: 10 * time.Second}
+}
+
+func (d *diskRefs) refPath(name string) string {
+	return filepath.Join(d.commonDir, filepath.FromSlash(name))
+}
+
+func (d *diskRefs) read(name string) (plumbing.Hash, error) {
+	return d.resolve(name, 0)
+}
+
+func (d *diskRefs) resolve(name string, depth int) (plumbing.Hash, error) {
+	if depth > 5 {
+		return plumbing.ZeroHash, fmt.Errorf("%w: symbolic ref %s nests too deeply", ErrCorrupt, name)
+	}
+	data, err := os.ReadFile(d.refPath(name))
+	switch {
+	case err == nil:
+		s := strings.TrimSpace(string(data))
+		if target, ok := strings.CutPrefix(s, "ref: "); ok {
+			return d.resolve(target, depth+1)
+		}
+		h, ok := parseHash(s)
+		if !ok {
+			return plumbing.ZeroHash, fmt.Errorf("%w: ref %s holds %q, not a commit id; run git fsck", ErrCorrupt, name, Summary(s, 50))
+		}
+		return h, nil
+	case errors.Is(err, os.ErrNotExist), isNotDir(err):
+		packed, err := d.packed()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return packed[name], nil
+	default:
+		return plumbing.ZeroHash, err
+	}
+}
+
+func isNotDir(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+}
+
+func parseHash(s string) (plumbing.Hash, bool) {
+	if len(s) != 40 || !isHex(s) {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(s), true
+}
+
+// packed reads packed-refs; a missing file means no packed refs.
+func (d *diskRefs) packed() (map[string]plumbing.Hash, error) {
+	data, err := os.ReadFile(filepath.Join(d.commonDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]plumbing.Hash{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	refs := map[string]plumbing.Hash{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hash, name, ok := strings.Cut(line, " ")
+		if h, valid := parseHash(hash); ok && valid {
+			refs[name] = h
+		}
+	}
+	return refs, sc.Err()
+}
+
+func (d *diskRefs) list(prefix string) (map[string]plumbing.Hash, error) {
+	out, err := d.packed()
+	if err != nil {
+		return nil, err
+	}
+	for name := range out {
+		if !strings.HasPrefix(name, prefix) {
+			delete(out, name)
+		}
+	}
+	root := d.refPath(strings.TrimSuffix(prefix, "/"))
+	err = filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if e.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(d.commonDir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		h, err := d.read(name)
+		if err == nil && !h.IsZero() {
+			out[name] = h
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (d *diskRefs) update(name string, newHash, oldHash plumbing.Hash) error {
+	path := d.refPath(name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	lock, err := d.lock(path)
+	if err != nil {
+		return err
+	}
+	lockPath := lock.Name()
+	committed := false
+	defer func() {
+		if !committed {
+			lock.Close()
+			os.Remove(lockPath)
+		}
+	}()
+	cur, err := d.read(name)
+	if err != nil {
+		return err
+	}
+	if cur != oldHash {
+		return errRefMoved
+	}
+	if newHash.IsZero() {
+		if err := d.removePacked(name); err != nil {
+			return err
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
+		return err
+	}
+	if err := lock.Sync(); err != nil {
+		return err
+	}
+	if err := lock.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(lockPath, path); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// lock creates path+".lock" exclusively, waiting for another writer to finish
+// and breaking a lock left behind by a writer that died.
+func (d *diskRefs) lock(path string) (*os.File, error) {
+	lockPath := path + ".lock"
+	deadline := time.Now().Add(d.lockTimeout)
+	for {
+		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		d.breakStaleLock(lockPath)
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s stayed locked for %s; if no git or git-mem process is running, remove %s", ErrBusy, filepath.Base(path), d.lockTimeout, lockPath)
+		}
+		time.Sleep(time.Duration(500+rand.IntN(2500)) * time.Microsecond)
+	}
+}
+
+// breakStaleLock removes a lock file older than staleAfter. A live writer holds
+// a ref lock for milliseconds, so an old lock was left by a killed process. The
+// lock is first renamed aside and checked to be the same file, so a fresh lock
+// taken in between is put back rather than removed.
+func (d *diskRefs) breakStaleLock(lockPath string) {
+	st, err := os.Stat(lockPath)
+	if err != nil || time.Since(st.ModTime()) < d.staleAfter {
+		return
+	}
+	aside := fmt.Sprintf("%s.stale-%d-%d", lockPath, os.Getpid(), rand.Int64())
+	if os.Rename(lockPath, aside) != nil {
+		return
+	}
+	if moved, err := os.Stat(aside); err == nil && !os.SameFile(st, moved) {
+		_ = os.Link(aside, lockPath)
+	}
+	os.Remove(aside)
+}
+
+// removePacked drops name from packed-refs under packed-refs.lock, as git does
+// when deleting a ref.
+func (d *diskRefs) removePacked(name string) error {
+	packedPath := filepath.Join(d.commonDir, "packed-refs")
+	lock, err := d.lock(packedPath)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		lock.Close()
+		os.Remove(lock.Name())
+	}()
+	data, err := os.ReadFile(packedPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	lines := strings.SplitAfter(string(data), "\n")
+	found := false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if _, n, ok := strings.Cut(strings.TrimRight(line, "\n"), " "); ok && n == name && line[0] != '#' {
+			found = true
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "^") {
+				i++
+			}
+			continue
+		}
+		out.WriteString(line)
+	}
+	if !found {
+		return nil
+	}
+	if _, err := lock.Write(out.Bytes()); err != nil {
+		return err
+	}
+	if err := lock.Sync(); err != nil {
+		return err
+	}
+	if err := lock.Close(); err != nil {
+		return err
+	}
+	return os.Rename(lock.Name(), packedPath)
+}
+
+// memRefs is the ref database of an in-memory repository (tests, previews).
+type memRefs struct {
+	mu   sync.Mutex
+	refs map[string]plumbing.Hash
+}
+
+func newMemRefs() *memRefs { return &memRefs{refs: map[string]plumbing.Hash{}} }
+
+func (m *memRefs) read(name string) (plumbing.Hash, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.refs[name], nil
+}
+
+func (m *memRefs) update(name string, newHash, oldHash plumbing.Hash) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refs[name] != oldHash {
+		return errRefMoved
+	}
+	if newHash.IsZero() {
+		delete(m.refs, name)
+	} else {
+		m.refs[name] = newHash
+	}
+	return nil
+}
+
+func (m *memRefs) list(prefix string) (map[string]plumbing.Hash, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]plumbing.Hash{}
+	for k, v := range m.refs {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
+		}
+	}
+	return out, nil
+}

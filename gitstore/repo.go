@@ -1,0 +1,262 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// Repo is one git repository as git-mem sees it: an object database, a ref
+// database, and where its directories are.
+type Repo struct {
+	objects storer.EncodedObjectStorer
+	refs    refDB
+
+	// GitDir is the repository's git directory (per worktree); CommonDir holds
+	// the objects and the shared refs (the same as GitDir outside linked
+	// worktrees); WorkTree is empty for bare and in-memory repositories.
+	GitDir, CommonDir, WorkTree string
+	// Personal marks the personal store, shared by every project of this user.
+	Personal bool
+
+	config *Config
+	// Now is the clock used for commit and memory times; tests replace it.
+	Now func() time.Time
+}
+
+// NewMemoryRepo returns an empty repository held in memory, for tests and previews.
+func NewMemoryRepo() *Repo {
+	return &Repo{objects: memory.NewStorage(), refs: newMemRefs(), config: &Config{}, Now: time.Now}
+}
+
+// Open finds the repository containing dir, as git would: GIT_DIR when set,
+// else the nearest enclosing .git directory or file, or a bare repository.
+// It returns ErrNoRepo when there is none.
+func Open(dir string) (*Repo, error) {
+	gitDir, workTree, err := discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	return openGitDir(gitDir, workTree)
+}
+
+func openGitDir(gitDir, workTree string) (*Repo, error) {
+	commonDir := gitDir
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		commonDir = filepath.Clean(c)
+	}
+	cfg := loadConfig(commonDir)
+	if strings.EqualFold(cfg.Get("extensions", "", "refstorage"), "reftable") {
+		return nil, fmt.Errorf("%w: the repository at %s uses the reftable ref format, which git-mem does not support yet", ErrNoRepo, commonDir)
+	}
+	r := &Repo{
+		refs:      newDiskRefs(commonDir),
+		GitDir:    gitDir,
+		CommonDir: commonDir,
+		WorkTree:  workTree,
+		config:    cfg,
+		Now:       time.Now,
+	}
+	r.reopenObjects()
+	return r, nil
+}
+
+// reopenObjects (re)opens the object database. A long-lived storage caches the
+// list of packs; after a concurrent git gc an object may have moved into a new
+// pack, and a fresh storage finds it.
+func (r *Repo) reopenObjects() {
+	if r.CommonDir == "" {
+		return
+	}
+	r.objects = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{})
+}
+
+// discover walks up from dir to the repository, honouring GIT_DIR and GIT_WORK_TREE.
+func discover(dir string) (gitDir, workTree string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	if env := os.Getenv("GIT_DIR"); env != "" {
+		if !filepath.IsAbs(env) {
+			env = filepath.Join(abs, env)
+		}
+		if !isGitDir(env) {
+			return "", "", fmt.Errorf("%w: GIT_DIR=%s is not a git directory", ErrNoRepo, env)
+		}
+		wt := os.Getenv("GIT_WORK_TREE")
+		if wt == "" && filepath.Base(env) == ".git" {
+			wt = filepath.Dir(env)
+		}
+		return filepath.Clean(env), wt, nil
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", "", fmt.Errorf("%w: %s does not exist", ErrNoRepo, abs)
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		if st, err := os.Stat(dotgit); err == nil {
+			if st.IsDir() && isGitDir(dotgit) {
+				return dotgit, d, nil
+			}
+			if !st.IsDir() {
+				if gd, ok := readGitFile(dotgit); ok {
+					return gd, d, nil
+				}
+			}
+		}
+		if isGitDir(d) {
+			return d, "", nil
+		}
+		if filepath.Dir(d) == d {
+			return "", "", fmt.Errorf("%w: no git repository at or above %s; run git init, or pass --global to use your personal store", ErrNoRepo, abs)
+		}
+	}
+}
+
+// readGitFile follows a "gitdir: <path>" file, as linked worktrees and submodules use.
+func readGitFile(path string) (string, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(path), gd)
+	}
+	gd = filepath.Clean(gd)
+	return gd, isGitDir(gd)
+}
+
+// isGitDir applies git's test: HEAD, plus objects and refs (in the common dir
+// for a linked worktree).
+func isGitDir(d string) bool {
+	if st, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || st.IsDir() {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
+		return true
+	}
+	if st, err := os.Stat(filepath.Join(d, "objects")); err != nil || !st.IsDir() {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(d, "refs"))
+	return err == nil && st.IsDir()
+}
+
+// PersonalDir is where the personal store lives:
+// $XDG_DATA_HOME/git-mem/personal.git, by default ~/.local/share/git-mem/personal.git.
+func PersonalDir() (string, error) {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot locate the personal store: %w; set XDG_DATA_HOME", err)
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "git-mem", "personal.git"), nil
+}
+
+// OpenPersonal opens the personal store. With create it is initialised when
+// missing and created reports that; without, a missing store is ErrEmptyStore.
+func OpenPersonal(create bool) (r *Repo, created bool, err error) {
+	dir, err := PersonalDir()
+	if err != nil {
+		return nil, false, err
+	}
+	if !isGitDir(dir) {
+		if !create {
+			return nil, false, ErrEmptyStore
+		}
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return nil, false, fmt.Errorf("cannot create the personal store at %s: %w", dir, err)
+		}
+		if _, err := git.PlainInit(dir, true); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+			return nil, false, fmt.Errorf("cannot create the personal store at %s: %w", dir, err)
+		}
+		created = true
+	}
+	r, err = openGitDir(dir, "")
+	if err != nil {
+		return nil, false, err
+	}
+	r.Personal = true
+	return r, created, nil
+}
+
+// Config returns the git configuration seen by this repository.
+func (r *Repo) Config() *Config { return r.config }
+
+// Head reports the checked-out commit and branch: the anchor of a new memory.
+// An unborn branch has a branch and no commit; a detached HEAD a commit and no branch.
+func (r *Repo) Head() Anchor {
+	if r.GitDir == "" {
+		return Anchor{}
+	}
+	data, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return Anchor{}
+	}
+	s := strings.TrimSpace(string(data))
+	if target, ok := strings.CutPrefix(s, "ref: "); ok {
+		a := Anchor{Branch: strings.TrimPrefix(target, "refs/heads/")}
+		if h, err := r.refs.read(target); err == nil && !h.IsZero() {
+			a.Commit = h.String()
+		}
+		return a
+	}
+	if h, ok := parseHash(s); ok {
+		return Anchor{Commit: h.String()}
+	}
+	return Anchor{}
+}
+
+// ResolveRef returns the commit a ref points to, zero when the ref does not exist.
+func (r *Repo) ResolveRef(name string) (plumbing.Hash, error) { return r.refs.read(name) }
+
+// ListRefs returns the refs under prefix (e.g. "refs/memory/").
+func (r *Repo) ListRefs(prefix string) (map[string]plumbing.Hash, error) { return r.refs.list(prefix) }
+
+// identity is the author and committer of memory commits: GIT_AUTHOR_* from the
+// environment, else user.name and user.email, else a neutral identity.
+func (r *Repo) identity() (name, email string) {
+	name, email = os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
+	if name == "" {
+		name = r.config.Get("user", "", "name")
+	}
+	if email == "" {
+		email = r.config.Get("user", "", "email")
+	}
+	if name == "" {
+		name = "git-mem"
+	}
+	if email == "" {
+		email = "git-mem@localhost"
+	}
+	return name, email
+}
+
+// Author is the identity memory commits are written as, "Name <email>".
+func (r *Repo) Author() string {
+	n, e := r.identity()
+	return n + " <" + e + ">"
+}

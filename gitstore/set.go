@@ -1,0 +1,220 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Set is every store a command in one directory can see: the repository's
+// project and private refs, and the personal store. Reads cover them all and
+// label each memory with its scope; a write goes to one of them.
+type Set struct {
+	// Repo is the repository of the directory; nil outside any repository.
+	Repo *Repo
+	// Personal is the personal store; nil until it exists (it is created on
+	// the first write to it).
+	Personal *Repo
+	// PersonalCreated reports that the last Writable call created the personal store.
+	PersonalCreated bool
+}
+
+// OpenSet opens the stores seen from dir. Outside any repository only the
+// personal store is there; that is not an error.
+func OpenSet(dir string) (*Set, error) {
+	s := &Set{}
+	r, err := Open(dir)
+	switch {
+	case err == nil:
+		s.Repo = r
+	case errors.Is(err, ErrNoRepo):
+	default:
+		return nil, err
+	}
+	p, _, err := OpenPersonal(false)
+	switch {
+	case err == nil:
+		s.Personal = p
+	case errors.Is(err, ErrEmptyStore):
+	default:
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewSet returns a set over a given repository (tests use an in-memory one).
+func NewSet(repo *Repo) *Set { return &Set{Repo: repo} }
+
+// InRepo reports whether the set has a repository; outside one, the personal
+// store stands in for the project.
+func (s *Set) InRepo() bool { return s.Repo != nil }
+
+// Stores returns the readable stores in reading order: project, private, personal.
+func (s *Set) Stores() []*Store {
+	var out []*Store
+	if s.Repo != nil {
+		out = append(out, NewStore(s.Repo, RefMain, ScopeProject), NewStore(s.Repo, RefPrivate, ScopePrivate))
+	}
+	if s.Personal != nil {
+		out = append(out, NewStore(s.Personal, RefMain, ScopePersonal))
+	}
+	return out
+}
+
+// Writable returns the store to write to for a scope, creating the personal
+// store when it is the target and does not exist yet. Outside a repository,
+// the project scope falls back to the personal store.
+func (s *Set) Writable(scope Scope) (*Store, error) {
+	s.PersonalCreated = false
+	if s.Repo != nil && scope == ScopeProject {
+		return NewStore(s.Repo, RefMain, ScopeProject), nil
+	}
+	if scope == ScopePrivate {
+		if s.Repo == nil {
+			return nil, fmt.Errorf("%w: --private needs a repository; run it inside one, or use --global for your personal store", ErrNoRepo)
+		}
+		return NewStore(s.Repo, RefPrivate, ScopePrivate), nil
+	}
+	if s.Personal == nil {
+		p, created, err := OpenPersonal(true)
+		if err != nil {
+			return nil, err
+		}
+		s.Personal, s.PersonalCreated = p, created
+	}
+	return NewStore(s.Personal, RefMain, ScopePersonal), nil
+}
+
+// Find resolves an id or unique prefix across the stores.
+func (s *Set) Find(prefix string) (*Store, *Memory, error) {
+	if _, err := normalizePrefix(prefix); err != nil {
+		return nil, nil, err
+	}
+	type hit struct {
+		store *Store
+		rd    *Reader
+		id    string
+	}
+	var hits []hit
+	for _, st := range s.Stores() {
+		rd, err := st.Read()
+		if err != nil {
+			return nil, nil, err
+		}
+		ids, err := rd.Resolve(prefix)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, id := range ids {
+			hits = append(hits, hit{st, rd, id})
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return nil, nil, fmt.Errorf("%w: no memory with id %q; see git mem list (or git mem list --all for superseded ones)", ErrNotFound, prefix)
+	case 1:
+		m, err := hits[0].rd.Get(hits[0].id)
+		return hits[0].store, m, err
+	}
+	amb := &AmbiguousError{Prefix: prefix}
+	for _, h := range hits {
+		m, err := h.rd.Get(h.id)
+		if err != nil {
+			return nil, nil, err
+		}
+		amb.Candidates = append(amb.Candidates, *m)
+	}
+	return nil, nil, amb
+}
+
+// Filter selects memories for List.
+type Filter struct {
+	Type string
+	// All includes superseded and expired memories.
+	All bool
+	// AsOf, when set, reads each store as it was at that time (transaction time).
+	AsOf *time.Time
+	// ValidAt, when set, keeps the memories that were true at that time,
+	// superseded ones included (valid time).
+	ValidAt *time.Time
+	// Now is the time used to decide what is current; zero means time.Now().
+	Now time.Time
+}
+
+// Keep reports whether a memory passes the filter.
+func (f Filter) Keep(m *Memory) bool {
+	if f.Type != "" && m.Type != f.Type {
+		return false
+	}
+	if f.ValidAt != nil {
+		return m.Current(*f.ValidAt)
+	}
+	now := f.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return f.All || !m.Retired(now)
+}
+
+// List returns the memories of every store that pass the filter, newest first.
+func (s *Set) List(f Filter) ([]*Memory, error) {
+	var out []*Memory
+	for _, st := range s.Stores() {
+		ms, err := st.List(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ms...)
+	}
+	sortMemories(out)
+	return out, nil
+}
+
+// List returns the memories of this store that pass the filter, newest first.
+func (s *Store) List(f Filter) ([]*Memory, error) {
+	var rd *Reader
+	var err error
+	if f.AsOf != nil {
+		c, err := s.CommitAt(*f.AsOf)
+		if err != nil {
+			return nil, err
+		}
+		rd, err = s.ReadAt(c)
+		if err != nil {
+			return nil, err
+		}
+	} else if rd, err = s.Read(); err != nil {
+		return nil, err
+	}
+	all, err := rd.All()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Memory
+	for _, m := range all {
+		if f.Keep(m) {
+			out = append(out, m)
+		}
+	}
+	sortMemories(out)
+	return out, nil
+}
+
+// ShortIDs returns the shortest unique display prefix of each id among ids.
+func ShortIDs(ids []string) map[string]string {
+	sorted := append([]string(nil), ids...)
+	sort.Strings(sorted)
+	out := map[string]string{}
+	for i, id := range sorted {
+		var nb []string
+		if i > 0 {
+			nb = append(nb, sorted[i-1])
+		}
+		if i+1 < len(sorted) {
+			nb = append(nb, sorted[i+1])
+		}
+		out[id] = ShortestUnique(id, nb)
+	}
+	return out
+}

@@ -1,0 +1,324 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Memory refs.
+const (
+	RefMain    = "refs/memory/main"
+	RefPrivate = "refs/memory/private"
+)
+
+// Scope names which store a memory lives in.
+type Scope string
+
+// Scopes.
+const (
+	ScopeProject  Scope = "project"  // refs/memory/main of the repository: shared when pushed
+	ScopePrivate  Scope = "private"  // refs/memory/private: never pushed
+	ScopePersonal Scope = "personal" // the personal store: this user, every project
+)
+
+// maxAttempts bounds how often a write is rebuilt on a ref that moved under it.
+const maxAttempts = 200
+
+// Store is one memory ref of one repository.
+type Store struct {
+	Repo  *Repo
+	Ref   string
+	Scope Scope
+}
+
+// NewStore returns the store on ref of repo.
+func NewStore(repo *Repo, ref string, scope Scope) *Store {
+	return &Store{Repo: repo, Ref: ref, Scope: scope}
+}
+
+// Tip returns the commit the memory ref points to; zero for an empty store.
+func (s *Store) Tip() (plumbing.Hash, error) { return s.Repo.refs.read(s.Ref) }
+
+// Writer says who makes a change: recorded in the commit and the memory.
+type Writer struct {
+	Agent   string
+	Session string
+}
+
+// Tx is one change being built on the current tip. A write function may read
+// memories and stage new versions; if the ref moves before the commit lands,
+// the function runs again on the new tip.
+type Tx struct {
+	snap    *snapshot
+	staged  map[string]*Memory // nil value: delete
+	now     time.Time
+	author  string
+	subject string
+	op      string
+	ids     []string
+	extra   []string // extra trailers
+}
+
+// Get returns the memory with the full id as the transaction sees it.
+func (tx *Tx) Get(id string) (*Memory, error) {
+	if m, ok := tx.staged[id]; ok {
+		if m == nil {
+			return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
+		}
+		c := *m
+		return &c, nil
+	}
+	return tx.snap.get(id)
+}
+
+// Put stages a new version of m.
+func (tx *Tx) Put(m *Memory) { c := *m; tx.staged[m.ID] = &c }
+
+// Delete stages the removal of a memory from the tree.
+func (tx *Tx) Delete(id string) { tx.staged[id] = nil }
+
+// Now is the time of this change.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+// Describe sets the commit's op and subject text and the ids it is about.
+func (tx *Tx) Describe(op, subject string, ids ...string) {
+	tx.op, tx.subject, tx.ids = op, subject, ids
+}
+
+// Trailer adds a "Key: value" trailer to the commit message.
+func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+value) }
+
+// Update runs fn on the current tip and commits what it staged, moving the ref
+// with compare-and-swap. When another writer moved the ref first, fn runs again
+// on the new tip (bounded by maxAttempts). It returns the new commit; when fn
+// stages nothing, the tip is returned unchanged.
+func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (plumbing.Hash, error) {
+	var lastErr error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tip, err := s.Tip()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		commit, err := s.attempt(tip, w, fn)
+		if err == nil && commit == tip {
+			return tip, nil
+		}
+		if err == nil {
+			err = s.Repo.refs.update(s.Ref, commit, tip)
+			if err == nil {
+				return commit, nil
+			}
+		}
+		switch {
+		case errors.Is(err, errRefMoved):
+		case errors.Is(err, ErrCorrupt) && errors.Is(err, plumbing.ErrObjectNotFound):
+			// A concurrent git gc may have repacked objects this process had
+			// listed as loose; reopen the object database and try again.
+			s.Repo.reopenObjects()
+		default:
+			return plumbing.ZeroHash, err
+		}
+		lastErr = err
+		time.Sleep(time.Duration(rand.IntN(1000*(1+min(attempt, 20)))) * time.Microsecond)
+	}
+	return plumbing.ZeroHash, fmt.Errorf("%w: gave up after %d attempts (%v); try again", ErrBusy, maxAttempts, lastErr)
+}
+
+func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plumbing.Hash, error) {
+	snap, err := s.Repo.snapshotAt(tip)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tx := &Tx{snap: snap, staged: map[string]*Memory{}, now: s.Repo.Now().UTC().Truncate(time.Second), author: s.Repo.Author()}
+	if err := fn(tx); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if len(tx.staged) == 0 {
+		return tip, nil
+	}
+	changes := map[string][]byte{}
+	for id, m := range tx.staged {
+		if m == nil {
+			changes[id] = nil
+			continue
+		}
+		if changes[id], err = m.Encode(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	tree, err := snap.buildTree(changes)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var parents []plumbing.Hash
+	if !tip.IsZero() {
+		parents = append(parents, tip)
+	}
+	return s.Repo.writeCommit(tree, parents, commitMessage(tx, w), tx.now)
+}
+
+func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.Hash, error) {
+	name, email := r.identity()
+	sig := object.Signature{Name: name, Email: email, When: when}
+	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
+	o := r.objects.NewEncodedObject()
+	if err := c.Encode(o); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.writeObject(o)
+}
+
+// Commit trailers.
+const (
+	TrailerID      = "Memory-Id"
+	TrailerOp      = "Memory-Op"
+	TrailerAgent   = "Agent"
+	TrailerSession = "Session"
+)
+
+// commitMessage renders "mem: <op> <short id> <subject>" and the trailers.
+func commitMessage(tx *Tx, w Writer) string {
+	var b strings.Builder
+	b.WriteString("mem: " + tx.op)
+	if len(tx.ids) > 0 {
+		b.WriteString(" " + tx.ids[0][:MinShownPrefix])
+	}
+	if tx.subject != "" {
+		b.WriteString(" " + Summary(tx.subject, 72))
+	}
+	b.WriteString("\n\n")
+	for _, id := range tx.ids {
+		b.WriteString(TrailerID + ": " + id + "\n")
+	}
+	b.WriteString(TrailerOp + ": " + tx.op + "\n")
+	if w.Agent != "" {
+		b.WriteString(TrailerAgent + ": " + oneLine(w.Agent) + "\n")
+	}
+	if w.Session != "" {
+		b.WriteString(TrailerSession + ": " + oneLine(w.Session) + "\n")
+	}
+	for _, t := range tx.extra {
+		b.WriteString(oneLine(t) + "\n")
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Read returns the snapshot reader of the current tip.
+func (s *Store) Read() (*Reader, error) {
+	tip, err := s.Tip()
+	if err != nil {
+		return nil, err
+	}
+	return s.ReadAt(tip)
+}
+
+// ReadAt returns a reader of the store as of one commit of the memory ref.
+func (s *Store) ReadAt(commit plumbing.Hash) (*Reader, error) {
+	snap, err := s.Repo.snapshotAt(commit)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{snap: snap, store: s}, nil
+}
+
+// Reader reads one snapshot of a store.
+type Reader struct {
+	snap  *snapshot
+	store *Store
+}
+
+// Commit is the memory-ref commit this reader shows; zero for an empty store.
+func (rd *Reader) Commit() plumbing.Hash { return rd.snap.commit }
+
+// Get reads the memory with the full id.
+func (rd *Reader) Get(id string) (*Memory, error) {
+	m, err := rd.snap.get(id)
+	if err != nil {
+		return nil, err
+	}
+	m.scope = rd.store.Scope
+	return m, nil
+}
+
+// All reads every memory in the snapshot, current and retired, in id order.
+func (rd *Reader) All() ([]*Memory, error) {
+	ms, err := rd.snap.all()
+	for _, m := range ms {
+		m.scope = rd.store.Scope
+	}
+	return ms, err
+}
+
+// BlobHashes returns the document hash of every memory, by id.
+func (rd *Reader) BlobHashes() (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	err := rd.snap.entries(func(id string, h plumbing.Hash) error { out[id] = h; return nil })
+	return out, err
+}
+
+// Resolve returns the full ids starting with prefix (lower-cased, at least
+// MinPrefixLen hex digits).
+func (rd *Reader) Resolve(prefix string) ([]string, error) {
+	p, err := normalizePrefix(prefix)
+	if err != nil {
+		return nil, err
+	}
+	return rd.snap.idsWithPrefix(p)
+}
+
+func normalizePrefix(prefix string) (string, error) {
+	p := strings.ToLower(strings.TrimSpace(prefix))
+	if len(p) < MinPrefixLen || len(p) > IDHexLen || !isHex(p) {
+		return "", fmt.Errorf("%w: %q is not a memory id; give at least %d hex digits of an id shown by git mem list", ErrInvalid, prefix, MinPrefixLen)
+	}
+	return p, nil
+}
+
+// ShortID returns the shortest prefix of id, at least MinShownPrefix long, that
+// no other id in the snapshot shares.
+func (rd *Reader) ShortID(id string) string {
+	ids, _ := rd.snap.idsWithPrefix(id[:2])
+	return ShortestUnique(id, ids)
+}
+
+// ShortestUnique returns the shortest prefix of id (at least MinShownPrefix)
+// not shared with any of others.
+func ShortestUnique(id string, others []string) string {
+	n := MinShownPrefix
+	for _, o := range others {
+		if o == id {
+			continue
+		}
+		common := 0
+		for common < len(o) && common < len(id) && o[common] == id[common] {
+			common++
+		}
+		if common+1 > n {
+			n = common + 1
+		}
+	}
+	return id[:min(n, len(id))]
+}
+
+// sortMemories orders memories newest first, then by id.
+func sortMemories(ms []*Memory) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		if !ms[i].Created.Equal(ms[j].Created) {
+			return ms[i].Created.After(ms[j].Created)
+		}
+		return ms[i].ID < ms[j].ID
+	})
+}

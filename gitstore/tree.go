@@ -1,0 +1,323 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// memoriesDir is the root tree entry holding the fan-out of memory documents.
+const memoriesDir = "memories"
+
+// blobName is the file name of a memory document inside its fan-out directory.
+func blobName(id string) string { return id + ".json" }
+
+// fanout is the directory a memory id lives in: its first two hex digits.
+func fanout(id string) string { return id[:2] }
+
+// MemoryPath is the path of a memory document in the memory tree.
+func MemoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" + blobName(id) }
+
+// wrapObjectErr turns a missing or unreadable object into ErrCorrupt with advice.
+func wrapObjectErr(what string, h plumbing.Hash, err error) error {
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return fmt.Errorf("%w: %s %s is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: %w", ErrCorrupt, what, h, err)
+	}
+	return fmt.Errorf("%w: cannot read %s %s (%v); run git fsck", ErrCorrupt, what, h, err)
+}
+
+// snapshot is the memory tree of one commit, read lazily.
+type snapshot struct {
+	repo   *Repo
+	commit plumbing.Hash // zero for an empty store
+	root   *object.Tree  // nil for an empty store
+	mems   *object.Tree  // nil when there are no memories
+	fans   map[string]*object.Tree
+}
+
+func (r *Repo) readTree(h plumbing.Hash) (*object.Tree, error) {
+	t, err := object.GetTree(r.objects, h)
+	if err != nil {
+		return nil, wrapObjectErr("tree", h, err)
+	}
+	return t, nil
+}
+
+func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
+	c, err := object.GetCommit(r.objects, h)
+	if err != nil {
+		return nil, wrapObjectErr("commit", h, err)
+	}
+	return c, nil
+}
+
+func (r *Repo) snapshotAt(commit plumbing.Hash) (*snapshot, error) {
+	s := &snapshot{repo: r, commit: commit, fans: map[string]*object.Tree{}}
+	if commit.IsZero() {
+		return s, nil
+	}
+	c, err := r.readCommit(commit)
+	if err != nil {
+		return nil, err
+	}
+	if s.root, err = r.readTree(c.TreeHash); err != nil {
+		return nil, err
+	}
+	if e := findEntry(s.root, memoriesDir); e != nil {
+		if s.mems, err = r.readTree(e.Hash); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func findEntry(t *object.Tree, name string) *object.TreeEntry {
+	if t == nil {
+		return nil
+	}
+	i := sort.Search(len(t.Entries), func(i int) bool { return sortName(&t.Entries[i]) >= name })
+	for ; i < len(t.Entries); i++ {
+		if t.Entries[i].Name == name {
+			return &t.Entries[i]
+		}
+		if !strings.HasPrefix(t.Entries[i].Name, name) {
+			break
+		}
+	}
+	return nil
+}
+
+func sortName(e *object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// fan returns the fan-out tree for a two-digit prefix, nil when absent.
+func (s *snapshot) fan(prefix string) (*object.Tree, error) {
+	if t, ok := s.fans[prefix]; ok {
+		return t, nil
+	}
+	var t *object.Tree
+	if e := findEntry(s.mems, prefix); e != nil && e.Mode == filemode.Dir {
+		var err error
+		if t, err = s.repo.readTree(e.Hash); err != nil {
+			return nil, err
+		}
+	}
+	s.fans[prefix] = t
+	return t, nil
+}
+
+// blobHash returns the hash of a memory's document, zero when absent.
+func (s *snapshot) blobHash(id string) (plumbing.Hash, error) {
+	t, err := s.fan(fanout(id))
+	if err != nil || t == nil {
+		return plumbing.ZeroHash, err
+	}
+	if e := findEntry(t, blobName(id)); e != nil {
+		return e.Hash, nil
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// get reads one memory by full id; ErrNotFound when absent.
+func (s *snapshot) get(id string) (*Memory, error) {
+	h, err := s.blobHash(id)
+	if err != nil {
+		return nil, err
+	}
+	if h.IsZero() {
+		return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
+	}
+	return s.repo.readMemory(h)
+}
+
+func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
+	o, err := r.objects.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, wrapObjectErr("memory document", h, err)
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, wrapObjectErr("memory document", h, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, wrapObjectErr("memory document", h, err)
+	}
+	return data, nil
+}
+
+func (r *Repo) readMemory(h plumbing.Hash) (*Memory, error) {
+	data, err := r.readBlob(h)
+	if err != nil {
+		return nil, err
+	}
+	m, err := DecodeMemory(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: memory document %s is unreadable (%v); run git mem history on it, or restore it from a clone", ErrCorrupt, h, err)
+	}
+	return m, nil
+}
+
+// idsWithPrefix lists the ids starting with prefix (at least two hex digits),
+// reading tree entries only.
+func (s *snapshot) idsWithPrefix(prefix string) ([]string, error) {
+	t, err := s.fan(prefix[:2])
+	if err != nil || t == nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range t.Entries {
+		if id, ok := strings.CutSuffix(e.Name, ".json"); ok && strings.HasPrefix(id, prefix) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// entries calls fn with the id and blob hash of every memory, in id order.
+func (s *snapshot) entries(fn func(id string, h plumbing.Hash) error) error {
+	if s.mems == nil {
+		return nil
+	}
+	for _, fe := range s.mems.Entries {
+		if fe.Mode != filemode.Dir {
+			continue
+		}
+		t, err := s.fan(fe.Name)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			if id, ok := strings.CutSuffix(e.Name, ".json"); ok && validID(id) {
+				if err := fn(id, e.Hash); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// all reads every memory of the snapshot.
+func (s *snapshot) all() ([]*Memory, error) {
+	var out []*Memory
+	err := s.entries(func(_ string, h plumbing.Hash) error {
+		m, err := s.repo.readMemory(h)
+		if err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// writeObject stores an encoded object and returns its hash.
+func (r *Repo) writeObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	return r.objects.SetEncodedObject(o)
+}
+
+func (r *Repo) writeBlob(data []byte) (plumbing.Hash, error) {
+	o := r.objects.NewEncodedObject()
+	o.SetType(plumbing.BlobObject)
+	w, err := o.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.writeObject(o)
+}
+
+func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	sort.Sort(object.TreeEntrySorter(entries))
+	t := &object.Tree{Entries: entries}
+	o := r.objects.NewEncodedObject()
+	if err := t.Encode(o); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.writeObject(o)
+}
+
+// setEntry returns entries with name set to (mode, h), or removed when h is zero.
+func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h plumbing.Hash) []object.TreeEntry {
+	out := make([]object.TreeEntry, 0, len(entries)+1)
+	for _, e := range entries {
+		if e.Name != name {
+			out = append(out, e)
+		}
+	}
+	if !h.IsZero() {
+		out = append(out, object.TreeEntry{Name: name, Mode: mode, Hash: h})
+	}
+	return out
+}
+
+// buildTree writes the root tree of s with the given documents replaced
+// (nil data deletes). Only the touched fan-out trees, the memories tree and the
+// root are rewritten: the cost of a write grows with the size of one fan-out
+// directory, not with the store.
+func (s *snapshot) buildTree(changes map[string][]byte) (plumbing.Hash, error) {
+	byFan := map[string][]string{}
+	for id := range changes {
+		byFan[fanout(id)] = append(byFan[fanout(id)], id)
+	}
+	var memEntries []object.TreeEntry
+	if s.mems != nil {
+		memEntries = append(memEntries, s.mems.Entries...)
+	}
+	for prefix, ids := range byFan {
+		t, err := s.fan(prefix)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		var entries []object.TreeEntry
+		if t != nil {
+			entries = append(entries, t.Entries...)
+		}
+		for _, id := range ids {
+			h := plumbing.ZeroHash
+			if data := changes[id]; data != nil {
+				if h, err = s.repo.writeBlob(data); err != nil {
+					return plumbing.ZeroHash, err
+				}
+			}
+			entries = setEntry(entries, blobName(id), filemode.Regular, h)
+		}
+		fh := plumbing.ZeroHash
+		if len(entries) > 0 {
+			if fh, err = s.repo.writeTree(entries); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
+	}
+	var rootEntries []object.TreeEntry
+	if s.root != nil {
+		rootEntries = append(rootEntries, s.root.Entries...)
+	}
+	mh := plumbing.ZeroHash
+	if len(memEntries) > 0 {
+		var err error
+		if mh, err = s.repo.writeTree(memEntries); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	rootEntries = setEntry(rootEntries, memoriesDir, filemode.Dir, mh)
+	return s.repo.writeTree(rootEntries)
+}
