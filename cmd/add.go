@@ -19,6 +19,8 @@ type addOptions struct {
 	json       bool
 }
 
+func init() { register(newAddCmd) }
+
 func newAddCmd(env *Env) *cobra.Command {
 	o := &addOptions{}
 	c := &cobra.Command{

@@ -16,6 +16,8 @@ type forgetOptions struct {
 	purge     bool
 }
 
+func init() { register(newForgetCmd) }
+
 func newForgetCmd(env *Env) *cobra.Command {
 	o := &forgetOptions{}
 	c := &cobra.Command{

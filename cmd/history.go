@@ -15,6 +15,8 @@ type historyOptions struct {
 	json bool
 }
 
+func init() { register(newHistoryCmd) }
+
 func newHistoryCmd(env *Env) *cobra.Command {
 	o := &historyOptions{}
 	c := &cobra.Command{

@@ -16,6 +16,8 @@ type listOptions struct {
 	json    bool
 }
 
+func init() { register(newListCmd) }
+
 func newListCmd(env *Env) *cobra.Command {
 	o := &listOptions{}
 	c := &cobra.Command{

@@ -17,6 +17,8 @@ type logOptions struct {
 	json    bool
 }
 
+func init() { register(newLogCmd) }
+
 func newLogCmd(env *Env) *cobra.Command {
 	o := &logOptions{}
 	c := &cobra.Command{

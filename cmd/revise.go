@@ -11,6 +11,8 @@ type reviseOptions struct {
 	id, text, agent string
 }
 
+func init() { register(newReviseCmd) }
+
 func newReviseCmd(env *Env) *cobra.Command {
 	o := &reviseOptions{}
 	c := &cobra.Command{

@@ -14,6 +14,8 @@ type statsOptions struct {
 	json bool
 }
 
+func init() { register(newStatsCmd) }
+
 func newStatsCmd(env *Env) *cobra.Command {
 	o := &statsOptions{}
 	c := &cobra.Command{

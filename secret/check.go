@@ -309,9 +309,15 @@ func classes(v string) int {
 	return n
 }
 
-func hasUpper(v string) bool { return strings.IndexFunc(v, func(r rune) bool { return r >= 'A' && r <= 'Z' }) >= 0 }
-func hasLower(v string) bool { return strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0 }
-func hasDigit(v string) bool { return strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 }
+func hasUpper(v string) bool {
+	return strings.IndexFunc(v, func(r rune) bool { return r >= 'A' && r <= 'Z' }) >= 0
+}
+func hasLower(v string) bool {
+	return strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0
+}
+func hasDigit(v string) bool {
+	return strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0
+}
 
 func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
