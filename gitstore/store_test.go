@@ -1,0 +1,610 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/require"
+)
+
+// backend builds a fresh repository for the store suite.
+type backend struct {
+	name string
+	new  func(t *testing.T) *Repo
+}
+
+var backends = []backend{
+	{"memory", func(t *testing.T) *Repo {
+		// An in-memory repository has no config: the identity comes from the environment.
+		t.Setenv("GIT_AUTHOR_NAME", "Test User")
+		t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+		return NewMemoryRepo()
+	}},
+	{"disk", func(t *testing.T) *Repo {
+		dir := gitInit(t)
+		r, err := Open(dir)
+		require.NoError(t, err)
+		return r
+	}},
+}
+
+// gitInit makes a real repository with the git CLI and returns its work tree.
+func gitInit(t *testing.T, extra ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	runGit(t, dir, append([]string{"init", "-q", "-b", "main"}, extra...)...)
+	runGit(t, dir, "config", "user.name", "Test User")
+	runGit(t, dir, "config", "user.email", "test@example.com")
+	return dir
+}
+
+func runGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := c.CombinedOutput()
+	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// clock is a settable test clock.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *clock                   { return &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)} }
+func storeOn(r *Repo, c *clock) *Store   { r.Now = c.now; return NewStore(r, RefMain, ScopeProject) }
+func add(t *testing.T, s *Store, text string) *Memory {
+	t.Helper()
+	m, err := s.Add(context.Background(), Writer{Agent: "test-agent", Session: "s1"}, NewMemory{Type: TypeFact, Text: text})
+	require.NoError(t, err)
+	return m
+}
+
+// forEachBackend runs the test body against an in-memory and an on-disk repository.
+func forEachBackend(t *testing.T, body func(t *testing.T, s *Store, c *clock)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			c := newClock()
+			body(t, storeOn(b.new(t), c), c)
+		})
+	}
+}
+
+func TestStoreAddGetList(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		m, err := s.Add(ctx, Writer{Agent: "claude-code", Session: "abc"}, NewMemory{
+			Type: "Decision", Text: "Bookings are stored in UTC", Tags: []string{"Time", "time", " db "},
+			Paths: []string{"./server/booking.ts", "server/booking.ts"}, Source: "verified",
+			Anchor: &Anchor{Commit: strings.Repeat("a", 40), Branch: "main"},
+		})
+		require.NoError(t, err)
+		require.Len(t, m.ID, IDHexLen)
+		require.Equal(t, TypeDecision, m.Type)
+		require.Equal(t, []string{"time", "db"}, m.Tags)
+		require.Equal(t, []string{"server/booking.ts"}, m.Paths)
+		require.Equal(t, 0.75, m.Trust)
+		require.Equal(t, "Test User <test@example.com>", m.Author)
+
+		rd, err := s.Read()
+		require.NoError(t, err)
+		got, err := rd.Get(m.ID)
+		require.NoError(t, err)
+		require.Equal(t, "Bookings are stored in UTC", got.Text)
+		require.Equal(t, "claude-code", got.Agent)
+		require.Equal(t, ScopeProject, got.Scope())
+		require.Equal(t, c.t, got.Created)
+
+		c.advance(time.Minute)
+		add(t, s, "The API listens on port 8080")
+		list, err := s.List(Filter{Now: c.t})
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		require.Equal(t, "The API listens on port 8080", list[0].Text, "newest first")
+
+		ids, err := rd.Resolve(m.ID[:6])
+		require.NoError(t, err)
+		require.Equal(t, []string{m.ID}, ids)
+	})
+}
+
+func TestStoreCommitMessageAndTrailers(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		m := add(t, s, "Run make test before pushing")
+		log, err := s.Log(context.Background(), 0)
+		require.NoError(t, err)
+		require.Len(t, log, 1)
+		require.Equal(t, "mem: add "+m.ID[:6]+" fact: Run make test before pushing", log[0].Subject)
+		require.Equal(t, OpAdd, log[0].Op)
+		require.Equal(t, []string{m.ID}, log[0].IDs)
+		require.Equal(t, "test-agent", log[0].Agent)
+		require.Equal(t, "s1", log[0].Session)
+	})
+}
+
+func TestStoreReviseHistory(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		m := add(t, s, "Postgres runs on port 5433")
+		c.advance(time.Hour)
+		_, err := s.Revise(ctx, Writer{Agent: "codex"}, m.ID, "Postgres runs on port 5432")
+		require.NoError(t, err)
+		_, err = s.Revise(ctx, Writer{Agent: "codex"}, m.ID, "Postgres runs on port 5432")
+		require.ErrorIs(t, err, ErrInvalid, "revising to the same text is refused")
+
+		hist, err := s.History(ctx, m.ID)
+		require.NoError(t, err)
+		require.Len(t, hist, 2)
+		require.Equal(t, OpRevise, hist[0].Op)
+		require.Equal(t, "codex", hist[0].Agent)
+		require.Equal(t, "Postgres runs on port 5432", hist[0].Memory.Text)
+		require.Equal(t, OpAdd, hist[1].Op)
+		require.Equal(t, "Postgres runs on port 5433", hist[1].Memory.Text)
+	})
+}
+
+func TestStoreSupersedeBitemporal(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		old := add(t, s, "We deploy with Heroku")
+		before := c.t
+		c.advance(24 * time.Hour)
+		repl, err := s.Add(ctx, Writer{Agent: "codex"}, NewMemory{Text: "We deploy with Fly.io", Supersedes: old.ID})
+		require.NoError(t, err)
+		require.Equal(t, old.ID, repl.Supersedes)
+
+		log, err := s.Log(ctx, 0)
+		require.NoError(t, err)
+		require.Len(t, log, 2, "supersede is one commit")
+		require.Equal(t, OpSupersede, log[0].Op)
+		require.ElementsMatch(t, []string{repl.ID, old.ID}, log[0].IDs)
+
+		current, err := s.List(Filter{Now: c.t})
+		require.NoError(t, err)
+		require.Len(t, current, 1)
+		require.Equal(t, repl.ID, current[0].ID)
+
+		all, err := s.List(Filter{All: true, Now: c.t})
+		require.NoError(t, err)
+		require.Len(t, all, 2)
+
+		rd, err := s.Read()
+		require.NoError(t, err)
+		o, err := rd.Get(old.ID)
+		require.NoError(t, err)
+		require.Equal(t, repl.ID, o.SupersededBy)
+		require.True(t, o.Retired(c.t))
+		require.InDelta(t, 0.18, o.EffectiveTrust(c.t), 0.001, "superseded trust x0.2")
+
+		// Valid time: yesterday Heroku was true; today Fly.io is.
+		then, err := s.List(Filter{ValidAt: &before, Now: c.t})
+		require.NoError(t, err)
+		require.Len(t, then, 1)
+		require.Equal(t, old.ID, then[0].ID)
+
+		// Transaction time: as of yesterday the store did not know about Fly.io.
+		asOf, err := s.List(Filter{AsOf: &before, All: true, Now: c.t})
+		require.NoError(t, err)
+		require.Len(t, asOf, 1)
+		require.Equal(t, "We deploy with Heroku", asOf[0].Text)
+		require.Nil(t, asOf[0].ValidTo)
+
+		_, err = s.Add(ctx, Writer{}, NewMemory{Text: "We deploy with Render", Supersedes: old.ID})
+		require.ErrorIs(t, err, ErrRetired)
+	})
+}
+
+func TestStoreForgetKeepsHistory(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		m := add(t, s, "Staging is at staging.example.com")
+		keep := add(t, s, "CI runs on GitHub Actions")
+		_, err := s.Forget(ctx, Writer{Agent: "cli"}, m.ID)
+		require.NoError(t, err)
+		rd, err := s.Read()
+		require.NoError(t, err)
+		_, err = rd.Get(m.ID)
+		require.ErrorIs(t, err, ErrNotFound)
+		_, err = rd.Get(keep.ID)
+		require.NoError(t, err)
+		hist, err := s.History(ctx, m.ID)
+		require.NoError(t, err)
+		require.Len(t, hist, 2)
+		require.Equal(t, OpForget, hist[0].Op)
+		require.Nil(t, hist[0].Memory)
+		require.Equal(t, "Staging is at staging.example.com", hist[1].Memory.Text)
+		_, err = s.Forget(ctx, Writer{}, m.ID)
+		require.ErrorIs(t, err, ErrNotFound)
+	})
+}
+
+func TestStoreTrustEvents(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		m, err := s.Add(ctx, Writer{Agent: "claude-code"}, NewMemory{Text: "Tests need TZ=UTC", Source: SourceInferred})
+		require.NoError(t, err)
+		require.Equal(t, 0.5, m.EffectiveTrust(c.t))
+		m, err = s.Confirm(ctx, Writer{Agent: "codex"}, m.ID)
+		require.NoError(t, err)
+		require.InDelta(t, 0.65, m.EffectiveTrust(c.t), 0.001)
+		m, err = s.Dispute(ctx, Writer{Agent: "codex"}, m.ID, "fails on CI")
+		require.NoError(t, err)
+		require.InDelta(t, 0.39, m.EffectiveTrust(c.t), 0.001)
+		require.Equal(t, "fails on CI", m.Events[1].Reason)
+	})
+}
+
+func TestStoreAmbiguousPrefix(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		for _, id := range []string{"abcd000000000001", "abcd000000000002", "abce000000000003"} {
+			_, err := s.Update(ctx, Writer{}, func(tx *Tx) error {
+				tx.Put(&Memory{ID: id, Type: TypeFact, Text: "memory " + id, Source: SourceUser, Trust: 0.9, Created: tx.Now(), Updated: tx.Now(), ValidFrom: tx.Now()})
+				tx.Describe(OpAdd, "seed", id)
+				return nil
+			})
+			require.NoError(t, err)
+		}
+		set := NewSet(s.Repo)
+		_, _, err := set.Find("abcd")
+		var amb *AmbiguousError
+		require.ErrorAs(t, err, &amb)
+		require.Len(t, amb.Candidates, 2)
+		require.Contains(t, err.Error(), "abcd000000000001")
+		require.ErrorIs(t, err, ErrInvalid)
+
+		_, m, err := set.Find("ABCE")
+		require.NoError(t, err)
+		require.Equal(t, "abce000000000003", m.ID)
+
+		_, _, err = set.Find("ffff")
+		require.ErrorIs(t, err, ErrNotFound)
+		_, _, err = set.Find("ab")
+		require.ErrorIs(t, err, ErrInvalid, "too short")
+		_, _, err = set.Find("zzzz")
+		require.ErrorIs(t, err, ErrInvalid, "not hex")
+
+		rd, err := s.Read()
+		require.NoError(t, err)
+		require.Equal(t, "abcd0000000000", rd.ShortID("abcd000000000001")[:14])
+		require.Equal(t, "abce00", rd.ShortID("abce000000000003"))
+	})
+}
+
+func TestStoreRejectsBadInputAndWritesNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		in   NewMemory
+		want string
+	}{
+		{"empty", NewMemory{Text: ""}, "empty"},
+		{"whitespace", NewMemory{Text: " \n\t "}, "empty"},
+		{"too long", NewMemory{Text: strings.Repeat("x", MaxTextBytes+1)}, "split it"},
+		{"invalid utf8", NewMemory{Text: "caf\xe9"}, "UTF-8"},
+		{"nul", NewMemory{Text: "a\x00b"}, "NUL"},
+		{"control", NewMemory{Text: "bell\x07"}, "control character"},
+		{"unknown type", NewMemory{Text: "x", Type: "rumour"}, "unknown type"},
+		{"unknown source", NewMemory{Text: "x", Source: "gossip"}, "unknown source"},
+		{"bad tag", NewMemory{Text: "x", Tags: []string{"a b"}}, "tag"},
+		{"path outside", NewMemory{Text: "x", Paths: []string{"../etc/passwd"}}, "outside the repository"},
+		{"absolute path", NewMemory{Text: "x", Paths: []string{"/etc/passwd"}}, "outside the repository"},
+	}
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := s.Add(context.Background(), Writer{}, tc.in)
+				require.ErrorIs(t, err, ErrInvalid)
+				require.Contains(t, err.Error(), tc.want)
+				tip, err := s.Tip()
+				require.NoError(t, err)
+				require.True(t, tip.IsZero(), "nothing written")
+			})
+		}
+		_, err := s.Add(context.Background(), Writer{}, NewMemory{Text: "x", Supersedes: "0123456789abcdef"})
+		require.ErrorIs(t, err, ErrNotFound)
+	})
+}
+
+func TestStoreMaxTextAccepted(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		text := strings.Repeat("é", MaxTextBytes/2)
+		m := add(t, s, text)
+		rd, err := s.Read()
+		require.NoError(t, err)
+		got, err := rd.Get(m.ID)
+		require.NoError(t, err)
+		require.Equal(t, text, got.Text)
+	})
+}
+
+func TestStoreVerbatimText(t *testing.T) {
+	texts := []string{"--not-a-flag", `quotes " and \ backslash`, "<html> & stuff", "line one\nline two", "emoji 🚀 and 日本語"}
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		for _, text := range texts {
+			m := add(t, s, text)
+			rd, err := s.Read()
+			require.NoError(t, err)
+			got, err := rd.Get(m.ID)
+			require.NoError(t, err)
+			require.Equal(t, text, got.Text)
+		}
+	})
+}
+
+func TestStorePurge(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		keep := add(t, s, "CI runs on GitHub Actions")
+		c.advance(time.Second)
+		secret := add(t, s, "the staging password is hunter2-purge-me")
+		c.advance(time.Second)
+		_, err := s.Revise(ctx, Writer{}, secret.ID, "the staging password is hunter3-purge-me")
+		require.NoError(t, err)
+		c.advance(time.Second)
+		after := add(t, s, "Use pnpm, not npm")
+
+		rep, err := s.Repo.Purge(ctx, secret.ID)
+		require.NoError(t, err)
+		require.Equal(t, []string{RefMain}, rep.Refs)
+		require.Equal(t, 2, rep.Dropped)
+		require.ElementsMatch(t, []string{"the staging password is hunter2-purge-me", "the staging password is hunter3-purge-me"}, rep.Texts)
+
+		log, err := s.Log(ctx, 0)
+		require.NoError(t, err)
+		require.Len(t, log, 2)
+		for _, ch := range log {
+			require.NotContains(t, ch.Subject, "hunter")
+		}
+		list, err := s.List(Filter{All: true, Now: c.t})
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		require.ElementsMatch(t, []string{keep.ID, after.ID}, []string{list[0].ID, list[1].ID})
+		hist, err := s.History(ctx, secret.ID)
+		require.NoError(t, err)
+		require.Empty(t, hist)
+
+		_, err = s.Repo.Purge(ctx, secret.ID)
+		require.ErrorIs(t, err, ErrNotFound)
+	})
+}
+
+func TestStoreCorruptObject(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	s := storeOn(r, newClock())
+	m := add(t, s, "A memory whose blob will vanish")
+	blob := runGit(t, dir, "rev-parse", "refs/memory/main:"+MemoryPath(m.ID))
+	blob = strings.TrimSpace(blob)
+	require.NoError(t, os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])))
+
+	rd, err := s.Read()
+	require.NoError(t, err)
+	_, err = rd.Get(m.ID)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "git fsck")
+	_, err = s.List(Filter{})
+	require.ErrorIs(t, err, ErrCorrupt)
+
+	// A garbage ref is reported, not followed.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "memory", "main"), []byte("garbage\n"), 0o644))
+	_, err = s.Tip()
+	require.ErrorIs(t, err, ErrCorrupt)
+}
+
+func TestDiskStoreIsValidGit(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	c := newClock()
+	s := storeOn(r, c)
+	ctx := context.Background()
+	a := add(t, s, "First memory")
+	b := add(t, s, "Second memory")
+	_, err = s.Revise(ctx, Writer{Agent: "codex"}, a.ID, "First memory, revised")
+	require.NoError(t, err)
+	_, err = s.Forget(ctx, Writer{}, b.ID)
+	require.NoError(t, err)
+
+	runGit(t, dir, "fsck", "--strict", "--no-dangling")
+	log := runGit(t, dir, "log", "--format=%s%n%(trailers:key=Memory-Op,valueonly)", "refs/memory/main")
+	require.Contains(t, log, "mem: revise "+a.ID[:6]+" fact: First memory, revised")
+	require.Contains(t, log, "mem: forget "+b.ID[:6])
+	doc := runGit(t, dir, "cat-file", "-p", "refs/memory/main:"+MemoryPath(a.ID))
+	require.True(t, strings.HasPrefix(doc, `{"schema":1,"id":"`+a.ID+`","type":"fact","text":"First memory, revised"`), doc)
+	require.True(t, strings.HasSuffix(doc, "}\n"))
+	require.Equal(t, "Test User <test@example.com>", strings.TrimSpace(runGit(t, dir, "log", "-1", "--format=%an <%ae>", "refs/memory/main")))
+}
+
+func TestDiskStorePackedRefs(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	s := storeOn(r, newClock())
+	add(t, s, "before packing")
+	runGit(t, dir, "pack-refs", "--all")
+	_, err = os.Stat(filepath.Join(dir, ".git", "refs", "memory", "main"))
+	require.ErrorIs(t, err, os.ErrNotExist, "the ref now lives only in packed-refs")
+	add(t, s, "after packing")
+	list, err := s.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	runGit(t, dir, "fsck", "--strict")
+
+	// A stale packed value must not be taken for the current one.
+	runGit(t, dir, "pack-refs", "--all")
+	add(t, s, "third")
+	tip := strings.TrimSpace(runGit(t, dir, "rev-parse", "refs/memory/main"))
+	got, err := s.Tip()
+	require.NoError(t, err)
+	require.Equal(t, tip, got.String())
+}
+
+func TestDiskStoreWorktreeBareAndUnborn(t *testing.T) {
+	ctx := context.Background()
+	t.Run("unborn HEAD", func(t *testing.T) {
+		dir := gitInit(t)
+		r, err := Open(dir)
+		require.NoError(t, err)
+		require.Equal(t, Anchor{Branch: "main"}, r.Head())
+		add(t, storeOn(r, newClock()), "written before the first commit")
+		runGit(t, dir, "fsck", "--strict")
+	})
+	t.Run("detached HEAD", func(t *testing.T) {
+		dir := gitInit(t)
+		runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+		head := strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
+		runGit(t, dir, "checkout", "-q", "--detach")
+		r, err := Open(filepath.Join(dir))
+		require.NoError(t, err)
+		require.Equal(t, Anchor{Commit: head}, r.Head())
+	})
+	t.Run("linked worktree", func(t *testing.T) {
+		dir := gitInit(t)
+		runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+		wt := filepath.Join(t.TempDir(), "wt")
+		runGit(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
+		sub := filepath.Join(wt, "pkg")
+		require.NoError(t, os.MkdirAll(sub, 0o755))
+		r, err := Open(sub)
+		require.NoError(t, err)
+		require.Equal(t, "feature", r.Head().Branch)
+		head := r.Head()
+		m, err := storeOn(r, newClock()).Add(ctx, Writer{}, NewMemory{Text: "written from a linked worktree", Anchor: &head})
+		require.NoError(t, err)
+
+		main, err := Open(dir)
+		require.NoError(t, err)
+		rd, err := NewStore(main, RefMain, ScopeProject).Read()
+		require.NoError(t, err)
+		got, err := rd.Get(m.ID)
+		require.NoError(t, err)
+		require.Equal(t, "feature", got.Anchor.Branch)
+		require.Contains(t, runGit(t, dir, "cat-file", "-p", "refs/memory/main:"+MemoryPath(m.ID)), "written from a linked worktree")
+	})
+	t.Run("bare", func(t *testing.T) {
+		dir := t.TempDir()
+		runGit(t, dir, "init", "-q", "--bare")
+		r, err := Open(dir)
+		require.NoError(t, err)
+		require.Empty(t, r.WorkTree)
+		m := add(t, storeOn(r, newClock()), "a bare repository holds memory too")
+		out := runGit(t, dir, "cat-file", "-p", "refs/memory/main:"+MemoryPath(m.ID))
+		require.Contains(t, out, "a bare repository holds memory too")
+		_, err = NewStore(r, RefMain, ScopeProject).Log(ctx, 1)
+		require.NoError(t, err)
+	})
+	t.Run("no repository", func(t *testing.T) {
+		_, err := Open(t.TempDir())
+		require.ErrorIs(t, err, ErrNoRepo)
+	})
+}
+
+func TestStaleLockIsBroken(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	s := storeOn(r, newClock())
+	add(t, s, "first")
+	lock := filepath.Join(dir, ".git", "refs", "memory", "main.lock")
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	old := time.Now().Add(-time.Minute)
+	require.NoError(t, os.Chtimes(lock, old, old))
+	add(t, s, "second, after a writer died holding the lock")
+	_, err = os.Stat(lock)
+	require.ErrorIs(t, err, os.ErrNotExist)
+
+	// A fresh lock is respected: the write waits, then reports the ref busy.
+	require.NoError(t, os.WriteFile(lock, nil, 0o644))
+	r.refs.(*diskRefs).lockTimeout = 50 * time.Millisecond
+	_, err = s.Add(context.Background(), Writer{}, NewMemory{Text: "third"})
+	require.ErrorIs(t, err, ErrBusy)
+	require.Contains(t, err.Error(), "main.lock")
+}
+
+func TestUpdateRebuildsOnMovedRef(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		other := NewStore(s.Repo, RefMain, ScopeProject)
+		calls := 0
+		var sneaked *Memory
+		_, err := s.Update(ctx, Writer{}, func(tx *Tx) error {
+			calls++
+			if calls == 1 {
+				// Another writer lands first: this attempt must be rebuilt on its commit.
+				sneaked = add(t, other, "sneaked in")
+			}
+			tx.Put(&Memory{ID: "00aa00aa00aa00aa", Type: TypeFact, Text: "mine", Source: SourceUser, Created: tx.Now(), Updated: tx.Now(), ValidFrom: tx.Now()})
+			tx.Describe(OpAdd, "mine", "00aa00aa00aa00aa")
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, 2, calls)
+		list, err := s.List(Filter{})
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		rd, err := s.Read()
+		require.NoError(t, err)
+		_, err = rd.Get(sneaked.ID)
+		require.NoError(t, err)
+	})
+}
+
+func TestDiffBetweenCommits(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		a := add(t, s, "one")
+		b := add(t, s, "two")
+		from, err := s.Tip()
+		require.NoError(t, err)
+		_, err = s.Revise(ctx, Writer{}, a.ID, "one, revised")
+		require.NoError(t, err)
+		_, err = s.Forget(ctx, Writer{}, b.ID)
+		require.NoError(t, err)
+		d := add(t, s, "three")
+		to, err := s.Tip()
+		require.NoError(t, err)
+		changed, removed, err := s.Diff(from, to)
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{a.ID, d.ID}, changed)
+		require.Equal(t, []string{b.ID}, removed)
+		ok, err := s.IsAncestor(ctx, from, to)
+		require.NoError(t, err)
+		require.True(t, ok)
+		ok, err = s.IsAncestor(ctx, to, from)
+		require.NoError(t, err)
+		require.False(t, ok)
+		changed, _, err = s.Diff(plumbing.ZeroHash, to)
+		require.NoError(t, err)
+		require.Len(t, changed, 2)
+	})
+}
+
+func TestCanonicalEncoding(t *testing.T) {
+	m := &Memory{ID: "0123456789abcdef", Type: TypeFact, Text: "a <b> & \"c\"", Source: SourceUser, Trust: 0.9,
+		Created: time.Date(2026, 1, 2, 3, 4, 5, 600, time.FixedZone("x", 3600))}
+	m.Updated, m.ValidFrom = m.Created, m.Created
+	data, err := m.Encode()
+	require.NoError(t, err)
+	require.Equal(t, `{"schema":1,"id":"0123456789abcdef","type":"fact","text":"a <b> & \"c\"","source":"user","trust":0.9,"created":"2026-01-02T02:04:05Z","updated":"2026-01-02T02:04:05Z","valid_from":"2026-01-02T02:04:05Z"}`+"\n", string(data))
+	back, err := DecodeMemory(data)
+	require.NoError(t, err)
+	again, err := back.Encode()
+	require.NoError(t, err)
+	require.Equal(t, data, again, "encoding is stable")
+
+	_, err = DecodeMemory([]byte(`{"schema":2,"id":"0123456789abcdef"}`))
+	require.ErrorContains(t, err, "upgrade git-mem")
+	_, err = DecodeMemory([]byte(`{"schema":1,"id":"../../etc"}`))
+	require.Error(t, err)
+	_, err = DecodeMemory([]byte(`not json`))
+	require.True(t, err != nil && !errors.Is(err, ErrNotFound))
+}
