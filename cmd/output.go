@@ -106,7 +106,7 @@ func writeMemory(w io.Writer, m *gitstore.Memory, short string, now time.Time) {
 	}
 	fmt.Fprintf(w, "by:        %s\n", by)
 	if m.Anchor != nil {
-		fmt.Fprintf(w, "anchor:    %s %s\n", shortCommit(m.Anchor.Commit), m.Anchor.Branch)
+		fmt.Fprintf(w, "anchor:    %s\n", anchorText(m.Anchor))
 	}
 	fmt.Fprintf(w, "created:   %s\n", m.Created.Format(time.RFC3339))
 	if !m.Updated.Equal(m.Created) {
@@ -133,14 +133,15 @@ func writeMemory(w io.Writer, m *gitstore.Memory, short string, now time.Time) {
 	fmt.Fprintf(w, "\n%s\n", m.Text)
 }
 
-func shortCommit(h string) string {
-	if len(h) > 10 {
-		return h[:10]
+// anchorText renders the code state a memory was written against.
+func anchorText(a *gitstore.Anchor) string {
+	switch {
+	case a.Commit == "":
+		return "branch " + a.Branch + ", before its first commit"
+	case a.Branch == "":
+		return a.Commit[:10] + " (detached HEAD)"
 	}
-	if h == "" {
-		return "(no commit)"
-	}
-	return h
+	return a.Commit[:10] + " on " + a.Branch
 }
 
 func firstNonEmpty(xs ...string) string {

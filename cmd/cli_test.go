@@ -1,0 +1,232 @@
+package cmd_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/cmd"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under fixtures/golden")
+
+// run executes one command line in-process and returns stdout, stderr and the exit code.
+func (sb *sandbox) run(args ...string) (string, string, int) {
+	return sb.runIn(sb.repo, args...)
+}
+
+func (sb *sandbox) runIn(dir string, args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	env := &cmd.Env{
+		Streams: cmd.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+		Dir:     dir,
+		Getenv:  func(k string) string { return "" },
+		Now:     func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+	}
+	code := cmd.Run(context.Background(), env, args)
+	return out.String(), errb.String(), code
+}
+
+// isolate points the personal store and git's global config into the sandbox.
+func (sb *sandbox) isolate() {
+	sb.t.Setenv("HOME", sb.home)
+	sb.t.Setenv("XDG_DATA_HOME", filepath.Join(sb.home, "data"))
+	sb.t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
+func TestCLIErrorsAndExitCodes(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	id1 := strings.TrimSpace(mustRun(t, sb, "add", "--", "first memory"))
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		stdout  string
+		stderr  string
+		nothing bool // the store must be unchanged
+	}{
+		{"no text", []string{"add"}, 2, "", "give the memory text after --", true},
+		{"empty text", []string{"add", "--", ""}, 1, "", "the text is empty", true},
+		{"whitespace text", []string{"add", "--", "  \t\n"}, 1, "", "the text is empty", true},
+		{"huge text", []string{"add", "--", strings.Repeat("y", 9000)}, 1, "", "split it into several memories", true},
+		{"invalid utf-8", []string{"add", "--", "bad \xff byte"}, 1, "", "not valid UTF-8", true},
+		{"binary", []string{"add", "--", "nul\x00inside"}, 1, "", "NUL byte", true},
+		{"unknown type", []string{"add", "--type", "rumour", "--", "x"}, 1, "", "unknown type \"rumour\"; use one of fact", true},
+		{"unknown flag", []string{"add", "--bogus", "--", "x"}, 2, "", "unknown flag: --bogus", true},
+		{"unknown command", []string{"frobnicate"}, 2, "", "unknown command", true},
+		{"private and global", []string{"add", "--private", "--global", "--", "x"}, 2, "", "exclude each other", true},
+		{"unknown id", []string{"show", "ffff"}, 1, "", "no memory with id \"ffff\"; see git mem list", true},
+		{"short id", []string{"show", "ab"}, 1, "", "at least 4 hex digits", true},
+		{"missing id", []string{"show"}, 2, "", "give the memory id", true},
+		{"revise without text", []string{"revise", id1}, 2, "", "give the id and the new text", true},
+		{"supersede unknown", []string{"add", "--supersedes", "dead", "--", "x"}, 1, "", "no memory with id", true},
+		{"bad as-of", []string{"list", "--as-of", "yesterday-ish"}, 1, "", "is neither a time", true},
+		{"text starting with a dash", []string{"add", "--", "--force is never used on main"}, 0, "", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := sb.git("rev-parse", "refs/memory/main")
+			out, errOut, code := sb.run(tc.args...)
+			require.Equal(t, tc.code, code, "stdout: %s\nstderr: %s", out, errOut)
+			require.Contains(t, out, tc.stdout)
+			require.Contains(t, errOut, tc.stderr)
+			if tc.nothing {
+				require.Equal(t, before, sb.git("rev-parse", "refs/memory/main"), "a failed command wrote")
+			}
+		})
+	}
+	out := mustRun(t, sb, "list", "--json")
+	require.Contains(t, out, `"text": "--force is never used on main"`)
+}
+
+func mustRun(t *testing.T, sb *sandbox, args ...string) string {
+	t.Helper()
+	out, errOut, code := sb.run(args...)
+	require.Equal(t, 0, code, "git mem %s: %s", strings.Join(args, " "), errOut)
+	return out
+}
+
+func TestCLIAmbiguousPrefixListsCandidates(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	// Add memories until two share their first four hex digits.
+	byPrefix := map[string]string{}
+	var prefix string
+	for i := 0; prefix == "" && i < 2000; i++ {
+		var m struct{ ID string }
+		require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "add", "--json", "--", "memory number "+strings.Repeat("x", i%7)+string(rune('a'+i%26)))), &m))
+		if _, seen := byPrefix[m.ID[:4]]; seen {
+			prefix = m.ID[:4]
+		}
+		byPrefix[m.ID[:4]] = m.ID
+	}
+	require.NotEmpty(t, prefix, "no prefix collision in 2000 adds")
+	_, errOut, code := sb.run("show", prefix)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "is ambiguous; give more characters. Candidates:")
+	require.Contains(t, errOut, byPrefix[prefix])
+}
+
+func TestCLIScopes(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	mustRun(t, sb, "add", "--", "project fact")
+	mustRun(t, sb, "add", "--private", "--", "private fact")
+	_, errOut, code := sb.run("add", "--global", "--type", "preference", "--", "I prefer tabs")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "created your personal store")
+
+	list := mustRun(t, sb, "list")
+	require.Contains(t, list, "project fact")
+	require.Contains(t, list, "private fact  trust 0.90 [private]")
+	require.Contains(t, list, "I prefer tabs  trust 0.90 [personal]")
+	require.NotContains(t, sb.git("ls-tree", "-r", "refs/memory/main"), "private")
+	require.Len(t, strings.Fields(sb.git("ls-tree", "-r", "--name-only", "refs/memory/private")), 1)
+
+	// Outside any repository: the personal store, said so.
+	outside := t.TempDir()
+	out, errOut, code := sb.runIn(outside, "add", "--", "learned outside a repo")
+	require.Equal(t, 0, code, errOut)
+	require.NotEmpty(t, strings.TrimSpace(out))
+	require.Contains(t, errOut, "no git repository here: saved to your personal store")
+	out, errOut, code = sb.runIn(outside, "list")
+	require.Equal(t, 0, code)
+	require.Contains(t, errOut, "no git repository here")
+	require.Contains(t, out, "learned outside a repo")
+	require.NotContains(t, out, "project fact")
+	_, errOut, code = sb.runIn(outside, "add", "--private", "--", "x")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "--private needs a repository")
+
+	// -C points at the repository from anywhere.
+	out, _, code = sb.runIn(outside, "-C", sb.repo, "list")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "project fact")
+}
+
+func TestCLIHistoryAsOfAndLog(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	sb.git("commit", "-q", "--allow-empty", "-m", "init")
+	old := strings.TrimSpace(mustRun(t, sb, "add", "--", "We deploy with Heroku"))
+	firstCommit := strings.TrimSpace(sb.git("rev-parse", "refs/memory/main"))
+	newID := strings.TrimSpace(mustRun(t, sb, "add", "--supersedes", old, "--", "We deploy with Fly.io"))
+	mustRun(t, sb, "revise", newID, "--", "We deploy with Fly.io (fly deploy)")
+
+	list := mustRun(t, sb, "list")
+	require.NotContains(t, list, "Heroku")
+	require.Contains(t, mustRun(t, sb, "list", "--all"), "Heroku  trust 0.18 (superseded)")
+	asOf := mustRun(t, sb, "list", "--as-of", firstCommit[:8])
+	require.Contains(t, asOf, "Heroku")
+	require.NotContains(t, asOf, "Fly.io")
+	require.Contains(t, mustRun(t, sb, "list", "--as-of", "main~2"), "Heroku")
+
+	var hist []struct {
+		Op   string  `json:"op"`
+		Text *string `json:"text"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "history", "--json", newID)), &hist))
+	require.Len(t, hist, 2)
+	require.Equal(t, "revise", hist[0].Op)
+	require.Equal(t, "supersede", hist[1].Op)
+	require.Equal(t, "We deploy with Fly.io", *hist[1].Text)
+
+	log := mustRun(t, sb, "log")
+	require.Len(t, strings.Split(strings.TrimSpace(log), "\n"), 3)
+	require.Contains(t, log, "mem: revise "+newID)
+
+	var stats struct {
+		Stores []struct {
+			Scope   string `json:"scope"`
+			Current int    `json:"current"`
+			Retired int    `json:"retired"`
+		} `json:"stores"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "stats", "--json")), &stats))
+	require.Equal(t, "project", stats.Stores[0].Scope)
+	require.Equal(t, 1, stats.Stores[0].Current)
+	require.Equal(t, 1, stats.Stores[0].Retired)
+}
+
+var (
+	longID  = regexp.MustCompile(`\b[0-9a-f]{16}\b`)
+	shortID = regexp.MustCompile(`\b[0-9a-f]{6,15}\b`)
+	path    = regexp.MustCompile(`(?m)"git_dir": ".*"`)
+)
+
+// golden compares got with fixtures/golden/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	got = longID.ReplaceAllString(got, "<id>")
+	got = shortID.ReplaceAllString(got, "<short>")
+	got = path.ReplaceAllString(got, `"git_dir": "<dir>"`)
+	file := filepath.Join("..", "fixtures", "golden", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+		require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(file)
+	require.NoError(t, err, "run go test ./cmd -update to create %s", file)
+	require.Equal(t, string(want), got)
+}
+
+func TestCLIGoldenOutputs(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	id := strings.TrimSpace(mustRun(t, sb, "add", "--type", "gotcha", "--tag", "auth", "--path", "server/auth.ts", "--agent", "claude-code", "--",
+		`requireAdmin throws "ERR_NO_SESSION" before login: call loadSession() first`))
+	mustRun(t, sb, "confirm", id, "--agent", "codex")
+	golden(t, "show.txt", mustRun(t, sb, "show", id))
+	golden(t, "show.json", mustRun(t, sb, "show", "--json", id))
+	golden(t, "list.txt", mustRun(t, sb, "list"))
+}
