@@ -1,0 +1,667 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Merging memory (DESIGN §7) is per memory document, three-way against the
+// merge base, and deterministic: the merged tree depends only on the two
+// trees and their merge bases, never on which side is "ours", on the machine
+// or on the clock.
+//
+//   - A memory on one side only: added there, kept. If the base had it, the
+//     other side forgot it: it stays forgotten when this side left it as in
+//     the base, and is kept when this side changed it since (the merge says so).
+//   - A memory changed on one side only: that side's version.
+//   - A memory changed on both sides: one document that unites the trust
+//     events (deduplicated by op, time and agent, in time order) and the
+//     reinforcement dates (one a day, the last 10), and keeps the text, type,
+//     tags and paths of the version updated last (equal times: the version
+//     whose canonical JSON sorts last). A valid_to closed on either side stays
+//     closed (the earlier one when both are), with its superseded_by; the
+//     creation fields (author, agent, session, created) are never replaced.
+//     Both versions stay in history: the merge commit has both parents.
+//
+// The merge commit's parents are ours then theirs; its time is the later of
+// the two tips' commit times, so the same merge made twice by the same
+// identity is the same commit.
+
+// MergeKind says what a merge did to the ref.
+type MergeKind string
+
+// Merge kinds.
+const (
+	MergeUpToDate    MergeKind = "up-to-date"    // theirs was already contained in ours
+	MergeFastForward MergeKind = "fast-forward"  // ours moved to theirs
+	MergeCommitted   MergeKind = "merged"        // a merge commit with both parents
+	MergeNothing     MergeKind = "nothing-to-do" // theirs is empty
+)
+
+// MergeResult says what a merge did, memory by memory.
+type MergeResult struct {
+	Kind MergeKind
+	// Ours and Theirs are the two tips merged; Commit is the ref's new tip.
+	Ours, Theirs, Commit plumbing.Hash
+	// Bases are the merge bases (best common ancestors), sorted.
+	Bases []plumbing.Hash
+	// Ids of memories, sorted, by what the merge did with them:
+	New       []string // only theirs had it (added there, or unchanged here and revised there... see Changed)
+	Changed   []string // changed there only since the base: theirs taken
+	Merged    []string // changed on both sides: events united, later text kept
+	Removed   []string // forgotten there, unchanged here: forgotten
+	Revived   []string // forgotten on one side, changed since the base on the other: kept
+	Local     []string // added or changed here only: kept as they are
+	Forgotten []string // forgotten here, unchanged there: stays forgotten
+}
+
+// Incoming is the number of memories the merge brought or changed in ours.
+func (m *MergeResult) Incoming() int {
+	return len(m.New) + len(m.Changed) + len(m.Merged) + len(m.Removed) + len(m.Revived)
+}
+
+// Summary is one line saying what merged, for commit messages and the CLI.
+func (m *MergeResult) Summary(from string) string {
+	if m.Kind == MergeFastForward {
+		n := len(m.New) + len(m.Changed) + len(m.Removed)
+		return fmt.Sprintf("fast-forward to %s: %d memories new or changed from %s", short(m.Commit), n, from)
+	}
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(len(m.New), "new from "+from)
+	add(len(m.Changed), "changed there")
+	add(len(m.Merged), "changed on both sides (events united, later text kept)")
+	add(len(m.Removed), "forgotten there")
+	add(len(m.Revived), "kept although forgotten on one side (revised on the other)")
+	add(len(m.Local)+len(m.Forgotten), "changed here only")
+	if len(parts) == 0 {
+		return "no memory differs"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func short(h plumbing.Hash) string { return h.String()[:7] }
+
+// MergeOptions describe a merge for its commit message.
+type MergeOptions struct {
+	// From names what is merged in, e.g. "origin" (default: the theirs commit).
+	From string
+	// TheirRef is the ref theirs was read from, e.g. refs/memory/remotes/origin/main.
+	TheirRef string
+}
+
+// Merge merges the commit theirs (usually a fetched remote memory) into the
+// store's ref: nothing when ours already contains it, a fast-forward when ours
+// is behind, else a merge commit (parents ours, theirs). The ref moves by
+// compare-and-swap; when another writer moves it first, the merge is redone on
+// the new tip.
+func (s *Store) Merge(ctx context.Context, w Writer, theirs plumbing.Hash, opt MergeOptions) (*MergeResult, error) {
+	if opt.From == "" {
+		opt.From = short(theirs)
+	}
+	var lastErr error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ours, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.Repo.planMerge(ctx, ours, theirs)
+		if err != nil {
+			return nil, err
+		}
+		switch res.Kind {
+		case MergeUpToDate, MergeNothing:
+			res.Commit = ours
+			return res.MergeResult, nil
+		case MergeFastForward:
+			res.Commit = theirs
+			err = s.Repo.refs.update(s.Ref, theirs, ours)
+		default:
+			if res.Commit, err = s.Repo.writeMerge(res, w, opt, s.Ref); err == nil {
+				err = s.Repo.refs.update(s.Ref, res.Commit, ours)
+			}
+		}
+		if err == nil {
+			return res.MergeResult, nil
+		}
+		if !errors.Is(err, errRefMoved) {
+			return nil, err
+		}
+		lastErr = err
+		time.Sleep(time.Duration(rand.IntN(1000*(1+min(attempt, 20)))) * time.Microsecond)
+	}
+	return nil, fmt.Errorf("%w: gave up merging after %d attempts (%v); try again", ErrBusy, maxAttempts, lastErr)
+}
+
+// mergePlan is a MergeResult with the tree it leads to.
+type mergePlan struct {
+	*MergeResult
+	tree plumbing.Hash
+	// theirsTime and oursTime are the tips' commit times.
+	oursTime, theirsTime time.Time
+}
+
+// planMerge decides the merge of theirs into ours and, for a real merge,
+// writes the merged tree.
+func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash) (*mergePlan, error) {
+	res := &MergeResult{Ours: ours, Theirs: theirs}
+	p := &mergePlan{MergeResult: res}
+	switch {
+	case theirs.IsZero():
+		res.Kind = MergeNothing
+		return p, nil
+	case theirs == ours:
+		res.Kind = MergeUpToDate
+		return p, nil
+	}
+	if _, err := r.readCommit(theirs); err != nil {
+		return nil, err
+	}
+	bases, err := r.mergeBases(ctx, ours, theirs)
+	if err != nil {
+		return nil, err
+	}
+	res.Bases = bases
+	if len(bases) == 1 && bases[0] == theirs {
+		res.Kind = MergeUpToDate
+		return p, nil
+	}
+	if ours.IsZero() || (len(bases) == 1 && bases[0] == ours) {
+		res.Kind = MergeFastForward
+		if err := r.describeFastForward(res, ours, theirs); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	res.Kind = MergeCommitted
+	oc, err := r.readCommit(ours)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := r.readCommit(theirs)
+	if err != nil {
+		return nil, err
+	}
+	p.oursTime, p.theirsTime = oc.Committer.When, tc.Committer.When
+	if p.tree, err = r.mergeTrees(res, ours, theirs, bases); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// describeFastForward fills in what a fast-forward brings.
+func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash) error {
+	o, err := r.snapshotAt(ours)
+	if err != nil {
+		return err
+	}
+	t, err := r.snapshotAt(theirs)
+	if err != nil {
+		return err
+	}
+	return diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
+		switch {
+		case ho.IsZero():
+			res.New = append(res.New, id)
+		case ht.IsZero():
+			res.Removed = append(res.Removed, id)
+		default:
+			res.Changed = append(res.Changed, id)
+		}
+		return nil
+	})
+}
+
+// mergeBases returns the best common ancestors of a and b, sorted by hash:
+// common ancestors that are not ancestors of another common ancestor. None
+// when the histories are unrelated. A zero a has none.
+func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.Hash, error) {
+	if a.IsZero() || b.IsZero() {
+		return nil, nil
+	}
+	inA := map[plumbing.Hash]bool{}
+	if err := r.walk(ctx, a, func(c *object.Commit) (bool, error) { inA[c.Hash] = true; return true, nil }); err != nil {
+		return nil, err
+	}
+	// Walk b, stopping at commits a also reaches: those are the candidates.
+	var cands []plumbing.Hash
+	seen := map[plumbing.Hash]bool{b: true}
+	queue := []plumbing.Hash{b}
+	for len(queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		h := queue[0]
+		queue = queue[1:]
+		if inA[h] {
+			cands = append(cands, h)
+			continue
+		}
+		c, err := r.readCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range c.ParentHashes {
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	if len(cands) <= 1 {
+		return cands, nil
+	}
+	// Drop candidates reachable from another candidate.
+	redundant := map[plumbing.Hash]bool{}
+	for _, c := range cands {
+		if redundant[c] {
+			continue
+		}
+		cc, err := r.readCommit(c)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range cc.ParentHashes {
+			if err := r.walk(ctx, p, func(x *object.Commit) (bool, error) {
+				redundant[x.Hash] = true
+				return true, nil
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var out []plumbing.Hash
+	for _, c := range cands {
+		if !redundant[c] {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}
+
+// diffSnapshots calls fn, in id order, for every memory whose document differs
+// between a and b (zero hash: absent on that side). Equal fan-out trees are
+// skipped without being read.
+func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb plumbing.Hash) error) error {
+	prefixes := map[string]bool{}
+	for _, s := range []*snapshot{a, b} {
+		if s.mems == nil {
+			continue
+		}
+		for _, e := range s.mems.Entries {
+			if e.Mode == filemode.Dir {
+				prefixes[e.Name] = true
+			}
+		}
+	}
+	for _, p := range sortedSet(prefixes) {
+		ea, eb := findEntry(a.mems, p), findEntry(b.mems, p)
+		if ea != nil && eb != nil && ea.Hash == eb.Hash {
+			continue
+		}
+		fa, err := fanEntries(a, p)
+		if err != nil {
+			return err
+		}
+		fb, err := fanEntries(b, p)
+		if err != nil {
+			return err
+		}
+		ids := map[string]bool{}
+		for id := range fa {
+			ids[id] = true
+		}
+		for id := range fb {
+			ids[id] = true
+		}
+		for _, id := range sortedSet(ids) {
+			if ha, hb := fa[id], fb[id]; ha != hb {
+				if err := fn(id, ha, hb); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// mergeTrees builds the merged tree of ours and theirs and records in res what
+// happened to each memory. Its result does not depend on which side is ours.
+func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []plumbing.Hash) (plumbing.Hash, error) {
+	o, err := r.snapshotAt(ours)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	t, err := r.snapshotAt(theirs)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var bs []*snapshot
+	for _, b := range bases {
+		s, err := r.snapshotAt(b)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		bs = append(bs, s)
+	}
+	changes := map[string][]byte{}
+	err = diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
+		inBase := map[plumbing.Hash]bool{}
+		for _, b := range bs {
+			h, err := b.blobHash(id)
+			if err != nil {
+				return err
+			}
+			if !h.IsZero() {
+				inBase[h] = true
+			}
+		}
+		switch {
+		case ho.IsZero() && len(inBase) == 0: // added there
+			res.New = append(res.New, id)
+			return r.copyBlob(changes, id, ht)
+		case ht.IsZero() && len(inBase) == 0: // added here
+			res.Local = append(res.Local, id)
+		case ho.IsZero(): // forgotten here
+			if inBase[ht] {
+				res.Forgotten = append(res.Forgotten, id)
+				return nil
+			}
+			res.Revived = append(res.Revived, id)
+			return r.copyBlob(changes, id, ht)
+		case ht.IsZero(): // forgotten there
+			if inBase[ho] {
+				res.Removed = append(res.Removed, id)
+				changes[id] = nil
+				return nil
+			}
+			res.Revived = append(res.Revived, id)
+		case inBase[ho] && !inBase[ht]: // changed there only
+			res.Changed = append(res.Changed, id)
+			return r.copyBlob(changes, id, ht)
+		case inBase[ht] && !inBase[ho]: // changed here only
+			res.Local = append(res.Local, id)
+		default: // changed on both sides
+			om, err := r.readMemory(ho)
+			if err != nil {
+				return err
+			}
+			tm, err := r.readMemory(ht)
+			if err != nil {
+				return err
+			}
+			var bm *Memory
+			for _, b := range bs { // the first base (by hash) that has it
+				if h, _ := b.blobHash(id); !h.IsZero() {
+					if bm, err = r.readMemory(h); err != nil {
+						return err
+					}
+					break
+				}
+			}
+			merged, err := MergeMemory(bm, om, tm)
+			if err != nil {
+				return err
+			}
+			data, err := merged.Encode()
+			if err != nil {
+				return err
+			}
+			res.Merged = append(res.Merged, id)
+			if plumbing.ComputeHash(plumbing.BlobObject, data) != ho {
+				changes[id] = data
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if len(changes) == 0 {
+		if o.root == nil {
+			return r.writeTree(nil)
+		}
+		return o.root.Hash, nil
+	}
+	return o.buildTree(changes)
+}
+
+// copyBlob stages the document with hash h as the new version of id.
+func (r *Repo) copyBlob(changes map[string][]byte, id string, h plumbing.Hash) error {
+	data, err := r.readBlob(h)
+	if err != nil {
+		return err
+	}
+	changes[id] = data
+	return nil
+}
+
+// MergeMemory merges two versions a and b of the same memory, both changed
+// since base (nil when the merge base did not have it). It is commutative:
+// MergeMemory(base, a, b) and MergeMemory(base, b, a) encode to the same bytes.
+//
+// The content (text, type, tags, paths, source, tentative, pinned) is taken
+// three-way: from the side that changed it since base, else from the version
+// updated last (equal times: the one whose canonical JSON sorts last), so a
+// confirmation made later does not undo a revision made on the other side.
+// Events and reinforcement dates are united; a closed valid time stays closed;
+// the creation fields (author, agent, session, created, anchor) are kept.
+func MergeMemory(base, a, b *Memory) (*Memory, error) {
+	if a.ID != b.ID || (base != nil && base.ID != a.ID) {
+		return nil, fmt.Errorf("%w: cannot merge memory %s with %s", ErrInvalid, a.ID, b.ID)
+	}
+	ab, err := a.Encode()
+	if err != nil {
+		return nil, err
+	}
+	bb, err := b.Encode()
+	if err != nil {
+		return nil, err
+	}
+	win, lose := a, b
+	if b.Updated.After(a.Updated) || (b.Updated.Equal(a.Updated) && bytes.Compare(bb, ab) > 0) {
+		win, lose = b, a
+	}
+	m := *win
+	content := win
+	if base != nil {
+		ka, kb, k0 := contentKey(a), contentKey(b), contentKey(base)
+		switch {
+		case ka == k0 && kb != k0:
+			content = b
+		case kb == k0 && ka != k0:
+			content = a
+		}
+	}
+	m.Text, m.Type, m.Source, m.Tentative, m.Pinned = content.Text, content.Type, content.Source, content.Tentative, content.Pinned
+	m.Tags = append([]string(nil), content.Tags...)
+	m.Paths = append([]string(nil), content.Paths...)
+	if lose.Created.Before(m.Created) {
+		m.Created = lose.Created
+	}
+	m.Author = firstSet(win.Author, lose.Author)
+	m.Agent = firstSet(win.Agent, lose.Agent)
+	m.Session = firstSet(win.Session, lose.Session)
+	m.Supersedes = firstSet(win.Supersedes, lose.Supersedes)
+	if m.Anchor == nil && lose.Anchor != nil {
+		an := *lose.Anchor
+		m.Anchor = &an
+	}
+	// A closed valid time stays closed: the earlier end, with its replacement.
+	m.ValidTo, m.SupersededBy = nil, ""
+	for _, v := range []*Memory{a, b} {
+		if v.ValidTo == nil {
+			continue
+		}
+		end := v.ValidTo.UTC().Truncate(time.Second)
+		if m.ValidTo == nil || end.Before(*m.ValidTo) ||
+			(end.Equal(*m.ValidTo) && v.SupersededBy != "" && (m.SupersededBy == "" || v.SupersededBy < m.SupersededBy)) {
+			m.ValidTo, m.SupersededBy = &end, v.SupersededBy
+		}
+	}
+	if m.SupersededBy == "" {
+		m.SupersededBy = minSet(a.SupersededBy, b.SupersededBy)
+	}
+	m.Events = mergeEvents(a.Events, b.Events)
+	m.Reinforced = mergeReinforced(a.Reinforced, b.Reinforced)
+	return &m, nil
+}
+
+// contentKey identifies what a memory says, as opposed to its standing.
+func contentKey(m *Memory) string {
+	return fmt.Sprintf("%q %q %q %q %q %v %v", m.Text, m.Type, m.Tags, m.Paths, m.Source, m.Tentative, m.Pinned)
+}
+
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// minSet is the smaller non-empty string of a and b.
+func minSet(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || a < b:
+		return a
+	}
+	return b
+}
+
+// mergeEvents unites two event lists: sorted by time, op, agent, author and
+// reason, one event per (op, time to the second, agent).
+func mergeEvents(a, b []Event) []Event {
+	all := make([]Event, 0, len(a)+len(b))
+	for _, e := range append(append([]Event(nil), a...), b...) {
+		e.At = e.At.UTC().Truncate(time.Second)
+		all = append(all, e)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		x, y := all[i], all[j]
+		if !x.At.Equal(y.At) {
+			return x.At.Before(y.At)
+		}
+		if x.Op != y.Op {
+			return x.Op < y.Op
+		}
+		if x.Agent != y.Agent {
+			return x.Agent < y.Agent
+		}
+		if x.Author != y.Author {
+			return x.Author < y.Author
+		}
+		return x.Reason < y.Reason
+	})
+	var out []Event
+	seen := map[string]bool{}
+	for _, e := range all {
+		k := e.Op + "\x00" + e.At.Format(time.RFC3339) + "\x00" + e.Agent
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// mergeReinforced unites two lists of reinforcement dates: sorted, the first
+// of each UTC day, the last 10 days.
+func mergeReinforced(a, b []time.Time) []time.Time {
+	all := make([]time.Time, 0, len(a)+len(b))
+	for _, t := range append(append([]time.Time(nil), a...), b...) {
+		all = append(all, t.UTC().Truncate(time.Second))
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Before(all[j]) })
+	var out []time.Time
+	for _, t := range all {
+		if n := len(out); n > 0 && out[n-1].Format(time.DateOnly) == t.Format(time.DateOnly) {
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) > 10 {
+		out = out[len(out)-10:]
+	}
+	return out
+}
+
+// writeMerge writes the merge commit of a plan: parents ours and theirs, a
+// message that says what merged, trailers Memory-Op: merge and one Memory-Id
+// per memory merged from both sides or kept against a forget.
+func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (plumbing.Hash, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mem: merge %s: %d memories in\n\n", oneLine(opt.From), p.Incoming())
+	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), short(p.Theirs), into, short(p.Ours))
+	b.WriteString(wrap(p.Summary(oneLine(opt.From))+".", 72) + "\n")
+	if len(p.Revived) > 0 {
+		b.WriteString("\nKept although forgotten on one side, because the other side revised\nthem since the merge base:\n")
+		for _, id := range p.Revived {
+			b.WriteString("  " + id + "\n")
+		}
+	}
+	b.WriteString("\n")
+	ids := append(append([]string(nil), p.Merged...), p.Revived...)
+	sort.Strings(ids)
+	for _, id := range ids {
+		b.WriteString(TrailerID + ": " + id + "\n")
+	}
+	b.WriteString(TrailerOp + ": " + OpMerge + "\n")
+	if w.Agent != "" {
+		b.WriteString(TrailerAgent + ": " + oneLine(w.Agent) + "\n")
+	}
+	if w.Session != "" {
+		b.WriteString(TrailerSession + ": " + oneLine(w.Session) + "\n")
+	}
+	when := p.oursTime
+	if p.theirsTime.After(when) {
+		when = p.theirsTime
+	}
+	return r.writeCommit(p.tree, []plumbing.Hash{p.Ours, p.Theirs}, b.String(), when)
+}
+
+// wrap breaks text into lines of at most width columns at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteString("\n")
+			n = 0
+		} else if i > 0 {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,515 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Sharing (DESIGN §7) moves refs/memory/main, and nothing else, through an
+// ordinary git remote. The transport is the git command itself, run with
+// os/exec, so every remote works as the user's git does: local paths,
+// file://, ssh (keys, agent, ~/.ssh/config) and https (credential helpers).
+//
+// Every git invocation is pinned down so that the user's configuration cannot
+// widen what it touches: explicit refspecs under refs/memory/ only, "--" before
+// the remote, --no-tags, --refmap= (no opportunistic remote-tracking updates),
+// --no-write-fetch-head, --recurse-submodules=no, remote.<name>.mirror=false,
+// protocol.ext.allow=never. refs/memory/private is never named in a refspec,
+// so it is never pushed.
+
+// ErrRemote: a remote could not be used (refused, unreachable, or it rejected
+// the push). Messages say what to do next.
+var ErrRemote = errors.New("memory remote")
+
+// RemoteFetchRefspec is the refspec that makes a plain git fetch of remote
+// bring its memory too; git mem share adds it to remote.<remote>.fetch.
+func RemoteFetchRefspec(slug string) string {
+	return "+" + RefMain + ":" + TrackingRef(slug)
+}
+
+// TrackingRef is where the memory of a remote is fetched to before it is
+// merged: refs/memory/remotes/<remote>/main.
+func TrackingRef(slug string) string { return "refs/memory/remotes/" + slug + "/main" }
+
+// Remote is a remote repository that memory is shared through.
+type Remote struct {
+	// Name is the configured remote name ("origin"), empty when a URL or a
+	// path was given directly.
+	Name string
+	// Display is what messages show: the name, or the URL without credentials.
+	Display string
+	// Slug names the remote under refs/memory/remotes/: the remote's name, or
+	// for a URL a readable form of it plus a short hash.
+	Slug string
+	// How says how the remote was chosen: "argument", "mem.remote",
+	// "branch.<b>.remote" or "default".
+	How string
+
+	arg string // what is passed to git after "--"
+}
+
+// TrackingRef is the ref this remote's memory is fetched to.
+func (rem *Remote) TrackingRef() string { return TrackingRef(rem.Slug) }
+
+// TransportOptions tune the git processes that talk to a remote.
+type TransportOptions struct {
+	// Prompt lets git ask for credentials on the terminal; without it
+	// GIT_TERMINAL_PROMPT=0 makes a missing credential an error instead of a
+	// hang (hooks and agents have no terminal).
+	Prompt bool
+}
+
+// helperRe matches git's "<transport>::<address>" remote-helper syntax.
+var helperRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9+.-]*::`)
+
+// credRe finds the user-information part of URLs in free text (git's own
+// messages included), so that tokens and passwords are never printed.
+var credRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
+
+// RedactURL removes user names, passwords and tokens from URLs in s.
+func RedactURL(s string) string { return credRe.ReplaceAllString(s, "$1") }
+
+// CheckRemoteArg refuses a remote name or URL that git would read as an option
+// (a leading "-"), as a remote helper ("ext::sh -c …" and every other
+// "<transport>::" form), or whose host would reach ssh as an option.
+func CheckRemoteArg(s string) error {
+	shown := RedactURL(s)
+	switch {
+	case strings.TrimSpace(s) == "":
+		return fmt.Errorf("%w: the remote is empty; give a remote name such as origin, or a URL", ErrInvalid)
+	case strings.HasPrefix(s, "-"):
+		return fmt.Errorf("%w: refusing remote %q: git would read it as an option; give a remote name or a URL", ErrInvalid, shown)
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return fmt.Errorf("%w: refusing remote %q: it contains control characters", ErrInvalid, shown)
+	case helperRe.MatchString(s):
+		return fmt.Errorf("%w: refusing remote %q: the <transport>::<address> form runs a remote helper program (ext:: runs any command); use an ssh, https or file URL, or a path", ErrInvalid, shown)
+	}
+	host := ""
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest := s[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			rest = rest[:j]
+		}
+		if k := strings.LastIndexByte(rest, '@'); k >= 0 {
+			if strings.HasPrefix(rest, "-") {
+				return fmt.Errorf("%w: refusing remote %q: its user name starts with \"-\", which ssh would read as an option", ErrInvalid, shown)
+			}
+			rest = rest[k+1:]
+		}
+		host = rest
+	} else if i := strings.IndexByte(s, ':'); i > 0 && !strings.Contains(s[:i], "/") {
+		host = s[:i] // scp-like user@host:path
+		if k := strings.LastIndexByte(host, '@'); k >= 0 {
+			host = host[k+1:]
+		}
+	}
+	if strings.HasPrefix(host, "-") || strings.HasPrefix(host, "[-") {
+		return fmt.Errorf("%w: refusing remote %q: its host starts with \"-\", which ssh would read as an option", ErrInvalid, shown)
+	}
+	return nil
+}
+
+// gitPath finds the git command; sharing needs it.
+func gitPath() (string, error) {
+	p, err := exec.LookPath("git")
+	if err != nil {
+		return "", fmt.Errorf("%w: the git command is not on PATH; install git (sharing memory runs git fetch and git push)", ErrRemote)
+	}
+	return p, nil
+}
+
+// runGit runs git on this repository with the protective settings of every
+// sharing command, and returns its standard output. On failure the error holds
+// git's message with credentials removed.
+func (r *Repo) runGit(ctx context.Context, t TransportOptions, config []string, args ...string) ([]byte, error) {
+	if r.GitDir == "" {
+		return nil, fmt.Errorf("%w: an in-memory repository has no remotes", ErrRemote)
+	}
+	git, err := gitPath()
+	if err != nil {
+		return nil, err
+	}
+	full := []string{"--git-dir=" + r.GitDir, "-c", "protocol.ext.allow=never"}
+	for _, c := range config {
+		full = append(full, "-c", c)
+	}
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, git, full...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANGUAGE=")
+	if !t.Prompt {
+		cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if err != nil {
+		if ctx.Err() != nil {
+			return stdout.Bytes(), ctx.Err()
+		}
+		return stdout.Bytes(), &gitError{args: args, stderr: RedactURL(strings.TrimSpace(stderr.String())), err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// gitError is a git command that failed; its message is git's, without credentials.
+type gitError struct {
+	args   []string
+	stderr string
+	err    error
+}
+
+func (e *gitError) Error() string {
+	msg := e.stderr
+	if msg == "" {
+		msg = e.err.Error()
+	}
+	sub := ""
+	if len(e.args) > 0 {
+		sub = e.args[0]
+	}
+	return "git " + sub + ": " + msg
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// exitCode is git's exit status, -1 when it did not run.
+func (e *gitError) exitCode() int {
+	var x *exec.ExitError
+	if errors.As(e.err, &x) {
+		return x.ExitCode()
+	}
+	return -1
+}
+
+// gitConfig reads one git config value as git sees it (includes, -c and
+// environment included); "" when unset.
+func (r *Repo) gitConfig(ctx context.Context, key string) (string, error) {
+	vals, err := r.gitConfigAll(ctx, key)
+	if err != nil || len(vals) == 0 {
+		return "", err
+	}
+	return vals[len(vals)-1], nil
+}
+
+// gitConfigAll reads every value of a multi-valued git config key.
+func (r *Repo) gitConfigAll(ctx context.Context, key string) ([]string, error) {
+	out, err := r.runGit(ctx, TransportOptions{}, nil, "config", "--get-all", "--", key)
+	var ge *gitError
+	if errors.As(err, &ge) && ge.exitCode() == 1 {
+		return nil, nil // unset
+	}
+	if err != nil {
+		return nil, err
+	}
+	var vals []string
+	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if l != "" {
+			vals = append(vals, l)
+		}
+	}
+	return vals, nil
+}
+
+// ResolveRemote chooses the remote to share memory through: arg when given,
+// else git config mem.remote, else the current branch's upstream remote
+// (branch.<b>.remote), else origin. A configured remote name is used with its
+// URLs; anything else is taken as a URL or a path. Names and URLs that git
+// would read as options or remote helpers are refused (CheckRemoteArg), as are
+// configured URLs of that form.
+func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
+	how := "argument"
+	if arg == "" {
+		v, err := r.gitConfig(ctx, "mem.remote")
+		if err != nil {
+			return nil, err
+		}
+		arg, how = v, "mem.remote"
+	}
+	if arg == "" {
+		if b := r.Head().Branch; b != "" {
+			v, err := r.gitConfig(ctx, "branch."+b+".remote")
+			if err != nil {
+				return nil, err
+			}
+			if v != "" && v != "." {
+				arg, how = v, "branch."+b+".remote"
+			}
+		}
+	}
+	if arg == "" {
+		arg, how = "origin", "default"
+	}
+	if err := CheckRemoteArg(arg); err != nil {
+		return nil, err
+	}
+	rem := &Remote{arg: arg, How: how}
+	urls, err := r.remoteURLs(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(urls) > 0 {
+		if !validRemoteName(arg) {
+			return nil, fmt.Errorf("%w: remote name %q cannot name a ref (refs/memory/remotes/%s/main); rename it with git remote rename", ErrInvalid, arg, arg)
+		}
+		for _, u := range urls {
+			if err := CheckRemoteArg(u); err != nil {
+				return nil, fmt.Errorf("remote %s: %w; fix its URL with git remote set-url %s URL", arg, err, arg)
+			}
+		}
+		rem.Name, rem.Display, rem.Slug = arg, arg, arg
+		return rem, nil
+	}
+	if how == "default" || !looksLikeURL(arg) {
+		return nil, fmt.Errorf("%w: no remote %q is configured; add one with git remote add %s URL, set git config mem.remote NAME-OR-URL, or give the remote: git mem pull URL", ErrRemote, RedactURL(arg), RedactURL(arg))
+	}
+	// A URL or path given directly: check what git will really contact
+	// (url.<base>.insteadOf applies to it).
+	out, err := r.runGit(ctx, TransportOptions{}, nil, "ls-remote", "--get-url", "--", arg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+	}
+	if u := strings.TrimSpace(string(out)); u != "" {
+		if err := CheckRemoteArg(u); err != nil {
+			return nil, fmt.Errorf("remote %s is rewritten by url.*.insteadOf: %w", RedactURL(arg), err)
+		}
+	}
+	rem.Display = RedactURL(arg)
+	rem.Slug = urlSlug(arg)
+	return rem, nil
+}
+
+// remoteURLs lists the fetch and push URLs of a configured remote, after
+// url.<base>.insteadOf / pushInsteadOf; none when name is not a configured remote.
+func (r *Repo) remoteURLs(ctx context.Context, name string) ([]string, error) {
+	if !validRemoteName(name) {
+		return nil, nil
+	}
+	configured, err := r.gitConfigAll(ctx, "remote."+name+".url")
+	if err != nil || len(configured) == 0 {
+		return nil, err
+	}
+	urls := append([]string(nil), configured...)
+	pushURLs, err := r.gitConfigAll(ctx, "remote."+name+".pushurl")
+	if err != nil {
+		return nil, err
+	}
+	urls = append(urls, pushURLs...)
+	for _, extra := range [][]string{{"remote", "get-url", "--all", name}, {"remote", "get-url", "--push", "--all", name}} {
+		out, err := r.runGit(ctx, TransportOptions{}, nil, extra...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if l != "" {
+				urls = append(urls, l)
+			}
+		}
+	}
+	return urls, nil
+}
+
+// looksLikeURL tells a URL or a path from a mistyped remote name.
+func looksLikeURL(s string) bool {
+	if strings.Contains(s, "://") || strings.ContainsAny(s, `/\`) || strings.HasPrefix(s, ".") {
+		return true
+	}
+	if i := strings.IndexByte(s, ':'); i > 0 {
+		return true // scp-like user@host:path
+	}
+	st, err := os.Stat(s)
+	return err == nil && st.IsDir()
+}
+
+// validRemoteName reports whether name can be used under refs/memory/remotes/:
+// git's ref-name rules for each slash-separated component.
+func validRemoteName(name string) bool {
+	if name == "" || strings.HasPrefix(name, "-") || strings.HasSuffix(name, "/") || strings.Contains(name, "//") {
+		return false
+	}
+	if strings.Contains(name, "..") || strings.Contains(name, "@{") || name == "@" {
+		return false
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".") || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+		for _, c := range part {
+			if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var slugRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// urlSlug names a remote given as a URL: a readable form of its host and path
+// and a short hash of the whole (credentials removed), e.g.
+// "github.com-acme-memory.git-1a2b3c4d".
+func urlSlug(url string) string {
+	clean := RedactURL(url)
+	sum := sha256.Sum256([]byte(clean))
+	s := clean
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	s = strings.Trim(slugRe.ReplaceAllString(s, "-"), "-.")
+	s = strings.ReplaceAll(s, "..", ".")
+	if len(s) > 48 {
+		s = strings.Trim(s[len(s)-48:], "-.")
+	}
+	s = strings.TrimSuffix(s, ".lock")
+	if s == "" {
+		s = "url"
+	}
+	return s + "-" + hex.EncodeToString(sum[:4])
+}
+
+// remoteConfig is the -c settings that keep a remote's configuration from
+// widening a fetch or a push (a mirror remote would force-push).
+func (rem *Remote) remoteConfig() []string {
+	if rem.Name == "" {
+		return nil
+	}
+	return []string{"remote." + rem.Name + ".mirror=false"}
+}
+
+// LsRemote asks the remote where its refs/memory/main points, without
+// fetching anything; zero when the remote has no memory.
+func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (plumbing.Hash, error) {
+	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, RefMain)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		h, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if ok && name == RefMain {
+			if hash, valid := parseHash(h); valid {
+				return hash, nil
+			}
+		}
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// Fetch brings the remote's refs/memory/main into
+// refs/memory/remotes/<remote>/main and returns it; zero when the remote has
+// no memory yet (the tracking ref is then left as it was).
+func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (plumbing.Hash, error) {
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-prune", "--refmap=", "--no-write-fetch-head",
+		"--recurse-submodules=no", "--no-auto-gc", "--", rem.arg, RemoteFetchRefspec(rem.Slug)}
+	_, err := r.runGit(ctx, t, rem.remoteConfig(), args...)
+	var ge *gitError
+	if errors.As(err, &ge) && strings.Contains(ge.stderr, "couldn't find remote ref") {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%w: fetching memory from %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+	}
+	// git wrote new objects, maybe a new pack: look again.
+	r.reopenObjects()
+	return r.refs.read(rem.TrackingRef())
+}
+
+// pushStatus is the outcome of one git push of refs/memory/main.
+type pushStatus int
+
+const (
+	pushDone     pushStatus = iota // the remote now holds our tip
+	pushUpToDate                   // it already did
+	pushMoved                      // rejected: the remote has commits we lack
+	pushStale                      // rejected: --force-with-lease found another value
+)
+
+// pushOnce runs one git push of refs/memory/main:refs/memory/main. With
+// lease, the push is forced but only while the remote still holds *lease
+// (git push --force-with-lease); without, it must fast-forward.
+func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, lease *plumbing.Hash, verify bool) (pushStatus, error) {
+	args := []string{"push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no"}
+	if !verify {
+		args = append(args, "--no-verify")
+	}
+	if lease != nil {
+		expect := ""
+		if !lease.IsZero() {
+			expect = lease.String()
+		}
+		args = append(args, "--force-with-lease="+RefMain+":"+expect)
+	}
+	args = append(args, "--", rem.arg, RefMain+":"+RefMain)
+	out, err := r.runGit(ctx, t, rem.remoteConfig(), args...)
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) < 3 || !strings.HasSuffix(f[1], ":"+RefMain) {
+			continue
+		}
+		flag, summary := f[0], f[2]
+		switch {
+		case flag == "=":
+			return pushUpToDate, nil
+		case flag == "!" && strings.Contains(summary, "stale info"):
+			return pushStale, nil
+		case flag == "!" && (strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward")):
+			return pushMoved, nil
+		case flag == "!":
+			return 0, fmt.Errorf("%w: %s refused the memory push: %s; see the remote's rules for refs/memory/*", ErrRemote, rem.Display, RedactURL(summary))
+		case err == nil:
+			return pushDone, nil
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: pushing memory to %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+	}
+	return pushDone, nil
+}
+
+// ShareRefspec makes a plain git fetch of the named remote bring its memory
+// too, by adding RemoteFetchRefspec to remote.<name>.fetch unless it is there
+// already. It reports whether it added it.
+func (r *Repo) ShareRefspec(ctx context.Context, rem *Remote) (added bool, err error) {
+	if rem.Name == "" {
+		return false, fmt.Errorf("%w: %s is a URL, not a configured remote; add it first with git remote add NAME URL", ErrInvalid, rem.Display)
+	}
+	want := RemoteFetchRefspec(rem.Slug)
+	have, err := r.gitConfigAll(ctx, "remote."+rem.Name+".fetch")
+	if err != nil {
+		return false, err
+	}
+	for _, h := range have {
+		if strings.TrimSpace(h) == want {
+			return false, nil
+		}
+	}
+	if _, err := r.runGit(ctx, TransportOptions{}, nil, "config", "--add", "remote."+rem.Name+".fetch", want); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Shared reports whether a plain git fetch of the named remote brings its memory.
+func (r *Repo) Shared(ctx context.Context, rem *Remote) (bool, error) {
+	if rem.Name == "" {
+		return false, nil
+	}
+	have, err := r.gitConfigAll(ctx, "remote."+rem.Name+".fetch")
+	if err != nil {
+		return false, err
+	}
+	for _, h := range have {
+		if strings.TrimSpace(h) == RemoteFetchRefspec(rem.Slug) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
