@@ -1,16 +1,102 @@
 package secret
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
-// kvRe finds key=value pairs in the shapes agents write them: shell and .env
-// (KEY=value), YAML and JSON ("key": "value"), code (key := "value",
-// 'key' => 'value'), TOML/INI (key = value). Groups: 1 key, 2 separator,
-// 3/4/5 a double-, single- or back-quoted value, 6 an unquoted value.
-var kvRe = regexp.MustCompile("([A-Za-z_][A-Za-z0-9_.\\-]*)[\"']?[ \\t]*(=>|:=|==|=|:)[ \\t]*" +
-	"(?:\"([^\"\\n]*)\"|'([^'\\n]*)'|`([^`\\n]*)`|([^\\s\"'`,;&]+))")
+// maxValueLen bounds how far a value is read past its separator, which
+// keeps scanAssignments linear on pathological input such as "a=a=a=…".
+const maxValueLen = 1024
+
+// pair is one key=value found by nextPair, as byte offsets into the text.
+type pair struct {
+	keyStart, keyEnd int
+	sep              string
+	valStart, valEnd int
+	quoted           bool
+}
+
+// nextPair finds the first key=value whose separator is at or after from, in
+// the shapes agents write them: shell and .env (KEY=value), YAML and JSON
+// ("key": "value"), code (key := "value", 'key' => 'value'), TOML/INI
+// (key = value). A key is [A-Za-z_][A-Za-z0-9_.-]*, optionally quoted; a value
+// is double-, single- or back-quoted on one line, or else runs up to
+// whitespace, a quote, ',', ';' or '&'. It returns the pair and where to
+// search next; ok is false when there is none left.
+func nextPair(text string, from int) (p pair, next int, ok bool) {
+	for i := from; i < len(text); {
+		j := strings.IndexAny(text[i:], "=:")
+		if j < 0 {
+			return pair{}, len(text), false
+		}
+		i += j
+		sepStart := i
+		sep := text[i : i+1]
+		if i+1 < len(text) {
+			switch two := text[i : i+2]; two {
+			case ":=", "=>", "==":
+				sep = two
+			}
+		}
+		i += len(sep)
+
+		// The key ends just before the separator, past blanks and a quote.
+		k := sepStart
+		for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
+			k--
+		}
+		if k > 0 && (text[k-1] == '"' || text[k-1] == '\'') {
+			k--
+		}
+		keyEnd := k
+		for k > 0 && isKeyByte(text[k-1]) {
+			k--
+		}
+		for k < keyEnd && !isLetter(text[k]) && text[k] != '_' {
+			k++
+		}
+		if k == keyEnd {
+			continue
+		}
+
+		// The value starts after blanks.
+		v := i
+		for v < len(text) && (text[v] == ' ' || text[v] == '\t') {
+			v++
+		}
+		if v >= len(text) {
+			continue
+		}
+		limit := min(len(text), v+1+maxValueLen)
+		switch q := text[v]; q {
+		case '"', '\'', '`':
+			end := strings.IndexAny(text[v+1:limit], string(q)+"\n")
+			if end < 0 || text[v+1+end] != q {
+				continue
+			}
+			return pair{k, keyEnd, sep, v + 1, v + 1 + end, true}, i, true
+		}
+		e := v
+		for e < limit && !isValueStop(text[e]) {
+			e++
+		}
+		if e == v {
+			continue
+		}
+		return pair{k, keyEnd, sep, v, e, false}, i, true
+	}
+	return pair{}, len(text), false
+}
+
+func isKeyByte(c byte) bool {
+	return isLetter(c) || isDigitByte(c) || c == '_' || c == '.' || c == '-'
+}
+
+func isValueStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '`', ',', ';', '&':
+		return true
+	}
+	return false
+}
 
 // hashKeys name values that are digests by nature (go.sum's h1:, lock-file
 // integrity, image digests): they are never run through the entropy rule.
@@ -19,7 +105,7 @@ var hashKeys = map[string]bool{
 	"sha384": true, "sha512": true, "md5": true, "blake2b": true,
 	"blake3": true, "integrity": true, "checksum": true, "hash": true,
 	"digest": true, "etag": true, "sum": true, "commit": true, "rev": true,
-	"revision": true, "oid": true, "ref": true, "tree": true, "parent": true,
+	"revision": true, "oid": true, "fingerprint": true, "thumbprint": true, "ref": true, "tree": true, "parent": true,
 }
 
 // Words that, ending a key, make it name a password or another secret.
@@ -50,35 +136,15 @@ func scanAssignments(text string, generic, entropic []candidate) ([]candidate, [
 	if !strings.ContainsAny(text, "=:") {
 		return generic, entropic
 	}
-	for pos := 0; pos < len(text); {
-		m := kvRe.FindStringSubmatchIndex(text[pos:])
-		if m == nil {
+	for pos := 0; ; {
+		p, next, ok := nextPair(text, pos)
+		if !ok {
 			break
 		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += pos
-			}
-		}
-		pos = m[1]
-		key := text[m[2]:m[3]]
-		sep := text[m[4]:m[5]]
-		quoted := true
-		vs, ve := -1, -1
-		for g := 3; g <= 6; g++ {
-			if m[2*g] >= 0 {
-				vs, ve = m[2*g], m[2*g+1]
-				quoted = g != 6
-				break
-			}
-		}
-		if vs < 0 {
-			continue
-		}
+		pos = next
+		key, sep := text[p.keyStart:p.keyEnd], p.sep
+		vs, ve, quoted := p.valStart, p.valEnd, p.quoted
 		if !quoted {
-			// An unquoted value may hold the next pair ("env: API_KEY=…"),
-			// so the search goes on from the value's start.
-			pos = vs
 			// Sentence punctuation after an unquoted value is not part of it.
 			for ve > vs && strings.IndexByte(".)]}", text[ve-1]) >= 0 {
 				ve--

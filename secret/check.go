@@ -16,7 +16,7 @@ const (
 	// maxWordShare is the share of a value that may be made of word-like
 	// runs (letters with a vowel, three or more long) before the value is
 	// taken for an identifier such as processIncomingWebhookEventsV2.
-	maxWordShare = 0.6
+	maxWordShare = 0.65
 )
 
 // placeholderWords are values that stand for a secret without being one,
@@ -249,11 +249,20 @@ func shannon(v string) float64 {
 	return h
 }
 
-// wordShare is the share of v's bytes that lie in word-like runs: a run of
-// letters (an optional capital then lower case, or all capitals), three or
-// more long, that holds a vowel. Identifiers score high, random keys low.
+// wordShare is the share of v's letters and digits that lie in word-like
+// runs: a run of letters (an optional capital then lower case, or all
+// capitals), three or more long, that holds a vowel. Identifiers score high,
+// random keys low. Separators (-_+/=) count on neither side.
 func wordShare(v string) float64 {
-	covered := 0
+	covered, alnum := 0, 0
+	for i := 0; i < len(v); i++ {
+		if isLetter(v[i]) || isDigitByte(v[i]) {
+			alnum++
+		}
+	}
+	if alnum == 0 {
+		return 0
+	}
 	for i := 0; i < len(v); {
 		j := i
 		switch {
@@ -279,7 +288,7 @@ func wordShare(v string) float64 {
 		}
 		i = j
 	}
-	return float64(covered) / float64(len(v))
+	return float64(covered) / float64(alnum)
 }
 
 func distinct(v string) int {

@@ -15,12 +15,23 @@ type rule struct {
 	// body, when set, is the submatch that must pass check; 0 means the span.
 	body  int
 	check func(v string) bool
+	// boundary requires a non-word byte (or the text's start) before the
+	// match; patterns leave out a leading \b so that regexp can skip ahead
+	// to their literal prefix.
+	boundary bool
+	// start, when set, moves the finding's start back from the match's
+	// (the URL rule matches from "://" and adds the scheme); ok false drops it.
+	start func(text string, s int) (int, bool)
+	// onLower matches re against the lower-cased text (same offsets): a
+	// case-insensitive rule written in lower case keeps its literal prefix.
+	onLower bool
+	kwIDs   []int // keyword numbers, set by newKeywordIndex
 }
 
-func (r *rule) find(text, lower string, prio int, out []candidate) []candidate {
+func (r *rule) find(text, lower string, found *keywordSet, prio int, out []candidate) []candidate {
 	hit := false
-	for _, k := range r.keywords {
-		if strings.Contains(lower, k) {
+	for _, id := range r.kwIDs {
+		if found.has(id) {
 			hit = true
 			break
 		}
@@ -28,10 +39,23 @@ func (r *rule) find(text, lower string, prio int, out []candidate) []candidate {
 	if !hit {
 		return out
 	}
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+	subject := text
+	if r.onLower {
+		subject = lower
+	}
+	for _, m := range r.re.FindAllStringSubmatchIndex(subject, -1) {
 		s, e := m[2*r.group], m[2*r.group+1]
 		if s < 0 {
 			continue
+		}
+		if r.boundary && m[0] > 0 && isWordByte(text[m[0]-1]) {
+			continue
+		}
+		if r.start != nil {
+			var ok bool
+			if s, ok = r.start(text, s); !ok {
+				continue
+			}
 		}
 		if r.check != nil {
 			bs, be := s, e
@@ -70,38 +94,46 @@ var tokenRules = []rule{
 	{
 		kind:     "age secret key",
 		keywords: []string{"age-secret-key-1"},
-		re:       regexp.MustCompile(`\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b`),
+		re:       regexp.MustCompile(`AGE-SECRET-KEY-1[0-9A-Z]{58}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "AWS access key id",
 		keywords: []string{"akia", "asia", "abia", "acca", "a3t"},
-		re:       regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}\b`),
+		re:       regexp.MustCompile(`(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Google API key",
 		keywords: []string{"aiza"},
-		re:       regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
+		re:       regexp.MustCompile(`AIza[0-9A-Za-z_\-]{35}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Google OAuth client secret",
 		keywords: []string{"gocspx-"},
-		re:       regexp.MustCompile(`\bGOCSPX-[0-9A-Za-z_\-]{28}`),
+		re:       regexp.MustCompile(`GOCSPX-[0-9A-Za-z_\-]{28}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Azure storage account key",
 		keywords: []string{"accountkey"},
-		re:       regexp.MustCompile(`(?i)\bAccountKey\s*=\s*([A-Za-z0-9+/]{40,}={0,2})`),
+		re:       regexp.MustCompile(`accountkey\s*=\s*([A-Za-z0-9+/]{40,}={0,2})`),
+		onLower:  true,
+		boundary: true,
 		group:    1,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Azure shared access key",
 		keywords: []string{"sharedaccesskey"},
-		re:       regexp.MustCompile(`(?i)\bSharedAccessKey\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`),
+		re:       regexp.MustCompile(`sharedaccesskey\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`),
+		onLower:  true,
+		boundary: true,
 		group:    1,
 		check:    notPlaceholderToken,
 	},
@@ -115,31 +147,36 @@ var tokenRules = []rule{
 	{
 		kind:     "GitHub token",
 		keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re:       regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`),
+		re:       regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,251}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "GitHub token",
 		keywords: []string{"github_pat_"},
-		re:       regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{40,251}\b`),
+		re:       regexp.MustCompile(`github_pat_[A-Za-z0-9_]{40,251}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "GitLab token",
 		keywords: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"},
-		re:       regexp.MustCompile(`\bgl(?:pat|ptt|dt|rt|cbt|soat|ft|imt|agent)-[0-9A-Za-z_\-]{20,}`),
+		re:       regexp.MustCompile(`gl(?:pat|ptt|dt|rt|cbt|soat|ft|imt|agent)-[0-9A-Za-z_\-]{20,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Slack token",
 		keywords: []string{"xox"},
-		re:       regexp.MustCompile(`\bxox[abposre]-[0-9A-Za-z\-]{10,}`),
+		re:       regexp.MustCompile(`xox[abposre]-[0-9A-Za-z\-]{10,}`),
+		boundary: true,
 		check:    func(v string) bool { return notPlaceholderToken(v) && hasDigit(v) },
 	},
 	{
 		kind:     "Slack token",
 		keywords: []string{"xapp-"},
-		re:       regexp.MustCompile(`\bxapp-\d-[0-9A-Za-z\-]{10,}`),
+		re:       regexp.MustCompile(`xapp-\d-[0-9A-Za-z\-]{10,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
@@ -157,25 +194,29 @@ var tokenRules = []rule{
 	{
 		kind:     "Stripe secret key",
 		keywords: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"},
-		re:       regexp.MustCompile(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`),
+		re:       regexp.MustCompile(`[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Stripe webhook secret",
 		keywords: []string{"whsec_"},
-		re:       regexp.MustCompile(`\bwhsec_[0-9A-Za-z+/=]{24,}`),
+		re:       regexp.MustCompile(`whsec_[0-9A-Za-z+/=]{24,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Anthropic API key",
 		keywords: []string{"sk-ant-"},
-		re:       regexp.MustCompile(`\bsk-ant-[0-9A-Za-z_\-]{20,}`),
+		re:       regexp.MustCompile(`sk-ant-[0-9A-Za-z_\-]{20,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "OpenAI API key",
 		keywords: []string{"sk-"},
-		re:       regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_\-]{20,}`),
+		re:       regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_\-]{20,}`),
+		boundary: true,
 		// A bare "sk-" prefix is common in prose (sk-learn-style names), so
 		// the body must mix upper case, lower case and digits like a key.
 		check: func(v string) bool { return notPlaceholderToken(v) && hasUpper(v) && hasLower(v) && hasDigit(v) },
@@ -183,67 +224,78 @@ var tokenRules = []rule{
 	{
 		kind:     "npm token",
 		keywords: []string{"npm_"},
-		re:       regexp.MustCompile(`\bnpm_[0-9A-Za-z]{36}\b`),
+		re:       regexp.MustCompile(`npm_[0-9A-Za-z]{36}\b`),
+		boundary: true,
 		check:    func(v string) bool { return notPlaceholderToken(v) && classes(v[4:]) >= 2 },
 	},
 	{
 		kind:     "PyPI token",
 		keywords: []string{"pypi-age"},
-		re:       regexp.MustCompile(`\bpypi-AgE[0-9A-Za-z_\-]{50,}`),
+		re:       regexp.MustCompile(`pypi-AgE[0-9A-Za-z_\-]{50,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Twilio API key",
 		keywords: []string{"sk"},
-		re:       regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`),
+		re:       regexp.MustCompile(`SK[0-9a-fA-F]{32}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "SendGrid API key",
 		keywords: []string{"sg."},
-		re:       regexp.MustCompile(`\bSG\.[0-9A-Za-z_\-]{16,32}\.[0-9A-Za-z_\-]{16,64}`),
+		re:       regexp.MustCompile(`SG\.[0-9A-Za-z_\-]{16,32}\.[0-9A-Za-z_\-]{16,64}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Hugging Face token",
 		keywords: []string{"hf_"},
-		re:       regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}\b`),
+		re:       regexp.MustCompile(`hf_[A-Za-z0-9]{30,}\b`),
+		boundary: true,
 		check:    func(v string) bool { return notPlaceholderToken(v) && hasUpper(v[3:]) && hasLower(v[3:]) },
 	},
 	{
 		kind:     "Shopify token",
 		keywords: []string{"shpat_", "shpca_", "shppa_", "shpss_"},
-		re:       regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b`),
+		re:       regexp.MustCompile(`shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "DigitalOcean token",
 		keywords: []string{"dop_v1_", "doo_v1_", "dor_v1_"},
-		re:       regexp.MustCompile(`\bdo[por]_v1_[0-9a-f]{64}\b`),
+		re:       regexp.MustCompile(`do[por]_v1_[0-9a-f]{64}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Databricks token",
 		keywords: []string{"dapi"},
-		re:       regexp.MustCompile(`\bdapi[0-9a-f]{32}(?:-\d)?\b`),
+		re:       regexp.MustCompile(`dapi[0-9a-f]{32}(?:-\d)?\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Linear API key",
 		keywords: []string{"lin_api_"},
-		re:       regexp.MustCompile(`\blin_api_[0-9A-Za-z]{40}\b`),
+		re:       regexp.MustCompile(`lin_api_[0-9A-Za-z]{40}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "Telegram bot token",
 		keywords: []string{":aa"},
-		re:       regexp.MustCompile(`\b\d{8,10}:AA[0-9A-Za-z_\-]{33}\b`),
+		re:       regexp.MustCompile(`\d{8,10}:AA[0-9A-Za-z_\-]{33}\b`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 	{
 		kind:     "JWT",
 		keywords: []string{"eyj"},
-		re:       regexp.MustCompile(`\beyJ[0-9A-Za-z_\-]{8,}\.eyJ[0-9A-Za-z_\-]{8,}\.[0-9A-Za-z_\-]{8,}`),
+		re:       regexp.MustCompile(`eyJ[0-9A-Za-z_\-]{8,}\.eyJ[0-9A-Za-z_\-]{8,}\.[0-9A-Za-z_\-]{8,}`),
+		boundary: true,
 		check:    notPlaceholderToken,
 	},
 }
@@ -257,14 +309,17 @@ var contextRules = []rule{
 		keywords: []string{"://"},
 		// scheme://user:password@host — the password may itself hold '@' or
 		// ':', the host starts after the last '@'.
-		re:    regexp.MustCompile("\\b[A-Za-z][A-Za-z0-9+.\\-]{1,30}://[^\\s:/?#@\"'<>`]*:([^\\s/?#\"'<>`]+)@[^\\s/?#\"'<>`@]+"),
+		re:    regexp.MustCompile("://[^\\s:/?#@\"'<>`]*:([^\\s/?#\"'<>`]+)@[^\\s/?#\"'<>`@]+"),
 		body:  1,
 		check: func(v string) bool { return literalValue(v, false) },
+		start: schemeStart,
 	},
 	{
 		kind:     "authorization header",
 		keywords: []string{"authorization"},
-		re:       regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+([A-Za-z0-9._~+/\-]{8,}=*)`),
+		re:       regexp.MustCompile(`authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot)\s+([A-Za-z0-9._~+/\-]{8,}=*)`),
+		onLower:  true,
+		boundary: true,
 		group:    1,
 		check:    func(v string) bool { return literalValue(v, false) },
 	},
@@ -279,16 +334,50 @@ var contextRules = []rule{
 		kind:     "password assignment",
 		keywords: []string{"password"},
 		// .netrc: machine host login user password secret
-		re:    regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`),
-		group: 1,
-		check: func(v string) bool { return literalValue(v, false) },
+		re:       regexp.MustCompile(`login\s+\S+\s+password\s+(\S+)`),
+		boundary: true,
+		group:    1,
+		check:    func(v string) bool { return literalValue(v, false) },
 	},
 	{
 		kind:     "password assignment",
 		keywords: []string{"--"},
 		// --password hunter2 (a flag followed by a space, not '=')
-		re:    regexp.MustCompile(`(?i)(?:^|\s)--?(?:[a-z0-9]+-)*(?:password|passwd|passphrase|token|secret|api-?key)[ \t]+["']?([^\s"'\-][^\s"']*)`),
-		group: 1,
-		check: func(v string) bool { return literalValue(v, false) && !looksLikeWord(v) },
+		re:      regexp.MustCompile(`(?:^|\s)--?(?:[a-z0-9]+-)*(?:password|passwd|passphrase|token|secret|api-?key)[ \t]+["']?([^\s"'\-][^\s"']*)`),
+		onLower: true,
+		group:   1,
+		check:   func(v string) bool { return literalValue(v, false) && !looksLikeWord(v) },
+	},
+	{
+		kind:     "password assignment",
+		keywords: []string{"pass"},
+		// "the staging password is hunter2": only a value that is not a
+		// plain word, six bytes or more, so "the password is stored in
+		// vault" stays prose.
+		re:       regexp.MustCompile("(?:password|passphrase|passwd)\\s+(?:is|was)\\s+[\"'`]?([^\\s\"'`]*[^\\s\"'`.,;:!?)])"),
+		onLower:  true,
+		boundary: true,
+		group:    1,
+		check: func(v string) bool {
+			return len(v) >= 6 && literalValue(v, false) && !looksLikeWord(v)
+		},
 	},
 }
+
+// schemeStart walks back from "://" over a URL scheme ([A-Za-z][A-Za-z0-9+.-]*,
+// at most 32 bytes) and returns where the URL starts.
+func schemeStart(text string, s int) (int, bool) {
+	i := s
+	for i > 0 && s-i < 32 && (isLetter(text[i-1]) || isDigitByte(text[i-1]) || strings.IndexByte("+.-", text[i-1]) >= 0) {
+		i--
+	}
+	for i < s && !isLetter(text[i]) {
+		i++
+	}
+	if i == s || (i > 0 && isWordByte(text[i-1])) {
+		return 0, false
+	}
+	return i, true
+}
+
+func isWordByte(c byte) bool { return isLetter(c) || isDigitByte(c) || c == '_' }

@@ -34,12 +34,14 @@ func Scan(text string) []Finding {
 	}
 	lower := asciiLower(text)
 
+	found := keywords.scan(lower)
+
 	var specific, generic, entropic []candidate
 	for i := range tokenRules {
-		specific = tokenRules[i].find(text, lower, i, specific)
+		specific = tokenRules[i].find(text, lower, &found, i, specific)
 	}
 	for i := range contextRules {
-		generic = contextRules[i].find(text, lower, i, generic)
+		generic = contextRules[i].find(text, lower, &found, i, generic)
 	}
 	generic, entropic = scanAssignments(text, generic, entropic)
 

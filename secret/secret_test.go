@@ -131,6 +131,15 @@ func TestScanKinds(t *testing.T) {
 		{"entropy", "cookie=Zk3pQ9vL2mX8rT4wY6bN1cJ7", []string{"high-entropy value"}},
 		{"entropy identifier", "cookie=ThisIsMyVeryLongClassName1", nil},
 		{"go.sum", "github.com/stretchr/testify v1.12.1 h1:EuwCh5fleGS7H32xRwO3wRGT7DxrDhLAT6FF8MpWDWE=", nil},
+		{"password is", "the staging password is Hunter2-fake.", []string{"password assignment"}},
+		{"password is prose", "the password is stored in vault, the password was rotated", nil},
+		{"password is short", "the password is 12 characters long", nil},
+		{"netrc", "machine ci login bot password Fak3Netrc", []string{"password assignment"}},
+		{"flag with a word", "see the --password flag docs", nil},
+		{"node options", "export NODE_OPTIONS=--max-old-space-size=4096", nil},
+		{"ssh fingerprint", "fingerprint: uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s", nil},
+		{"jdbc password", "jdbc:postgresql://db:5432/app?user=app&password=S3cret99", []string{"password assignment"}},
+		{"pem header only", "-----BEGIN RSA PRIVATE KEY-----", []string{"private key block"}},
 		{"aws secret", "aws_secret_access_key=Zk3pQ9vL2mX8rT4wY6bN1cJ7Zk3pQ9vL2mX8rT4w", []string{"AWS secret access key"}},
 	}
 	for _, tt := range tests {
