@@ -1,0 +1,126 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+type doctorOptions struct {
+	remote  string
+	offline bool
+	json    bool
+}
+
+func init() { register(newDoctorCmd) }
+
+// doctorCheck is one group of health checks. Other files may add theirs with
+// registerDoctorCheck in their init.
+type doctorCheck func(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []gitstore.Finding
+
+var doctorChecks []doctorCheck
+
+func registerDoctorCheck(c doctorCheck) { doctorChecks = append(doctorChecks, c) }
+
+func init() {
+	registerDoctorCheck(checkGit)
+	registerDoctorCheck(checkRefs)
+	registerDoctorCheck(checkPersonal)
+	registerDoctorCheck(checkRemote)
+}
+
+func newDoctorCmd(env *Env) *cobra.Command {
+	o := &doctorOptions{}
+	c := &cobra.Command{
+		Use:   "doctor [--remote REMOTE] [--offline] [--json]",
+		Short: "Check the memory store and whether the team's memory was fetched",
+		Long: `Check that git is usable, that every refs/memory/* ref is well formed and
+readable, that no lock file was left behind, where the personal store is, and
+whether the remote has memory this repository never fetched or merged (asked
+with git ls-remote: nothing is downloaded; --offline skips it). Each problem
+comes with the command that fixes it. Exit 1 when a check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDoctor(cmd.Context(), env, o)
+		},
+	}
+	c.Flags().StringVar(&o.remote, "remote", "", "the `remote` to compare with (default: as git mem pull chooses)")
+	c.Flags().BoolVar(&o.offline, "offline", false, "do not contact the remote")
+	c.Flags().BoolVar(&o.json, "json", false, "print the findings as JSON")
+	return c
+}
+
+func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	findings := []gitstore.Finding{}
+	for _, check := range doctorChecks {
+		findings = append(findings, check(ctx, env, set, o)...)
+	}
+	failed := 0
+	for _, f := range findings {
+		if f.Status == gitstore.FindingFail {
+			failed++
+		}
+	}
+	if o.json {
+		if err := writeJSON(env.Out, map[string]any{"ok": failed == 0, "findings": findings}); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range findings {
+			fmt.Fprintf(env.Out, "%-5s %s: %s\n", f.Status, f.Check, f.Message)
+			if f.Fix != "" {
+				fmt.Fprintf(env.Out, "      fix: %s\n", f.Fix)
+			}
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%w: %d check(s) failed; see the fix under each", gitstore.ErrCorrupt, failed)
+	}
+	return nil
+}
+
+func checkGit(ctx context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+	return []gitstore.Finding{gitstore.GitVersion(ctx)}
+}
+
+func checkRefs(ctx context.Context, _ *Env, set *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+	if !set.InRepo() {
+		return []gitstore.Finding{{Check: "repository", Status: gitstore.FindingInfo, Message: "not inside a git repository: only the personal store is in use"}}
+	}
+	return set.Repo.CheckMemoryRefs(ctx)
+}
+
+func checkPersonal(context.Context, *Env, *gitstore.Set, *doctorOptions) []gitstore.Finding {
+	return []gitstore.Finding{gitstore.CheckPersonal()}
+}
+
+func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []gitstore.Finding {
+	if !set.InRepo() {
+		return nil
+	}
+	rem, err := set.Repo.ResolveRemote(ctx, o.remote)
+	switch {
+	case err != nil && o.remote == "" && errors.Is(err, gitstore.ErrRemote):
+		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingInfo, Message: "no remote: memory is not shared", Fix: "git remote add origin URL, or git config mem.remote URL"}}
+	case err != nil:
+		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingFail, Message: err.Error()}}
+	case o.offline:
+		return []gitstore.Finding{{Check: "remote " + rem.Display, Status: gitstore.FindingInfo, Message: "not contacted (--offline)"}}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	st, err := set.Repo.CompareRemote(ctx, rem, env.transport())
+	if err != nil {
+		return []gitstore.Finding{{Check: "remote " + rem.Display, Status: gitstore.FindingWarn, Message: err.Error(), Fix: "git mem doctor --offline to skip it"}}
+	}
+	return st.Findings()
+}

@@ -1,0 +1,263 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Finding statuses, from git mem doctor.
+const (
+	FindingOK   = "ok"
+	FindingInfo = "info"
+	FindingWarn = "warn"
+	FindingFail = "fail"
+)
+
+// Finding is one result of a health check: what was checked, how it stands,
+// and the command that fixes it when something is wrong.
+type Finding struct {
+	Check   string `json:"check"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// GitVersion runs git --version; sharing needs the git command.
+func GitVersion(ctx context.Context) Finding {
+	f := Finding{Check: "git"}
+	git, err := gitPath()
+	if err != nil {
+		f.Status, f.Message, f.Fix = FindingFail, "the git command is not on PATH: push, pull and sync cannot run", "install git"
+		return f
+	}
+	out, err := exec.CommandContext(ctx, git, "--version").Output()
+	if err != nil {
+		f.Status, f.Message = FindingFail, "git --version failed: "+err.Error()
+		return f
+	}
+	f.Status, f.Message = FindingOK, strings.TrimSpace(string(out))
+	return f
+}
+
+// CheckMemoryRefs checks every ref under refs/memory/: its name has a known
+// shape, it resolves to a readable commit and tree, and (for main and private)
+// every memory document decodes. It also looks for lock files left behind.
+func (r *Repo) CheckMemoryRefs(ctx context.Context) []Finding {
+	var out []Finding
+	refs, err := r.refs.list("refs/memory/")
+	if err != nil {
+		return []Finding{{Check: "memory refs", Status: FindingFail, Message: "cannot list refs/memory/*: " + err.Error(), Fix: "git fsck"}}
+	}
+	if len(refs) == 0 {
+		out = append(out, Finding{Check: "memory refs", Status: FindingInfo, Message: "no memory yet (no refs/memory/* ref)", Fix: "git mem add -- TEXT, or git mem pull to bring the team's"})
+	}
+	for _, name := range sortedKeys(refs) {
+		if err := ctx.Err(); err != nil {
+			return out
+		}
+		out = append(out, r.checkRef(name, refs[name]))
+	}
+	return append(out, r.staleLocks()...)
+}
+
+func (r *Repo) checkRef(name string, tip plumbing.Hash) Finding {
+	f := Finding{Check: name}
+	rest := strings.TrimPrefix(name, "refs/memory/")
+	full := name == RefMain || name == RefPrivate
+	switch {
+	case full:
+	case strings.HasPrefix(rest, "remotes/") && strings.HasSuffix(rest, "/main") && validRemoteName(strings.TrimSuffix(strings.TrimPrefix(rest, "remotes/"), "/main")):
+	case !validRemoteName(rest):
+		f.Status, f.Message, f.Fix = FindingFail, "malformed ref name", "git update-ref -d "+name
+		return f
+	default:
+		f.Status, f.Message = FindingWarn, "not a ref git-mem uses (refs/memory/main, refs/memory/private, refs/memory/remotes/<remote>/main); it is ignored"
+		f.Fix = "git update-ref -d " + name + "   (if you do not need it)"
+		return f
+	}
+	snap, err := r.snapshotAt(tip)
+	if err != nil {
+		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck; then git mem pull from a clone that has the memory"
+		return f
+	}
+	n, bad := 0, 0
+	var firstBad string
+	err = snap.entries(func(id string, h plumbing.Hash) error {
+		n++
+		if !full {
+			return nil
+		}
+		if _, err := r.readMemory(h); err != nil {
+			bad++
+			if firstBad == "" {
+				firstBad = id + ": " + err.Error()
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck"
+	case bad > 0:
+		f.Status, f.Message, f.Fix = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", bad, n, firstBad), "git mem history ID to find a good version; git fsck"
+	default:
+		f.Status, f.Message = FindingOK, fmt.Sprintf("%d memories at %s", n, short(tip))
+	}
+	return f
+}
+
+// staleLocks reports ref lock files under refs/memory/ (and packed-refs.lock)
+// older than the age at which a writer is considered dead.
+func (r *Repo) staleLocks() []Finding {
+	if r.CommonDir == "" {
+		return nil
+	}
+	var out []Finding
+	report := func(p string) {
+		st, err := os.Stat(p)
+		if err != nil || time.Since(st.ModTime()) < 10*time.Second {
+			return
+		}
+		out = append(out, Finding{Check: "lock", Status: FindingWarn,
+			Message: fmt.Sprintf("%s is %s old: a git or git-mem process died holding it (the next write breaks it)", filepath.ToSlash(p), time.Since(st.ModTime()).Round(time.Second)),
+			Fix:     "rm " + p + "   (when no git or git-mem process is running)"})
+	}
+	_ = filepath.WalkDir(filepath.Join(r.CommonDir, "refs", "memory"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+			report(p)
+		}
+		return nil
+	})
+	report(filepath.Join(r.CommonDir, "packed-refs.lock"))
+	return out
+}
+
+// CheckPersonal reports where the personal store is and whether it is usable.
+func CheckPersonal() Finding {
+	f := Finding{Check: "personal store"}
+	dir, err := PersonalDir()
+	if err != nil {
+		f.Status, f.Message, f.Fix = FindingWarn, err.Error(), "set XDG_DATA_HOME"
+		return f
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		f.Status, f.Message = FindingOK, dir+" (not created yet: the first git mem add --global creates it)"
+	case err != nil:
+		f.Status, f.Message = FindingFail, err.Error()
+	case !st.IsDir() || !isGitDir(dir):
+		f.Status, f.Message, f.Fix = FindingFail, dir+" exists but is not a git repository", "move it aside; git-mem creates a new one on the next git mem add --global"
+	default:
+		r, err := openGitDir(dir, "")
+		if err != nil {
+			f.Status, f.Message = FindingFail, err.Error()
+			return f
+		}
+		rf := r.checkRef(RefMain, mustRead(r, RefMain))
+		f.Status, f.Message, f.Fix = rf.Status, dir+": "+rf.Message, rf.Fix
+	}
+	return f
+}
+
+func mustRead(r *Repo, name string) plumbing.Hash {
+	h, _ := r.refs.read(name)
+	return h
+}
+
+// RemoteStatus compares the remote's memory with this repository's.
+type RemoteStatus struct {
+	Remote *Remote
+	// RemoteTip is the remote's refs/memory/main (zero: it has no memory);
+	// Tracking is refs/memory/remotes/<remote>/main; Local is refs/memory/main.
+	RemoteTip, Tracking, Local plumbing.Hash
+	// Fetched: the remote tip's commit is in this repository.
+	Fetched bool
+	// Merged: the remote tip is contained in refs/memory/main.
+	Merged bool
+	// Unpushed: refs/memory/main has commits the remote lacks.
+	Unpushed bool
+	// Shared: a plain git fetch of the remote brings its memory.
+	Shared bool
+}
+
+// CompareRemote asks the remote (git ls-remote, nothing is downloaded) where
+// its memory is, and compares it with this repository's.
+func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOptions) (*RemoteStatus, error) {
+	st := &RemoteStatus{Remote: rem}
+	var err error
+	if st.RemoteTip, err = r.LsRemote(ctx, rem, t); err != nil {
+		return nil, err
+	}
+	if st.Tracking, err = r.refs.read(rem.TrackingRef()); err != nil {
+		return nil, err
+	}
+	if st.Local, err = r.refs.read(RefMain); err != nil {
+		return nil, err
+	}
+	if st.Shared, err = r.Shared(ctx, rem); err != nil {
+		return nil, err
+	}
+	main := NewStore(r, RefMain, ScopeProject)
+	if !st.RemoteTip.IsZero() {
+		if _, err := r.objects.EncodedObject(plumbing.CommitObject, st.RemoteTip); err == nil {
+			st.Fetched = true
+			if st.Merged, err = main.IsAncestor(ctx, st.RemoteTip, st.Local); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !st.Local.IsZero() && st.Local != st.RemoteTip {
+		in := false
+		if st.Fetched {
+			if in, err = main.IsAncestor(ctx, st.Local, st.RemoteTip); err != nil {
+				return nil, err
+			}
+		}
+		st.Unpushed = !in
+	}
+	return st, nil
+}
+
+// Findings turns the comparison into doctor findings, each with the command
+// that acts on it.
+func (st *RemoteStatus) Findings() []Finding {
+	name := st.Remote.Display
+	check := "remote " + name
+	var out []Finding
+	switch {
+	case st.RemoteTip.IsZero():
+		f := Finding{Check: check, Status: FindingInfo, Message: name + " has no memory yet"}
+		if !st.Local.IsZero() {
+			f.Fix = "git mem push " + name
+		}
+		out = append(out, f)
+	case !st.Fetched:
+		out = append(out, Finding{Check: check, Status: FindingWarn,
+			Message: fmt.Sprintf("%s has memory that was never fetched here (refs/memory/main at %s)", name, short(st.RemoteTip)),
+			Fix:     "git mem pull " + name})
+	case !st.Merged:
+		out = append(out, Finding{Check: check, Status: FindingWarn,
+			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main", name, short(st.RemoteTip)),
+			Fix:     "git mem pull " + name})
+	default:
+		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, short(st.RemoteTip))})
+	}
+	if st.Unpushed {
+		out = append(out, Finding{Check: check, Status: FindingInfo, Message: "refs/memory/main has memory " + name + " lacks", Fix: "git mem push " + name})
+	}
+	if st.Remote.Name != "" && !st.Shared {
+		out = append(out, Finding{Check: check, Status: FindingInfo,
+			Message: "a plain git fetch does not bring memory from " + name,
+			Fix:     "git mem share " + name + "   (git config --add remote." + st.Remote.Name + ".fetch '" + RemoteFetchRefspec(st.Remote.Slug) + "')"})
+	}
+	return out
+}
