@@ -73,8 +73,7 @@ func (m *MergeResult) Incoming() int {
 // Summary is one line saying what merged, for commit messages and the CLI.
 func (m *MergeResult) Summary(from string) string {
 	if m.Kind == MergeFastForward {
-		n := len(m.New) + len(m.Changed) + len(m.Removed)
-		return fmt.Sprintf("fast-forward to %s: %d memories new or changed from %s", short(m.Commit), n, from)
+		return fmt.Sprintf("fast-forward to %s: %s new, %d changed, %d forgotten by %s", short(m.Commit), plural(len(m.New), "memory", "memories"), len(m.Changed), len(m.Removed), from)
 	}
 	var parts []string
 	add := func(n int, what string) {
@@ -87,7 +86,7 @@ func (m *MergeResult) Summary(from string) string {
 	add(len(m.Merged), "changed on both sides (events united, later text kept)")
 	add(len(m.Removed), "forgotten there")
 	add(len(m.Revived), "kept although forgotten on one side (revised on the other)")
-	add(len(m.Local)+len(m.Forgotten), "changed here only")
+	add(len(m.Local)+len(m.Forgotten), "changed here only (kept)")
 	if len(parts) == 0 {
 		return "no memory differs"
 	}
@@ -610,7 +609,7 @@ func mergeReinforced(a, b []time.Time) []time.Time {
 // per memory merged from both sides or kept against a forget.
 func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (plumbing.Hash, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mem: merge %s: %d memories in\n\n", oneLine(opt.From), p.Incoming())
+	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.Incoming(), "memory", "memories"))
 	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), short(p.Theirs), into, short(p.Ours))
 	b.WriteString(wrap(p.Summary(oneLine(opt.From))+".", 72) + "\n")
 	if len(p.Revived) > 0 {
@@ -664,4 +663,12 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// plural renders "1 memory" or "3 memories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
