@@ -1,0 +1,138 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// This file holds the git facts recall needs about the code, not the memory
+// refs: which files changed since a memory's anchor commit (staleness) and
+// which files the worktree is changing (ranking boost). Walking file history
+// with go-git means diffing trees commit by commit; the git CLI does it with
+// its commit-graph and pathspec machinery in a few milliseconds, so these use
+// the git executable. Without one (or outside a worktree) they report nothing.
+
+// HashOf parses a full hex commit id; "" is the zero hash (an empty store).
+func HashOf(s string) (plumbing.Hash, bool) {
+	if s == "" {
+		return plumbing.ZeroHash, true
+	}
+	return parseHash(s)
+}
+
+// CommitTime returns the committer time of a commit of this repository.
+func (r *Repo) CommitTime(h plumbing.Hash) (time.Time, error) {
+	c, err := r.readCommit(h)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return c.Committer.When, nil
+}
+
+// PathState is what happened to one file since an anchor commit.
+type PathState struct {
+	// Commits is how many commits after the anchor, up to HEAD, touched it.
+	Commits int
+	// Missing reports that it is not in the worktree any more.
+	Missing bool
+}
+
+// gitTimeout bounds one git invocation made for recall.
+const gitTimeout = 3 * time.Second
+
+func (r *Repo) git(ctx context.Context, args ...string) ([]byte, error) {
+	if r.WorkTree == "" {
+		return nil, fmt.Errorf("%w: no worktree", ErrNoRepo)
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.WorkTree}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// PathChanges reports, for each repository-relative path (a file or a
+// directory), how many commits after anchor up to HEAD touched it, and
+// whether it is missing from the worktree. It fails when anchor is not a
+// commit of this repository (another clone, rewritten history).
+func (r *Repo) PathChanges(ctx context.Context, anchor string, paths []string) (map[string]PathState, error) {
+	out := map[string]PathState{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	if _, ok := parseHash(anchor); !ok {
+		return nil, fmt.Errorf("%w: anchor %q is not a commit id", ErrInvalid, anchor)
+	}
+	args := []string{"log", "--no-renames", "--format=@@", "--name-only", anchor + "..HEAD", "--"}
+	for _, p := range paths {
+		args = append(args, ":(literal)"+p)
+	}
+	data, err := r.git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	var inCommit map[string]bool
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case line == "@@":
+			inCommit = map[string]bool{}
+		case line == "" || inCommit == nil:
+		default:
+			for _, p := range paths {
+				if !inCommit[p] && (line == p || strings.HasPrefix(line, strings.TrimSuffix(p, "/")+"/")) {
+					inCommit[p] = true
+					counts[p]++
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		st := PathState{Commits: counts[p]}
+		if _, err := os.Lstat(filepath.Join(r.WorkTree, filepath.FromSlash(p))); err != nil {
+			st.Missing = true
+		}
+		out[p] = st
+	}
+	return out, nil
+}
+
+// FileExists reports whether a repository-relative path exists in the worktree.
+func (r *Repo) FileExists(p string) bool {
+	if r.WorkTree == "" || p == "" || path.IsAbs(p) || strings.HasPrefix(path.Clean(p), "..") {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(r.WorkTree, filepath.FromSlash(path.Clean(p))))
+	return err == nil
+}
+
+// WorktreeChanges lists the files the worktree is changing: modified, staged,
+// added or untracked, relative to HEAD.
+func (r *Repo) WorktreeChanges(ctx context.Context) ([]string, error) {
+	data, err := r.git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, rec := range strings.Split(string(data), "\x00") {
+		if len(rec) > 3 {
+			out = append(out, rec[3:])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,290 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
+)
+
+// Analysis (the same for memories and queries, in the index and in the
+// fallback scan):
+//
+//   - The text is cut into chunks: runs of letters, digits and the identifier
+//     and path characters _ - . / \ @ # $. Leading and trailing punctuation of a
+//     chunk is dropped ("UTC." is "UTC").
+//   - A chunk made of several parts (server/auth.ts, requireAdmin,
+//     ERR_NO_SESSION, kebab-case) yields itself, lower-cased, as one exact
+//     term, and then each part.
+//   - Parts are split at the separators and at camelCase boundaries
+//     (requireAdmin: require, admin; HTTPServer: http, server), lower-cased,
+//     and dropped when they are stopwords or single letters; letters-only
+//     parts are reduced to their English stem (Snowball): deploys, deployed
+//     and deploying are all "deploy".
+//
+// Queries are analyzed the same way, then lose question fillers ("use",
+// "need", "work"…), keep each term once, and are cut to MaxQueryTerms.
+
+// MaxQueryTerms is the most terms a query keeps.
+const MaxQueryTerms = 12
+
+// MinQueryTerms is the fewest usable terms a prompt needs before a hook
+// injects anything (see Injectable).
+const MinQueryTerms = 2
+
+// maxAnalyzeBytes bounds the text analyzed for one query: a pasted log of
+// megabytes costs no more than its first part.
+const maxAnalyzeBytes = 16 << 10
+
+// maxChunkBytes bounds one chunk; longer runs (base64, minified code) are not words.
+const maxChunkBytes = 128
+
+// Analyze returns the index terms of a text, in order, with repetitions (term
+// frequency matters to ranking).
+func Analyze(text string) []string { return analyzer{}.analyze(text) }
+
+// analyzer is the analysis with parts switched off (for the eval's ablation);
+// the zero value is the real one.
+type analyzer struct{ noStem, noSplit bool }
+
+func (a analyzer) analyze(text string) []string {
+	var out []string
+	eachChunk(text, func(chunk string) {
+		out = a.appendChunkTerms(out, chunk, false)
+	})
+	return out
+}
+
+// QueryTerms returns the distinct terms of a free-text query, at most
+// MaxQueryTerms. When there are more, exact identifiers and paths, numbers
+// and long words are kept first; ties keep the order of the text. The input
+// is never interpreted as query syntax.
+func QueryTerms(query string) []string { return analyzer{}.queryTerms(query) }
+
+func (a analyzer) queryTerms(query string) []string {
+	if len(query) > maxAnalyzeBytes {
+		query = query[:maxAnalyzeBytes]
+	}
+	seen := map[string]bool{}
+	var terms []string
+	eachChunk(query, func(chunk string) {
+		for _, t := range a.appendChunkTerms(nil, chunk, true) {
+			if !seen[t] {
+				seen[t] = true
+				terms = append(terms, t)
+			}
+		}
+	})
+	if len(terms) <= MaxQueryTerms {
+		return terms
+	}
+	type ranked struct {
+		term string
+		pos  int
+		rank int
+	}
+	rs := make([]ranked, len(terms))
+	for i, t := range terms {
+		r := 0
+		switch {
+		case strings.ContainsAny(t, "_-./\\@#$"):
+			r = 3
+		case isDigits(t):
+			r = 2
+		case utf8.RuneCountInString(t) >= 6:
+			r = 1
+		}
+		rs[i] = ranked{t, i, r}
+	}
+	// stable selection: highest rank first, then earliest position
+	keep := make([]bool, len(rs))
+	n := 0
+	for r := 3; r >= 0 && n < MaxQueryTerms; r-- {
+		for i := range rs {
+			if rs[i].rank == r && n < MaxQueryTerms {
+				keep[i] = true
+				n++
+			}
+		}
+	}
+	out := make([]string, 0, MaxQueryTerms)
+	for i, t := range terms {
+		if keep[i] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Injectable reports whether a prompt has enough usable terms (at least
+// MinQueryTerms) for a hook to inject memories for it. "ok", "yes do it" and
+// "thanks!" have none; a hook then injects nothing.
+func Injectable(prompt string) bool { return len(QueryTerms(prompt)) >= MinQueryTerms }
+
+func isChunkRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || isSep(r)
+}
+
+func isSep(r rune) bool {
+	switch r {
+	case '_', '-', '.', '/', '\\', '@', '#', '$':
+		return true
+	}
+	return false
+}
+
+// eachChunk calls fn with every chunk of text (see the package comment).
+func eachChunk(text string, fn func(string)) {
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		c := strings.TrimFunc(text[start:end], isSep)
+		start = -1
+		if c != "" && len(c) <= maxChunkBytes {
+			fn(c)
+		}
+	}
+	for i, r := range text {
+		if r == utf8.RuneError || !isChunkRune(r) {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(text))
+}
+
+// appendChunkTerms appends the terms of one chunk.
+func (a analyzer) appendChunkTerms(out []string, chunk string, query bool) []string {
+	var parts []string
+	if a.noSplit {
+		parts = []string{chunk}
+	} else {
+		parts = splitParts(chunk)
+	}
+	if len(parts) > 1 {
+		out = append(out, strings.ToLower(chunk))
+	}
+	for _, p := range parts {
+		if t, ok := a.normalizePart(p, query); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// splitParts splits a chunk at separators and camelCase boundaries.
+func splitParts(chunk string) []string {
+	var parts []string
+	rs := []rune(chunk)
+	start := 0
+	emit := func(end int) {
+		if end > start {
+			parts = append(parts, string(rs[start:end]))
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if isSep(r) {
+			emit(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		prev := rs[i-1]
+		switch {
+		case unicode.IsLower(prev) && unicode.IsUpper(r):
+			// requireAdmin: require|Admin
+			emit(i)
+		case unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			// HTTPServer: HTTP|Server
+			emit(i)
+		}
+	}
+	emit(len(rs))
+	return parts
+}
+
+// normalizePart lower-cases, filters and stems one part.
+func (a analyzer) normalizePart(p string, query bool) (string, bool) {
+	p = strings.ToLower(p)
+	if isDigits(p) {
+		return p, true
+	}
+	if utf8.RuneCountInString(p) < 2 || stopwords[p] {
+		return "", false
+	}
+	if query && fillers[p] {
+		return "", false
+	}
+	if isLetters(p) && !a.noStem {
+		p = stem(p)
+	}
+	return p, p != ""
+}
+
+func stem(w string) string {
+	env := snowballstem.NewEnv(w)
+	english.Stem(env)
+	return env.Current()
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// stopwords are dropped everywhere: English function words, and the pieces
+// contractions leave once the apostrophe splits them (doesn't: doesn, t).
+var stopwords = wordSet(`
+a about above after again against all am an and any are aren as at be because been before being below
+between both but by can cannot could couldn did didn do does doesn doing don down during each few for
+from further had hadn has hasn have haven having he her here hers herself him himself his how i if in
+into is isn it its itself just ll me more most mustn my myself no nor not of off on once only or other
+ought our ours ourselves out over own re same shan she should shouldn so some such than that the their
+theirs them themselves then there these they this those through to too under until up ve very was wasn
+we were weren what when where which while who whom why will with won would wouldn you your yours
+yourself yourselves let lets us also etc eg ie via vs
+`)
+
+// fillers are dropped from queries only: the words of asking, not of the
+// thing asked about ("how do we use X", "what do I need to know about Y").
+var fillers = wordSet(`
+use uses used using way ways need needs needed want wants wanted thing things know tell please
+happen happens happened work works worked working again still actually exactly ok okay hey hi hello
+thanks thank help anyone someone something anything everything remind reminder remember recall
+correct right supposed currently current now today
+`)

@@ -1,0 +1,545 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// MappingVersion changes whenever the mapping, the analysis or the stored
+// document changes; an index of another version is rebuilt.
+const MappingVersion = 1
+
+// stateFile is the sidecar next to the bleve files: the mapping version and
+// the commit of each memory ref the index reflects. Reading it (and the refs)
+// tells whether the index is up to date before bleve is opened at all.
+const stateFile = "git-mem-state.json"
+
+// Field names in the bleve documents.
+const (
+	fieldTerms  = "t" // analyzed terms joined by spaces, indexed
+	fieldMemory = "m" // the memory's canonical JSON, stored
+	fieldLen    = "n" // number of terms, stored
+)
+
+// Open timeouts: a reader waits this long for a writer's lock before it
+// falls back to scanning the store.
+const (
+	readTimeout  = 250 * time.Millisecond
+	writeTimeout = 500 * time.Millisecond
+)
+
+// mergeEvery forces segments to be merged after this many incremental
+// batches: no process stays open long enough for bleve's background merger.
+const mergeEvery = 16
+
+// ErrBusy means the index was held by another process past the open timeout.
+var ErrBusy = errors.New("index is busy")
+
+type state struct {
+	Version int               `json:"version"`
+	Tips    map[string]string `json:"tips"`
+	Docs    int               `json:"docs"`
+	Tokens  int               `json:"tokens"`
+	Batches int               `json:"batches"`
+}
+
+// Dir is where the index of a set lives: <git common dir>/mem/index of the
+// repository (of the personal store outside any repository); "" when the set
+// has no directory (in-memory repositories).
+func Dir(set *gitstore.Set) string {
+	switch {
+	case set == nil:
+		return ""
+	case set.Repo != nil:
+		if set.Repo.CommonDir == "" {
+			return ""
+		}
+		return filepath.Join(set.Repo.CommonDir, "mem", "index")
+	case set.Personal != nil && set.Personal.CommonDir != "":
+		return filepath.Join(set.Personal.CommonDir, "mem", "index")
+	}
+	return ""
+}
+
+func storeKey(s *gitstore.Store) string {
+	return string(s.Scope) + " " + s.Ref + " " + s.Repo.CommonDir
+}
+
+func tipsOf(stores []*gitstore.Store) (map[string]string, error) {
+	tips := map[string]string{}
+	for _, s := range stores {
+		h, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		t := ""
+		if !h.IsZero() {
+			t = h.String()
+		}
+		tips[storeKey(s)] = t
+	}
+	return tips, nil
+}
+
+func sameTips(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func readState(dir string) *state {
+	data, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return nil
+	}
+	var st state
+	if json.Unmarshal(data, &st) != nil || st.Version != MappingVersion || st.Tips == nil {
+		return nil
+	}
+	return &st
+}
+
+func writeState(dir string, st *state) error {
+	st.Version = MappingVersion
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d", stateFile, os.Getpid(), rand.Uint32()))
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, stateFile))
+}
+
+func newMapping() mapping.IndexMapping {
+	im := bleve.NewIndexMapping()
+	if err := im.AddCustomAnalyzer("terms", map[string]interface{}{
+		"type":      custom.Name,
+		"tokenizer": whitespace.Name,
+	}); err != nil {
+		panic(err)
+	}
+	dm := bleve.NewDocumentStaticMapping()
+	terms := bleve.NewTextFieldMapping()
+	terms.Analyzer = "terms"
+	terms.Store = false
+	terms.IncludeInAll = false
+	terms.IncludeTermVectors = false
+	terms.DocValues = false
+	dm.AddFieldMappingsAt(fieldTerms, terms)
+	for _, f := range []string{fieldMemory, fieldLen} {
+		stored := bleve.NewTextFieldMapping()
+		stored.Index = false
+		stored.Store = true
+		stored.IncludeInAll = false
+		stored.IncludeTermVectors = false
+		stored.DocValues = false
+		dm.AddFieldMappingsAt(f, stored)
+	}
+	im.DefaultMapping = dm
+	im.DefaultAnalyzer = "terms"
+	im.IndexDynamic = false
+	im.StoreDynamic = false
+	im.DocValuesDynamic = false
+	return im
+}
+
+func isBusy(err error) bool {
+	return err != nil && (errors.Is(err, ErrBusy) || strings.Contains(err.Error(), "timeout"))
+}
+
+func openBleve(dir string, readOnly bool) (bleve.Index, error) {
+	timeout := writeTimeout
+	if readOnly {
+		timeout = readTimeout
+	}
+	idx, err := bleve.OpenUsing(dir, map[string]interface{}{
+		"bolt_timeout": timeout.String(),
+		"read_only":    readOnly,
+	})
+	if isBusy(err) {
+		return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+	}
+	return idx, err
+}
+
+func docFields(m *gitstore.Memory, terms []string) (map[string]interface{}, error) {
+	enc, err := m.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]interface{}{
+		fieldTerms:  strings.Join(terms, " "),
+		fieldMemory: string(enc),
+		fieldLen:    strconv.Itoa(len(terms)),
+	}, nil
+}
+
+// storedLen reads the stored term count of a document; false when absent.
+func storedLen(r bindex.IndexReader, key string) (int, bool, error) {
+	doc, err := r.Document(key)
+	if err != nil || doc == nil {
+		return 0, false, err
+	}
+	n, found := 0, false
+	doc.VisitFields(func(f bindex.Field) {
+		if f.Name() == fieldLen {
+			n, _ = strconv.Atoi(string(f.Value()))
+			found = true
+		}
+	})
+	return n, found, nil
+}
+
+// Progress is told how far a rebuild is: done of total memories.
+type Progress func(done, total int)
+
+// engine is the bleve index of one set of stores.
+type engine struct {
+	dir    string
+	stores []*gitstore.Store
+}
+
+// openSynced opens the index up to date with the stores' tips: read-only when
+// it already is, else read-write after an incremental sync, else rebuilt.
+// rebuilt reports a full rebuild.
+func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, rebuilt bool, err error) {
+	tips, err := tipsOf(e.stores)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	st = readState(e.dir)
+	if st != nil && sameTips(st.Tips, tips) {
+		idx, err = openBleve(e.dir, true)
+		if err == nil {
+			return idx, st, false, nil
+		}
+		if errors.Is(err, ErrBusy) {
+			return nil, nil, false, err
+		}
+		// broken: rebuild below
+		st = nil
+	}
+	if st != nil {
+		idx, err = openBleve(e.dir, false)
+		if errors.Is(err, ErrBusy) {
+			return nil, nil, false, err
+		}
+		if err == nil {
+			ok, err := e.incremental(ctx, idx, st, tips)
+			if err == nil && ok {
+				return idx, st, false, nil
+			}
+			idx.Close()
+			if ctx.Err() != nil {
+				return nil, nil, false, ctx.Err()
+			}
+		}
+	}
+	st, err = e.rebuild(ctx, nil)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	idx, err = openBleve(e.dir, true)
+	return idx, st, true, err
+}
+
+// incremental brings an open index from st.Tips to tips by diffing trees.
+// It returns false when that is impossible (history rewritten, a store gone).
+func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, tips map[string]string) (bool, error) {
+	for k := range st.Tips {
+		if _, ok := tips[k]; !ok {
+			return false, nil
+		}
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return false, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	b := idx.NewBatch()
+	for _, s := range e.stores {
+		k := storeKey(s)
+		oldTip, newTip := st.Tips[k], tips[k]
+		if oldTip == newTip {
+			continue
+		}
+		from, ok1 := gitstore.HashOf(oldTip)
+		to, ok2 := gitstore.HashOf(newTip)
+		if !ok1 || !ok2 || newTip == "" {
+			return false, nil
+		}
+		if anc, err := s.IsAncestor(ctx, from, to); err != nil || !anc {
+			return false, nil
+		}
+		changed, removed, err := s.Diff(from, to)
+		if err != nil {
+			return false, nil
+		}
+		rd, err := s.ReadAt(to)
+		if err != nil {
+			return false, err
+		}
+		for _, id := range changed {
+			m, err := rd.Get(id)
+			if err != nil {
+				return false, err
+			}
+			key := docKey(s.Scope, id)
+			oldLen, existed, err := storedLen(r, key)
+			if err != nil {
+				return false, nil
+			}
+			terms := docTerms(m, analyzer{})
+			fields, err := docFields(m, terms)
+			if err != nil {
+				return false, err
+			}
+			if err := b.Index(key, fields); err != nil {
+				return false, err
+			}
+			st.Tokens += len(terms) - oldLen
+			if !existed {
+				st.Docs++
+			}
+		}
+		for _, id := range removed {
+			key := docKey(s.Scope, id)
+			oldLen, existed, err := storedLen(r, key)
+			if err != nil {
+				return false, nil
+			}
+			b.Delete(key)
+			if existed {
+				st.Tokens -= oldLen
+				st.Docs--
+			}
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		return false, err
+	}
+	st.Batches++
+	if st.Batches >= mergeEvery {
+		if sc, ok := adv.(*scorch.Scorch); ok {
+			if err := sc.ForceMerge(ctx, nil); err == nil {
+				st.Batches = 0
+			}
+		}
+	}
+	st.Tips = tips
+	return true, writeState(e.dir, st)
+}
+
+// rebuild indexes every memory into a fresh directory and swaps it in.
+func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error) {
+	tips, err := tipsOf(e.stores)
+	if err != nil {
+		return nil, err
+	}
+	var entries []*entry
+	for _, s := range e.stores {
+		to, _ := gitstore.HashOf(tips[storeKey(s)])
+		rd, err := s.ReadAt(to)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := rd.All()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			entries = append(entries, &entry{key: docKey(s.Scope, m.ID), scope: s.Scope, m: m})
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(e.dir), 0o755); err != nil {
+		return nil, err
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d-%d", e.dir, os.Getpid(), rand.Uint32())
+	idx, err := bleve.NewUsing(tmp, newMapping(), scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	cleanup := func() { idx.Close(); os.RemoveAll(tmp) }
+	st := &state{Version: MappingVersion, Tips: tips}
+	const batchSize = 2000
+	b := idx.NewBatch()
+	for i, en := range entries {
+		if err := ctx.Err(); err != nil {
+			cleanup()
+			return nil, err
+		}
+		terms := docTerms(en.m, analyzer{})
+		fields, err := docFields(en.m, terms)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		if err := b.Index(en.key, fields); err != nil {
+			cleanup()
+			return nil, err
+		}
+		st.Docs++
+		st.Tokens += len(terms)
+		if b.Size() >= batchSize || i == len(entries)-1 {
+			if err := idx.Batch(b); err != nil {
+				cleanup()
+				return nil, err
+			}
+			b = idx.NewBatch()
+			if progress != nil {
+				progress(i+1, len(entries))
+			}
+		}
+	}
+	if len(entries) > batchSize {
+		if adv, err := idx.Advanced(); err == nil {
+			if sc, ok := adv.(*scorch.Scorch); ok {
+				_ = sc.ForceMerge(ctx, nil)
+			}
+		}
+	}
+	if err := idx.Close(); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := writeState(tmp, st); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	old := fmt.Sprintf("%s.old-%d-%d", e.dir, os.Getpid(), rand.Uint32())
+	if err := os.Rename(e.dir, old); err != nil && !os.IsNotExist(err) {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, e.dir); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	os.RemoveAll(old)
+	if progress != nil && len(entries) == 0 {
+		progress(0, 0)
+	}
+	return st, nil
+}
+
+// bleveCorpus scores against an open index.
+type bleveCorpus struct {
+	ctx context.Context
+	r   bindex.IndexReader
+	n   int
+	avg float64
+}
+
+func newBleveCorpus(ctx context.Context, idx bleve.Index, st *state) (*bleveCorpus, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.DocCount()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	avg := 1.0
+	if st.Docs > 0 {
+		avg = float64(st.Tokens) / float64(st.Docs)
+	}
+	return &bleveCorpus{ctx: ctx, r: r, n: int(n), avg: avg}, nil
+}
+
+func (c *bleveCorpus) close() { c.r.Close() }
+
+func (c *bleveCorpus) docCount() int { return c.n }
+
+func (c *bleveCorpus) avgLen() float64 { return c.avg }
+
+func (c *bleveCorpus) postings(term string, fn func(doc string, tf, dl int)) error {
+	tfr, err := c.r.TermFieldReader(c.ctx, []byte(term), fieldTerms, true, true, false)
+	if err != nil {
+		return err
+	}
+	defer tfr.Close()
+	var d bindex.TermFieldDoc
+	for {
+		next, err := tfr.Next(&d)
+		if err != nil {
+			return err
+		}
+		if next == nil {
+			return nil
+		}
+		fn(string(next.ID), int(next.Freq), normLen(next.Norm))
+	}
+}
+
+func (c *bleveCorpus) external(doc string) (string, error) {
+	return c.r.ExternalID(bindex.IndexInternalID(doc))
+}
+
+func (c *bleveCorpus) load(key string) (*entry, error) {
+	doc, err := c.r.Document(key)
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("index: document %s is missing", key)
+	}
+	var raw []byte
+	doc.VisitFields(func(f bindex.Field) {
+		if f.Name() == fieldMemory {
+			raw = append([]byte(nil), f.Value()...)
+		}
+	})
+	m, err := gitstore.DecodeMemory(raw)
+	if err != nil {
+		return nil, fmt.Errorf("index: document %s: %w", key, err)
+	}
+	return &entry{key: key, scope: scopeOfKey(key), m: m}, nil
+}
+
+// Rebuild indexes the set's memories from scratch (git mem reindex).
+func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs int, err error) {
+	dir := Dir(set)
+	if dir == "" {
+		return 0, fmt.Errorf("%w: this store has no directory to hold an index", gitstore.ErrNoRepo)
+	}
+	e := &engine{dir: dir, stores: set.Stores()}
+	st, err := e.rebuild(ctx, progress)
+	if err != nil {
+		return 0, err
+	}
+	return st.Docs, nil
+}

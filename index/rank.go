@@ -1,0 +1,276 @@
+package index
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// Ranking (DESIGN §3), identical for the bleve index and the fallback scan:
+//
+//	relevance = Σ_groups min(best_g(d), 1.5·ref_g) / Σ_groups ref_g
+//	score     = relevance × (0.5 + effective trust) × recency × boosts
+//
+// Each query term is a group with its thesaurus synonyms. best_g(d) is the
+// highest BM25 term score (k1 1.2, b 0.75, idf ln(1 + (N-df+0.5)/(df+0.5)))
+// in the document of the term itself or of a synonym (× SynonymWeight), so a
+// group counts once however many of its words match. ref_g is the idf of the
+// term (or, when only synonyms occur in the store, of its rarest synonym):
+// what one occurrence in a document of average length scores. Relevance is
+// therefore the idf-weighted share of the query the memory answers, about 1
+// for a full match and 0 for none, whatever the store's size, and one floor
+// (DefaultFloor) rejects off-topic queries. Words the store has never seen
+// carry the highest idf and pull relevance down: an off-topic question that
+// shares one incidental word with the store stays under the floor.
+//
+// recency is 1 + ½·ln(1 + age^-½ + ½·Σ reinforcement_age^-½) (ACT-R base-level
+// activation, ages in days, at least one day; reinforcements and
+// confirmations count). boosts: ×1.15 when the memory was written on the
+// current branch, ×1.3 when one of its paths is being changed in the worktree.
+
+// BM25 parameters.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// DefaultFloor is the relevance under which a memory is not returned.
+const DefaultFloor = 0.42
+
+const (
+	groupCap     = 1.5
+	branchBoost  = 1.15
+	touchedBoost = 1.3
+)
+
+// config switches parts of analysis and ranking off, for the eval's ablation.
+type config struct {
+	noStem, noSplit, noThesaurus, noRerank bool
+	floor                                  float64
+}
+
+func (c *config) floorValue() float64 {
+	if c == nil || c.floor == 0 {
+		return DefaultFloor
+	}
+	return c.floor
+}
+
+// corpus is what scoring needs from the index or the scan.
+type corpus interface {
+	docCount() int
+	avgLen() float64
+	// postings calls fn for every document containing term, with the term's
+	// frequency and the document's length; doc keys are opaque to scoring.
+	postings(term string, fn func(doc string, tf int, dl int)) error
+}
+
+type posting struct {
+	doc string
+	tf  int
+	dl  int
+}
+
+type cand struct {
+	doc string  // corpus key
+	key string  // external key "scope:id", set before ties are broken
+	rel float64 // normalized relevance
+}
+
+func idf(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+func bm25(idfv float64, tf, dl int, avgdl float64) float64 {
+	if avgdl <= 0 {
+		avgdl = 1
+	}
+	t := float64(tf)
+	return idfv * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
+}
+
+// expand returns, for each query term, its group: the term and its synonyms
+// (not themselves query terms) with their weights.
+func expand(terms []string, cfg *config) [][]weighted {
+	inQuery := map[string]bool{}
+	for _, t := range terms {
+		inQuery[t] = true
+	}
+	groups := make([][]weighted, len(terms))
+	for i, t := range terms {
+		groups[i] = []weighted{{t, 1}}
+		if cfg != nil && cfg.noThesaurus {
+			continue
+		}
+		for _, s := range Synonyms(t) {
+			if !inQuery[s] {
+				groups[i] = append(groups[i], weighted{s, SynonymWeight})
+			}
+		}
+	}
+	return groups
+}
+
+type weighted struct {
+	term string
+	w    float64
+}
+
+// score computes the relevance of every document matching a query group.
+func score(c corpus, terms []string, cfg *config) ([]cand, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	n := c.docCount()
+	avgdl := c.avgLen()
+	groups := expand(terms, cfg)
+	post := map[string][]posting{}
+	for _, members := range groups {
+		for _, m := range members {
+			if _, done := post[m.term]; done {
+				continue
+			}
+			ps := []posting{}
+			err := c.postings(m.term, func(doc string, tf, dl int) {
+				ps = append(ps, posting{doc, tf, dl})
+			})
+			if err != nil {
+				return nil, err
+			}
+			post[m.term] = ps
+		}
+	}
+	// reference weight of each group
+	refs := make([]float64, len(groups))
+	total := 0.0
+	for g, members := range groups {
+		ref := idf(n, len(post[members[0].term]))
+		if len(post[members[0].term]) == 0 {
+			best := 0.0
+			for _, m := range members[1:] {
+				if df := len(post[m.term]); df > 0 {
+					best = math.Max(best, idf(n, df))
+				}
+			}
+			if best > 0 {
+				ref = best
+			}
+		}
+		refs[g] = ref
+		total += ref
+	}
+	if total <= 0 {
+		return nil, nil
+	}
+	best := map[string][]float64{}
+	for g, members := range groups {
+		for _, m := range members {
+			ps := post[m.term]
+			termIdf := idf(n, len(ps))
+			for _, p := range ps {
+				b := best[p.doc]
+				if b == nil {
+					b = make([]float64, len(groups))
+					best[p.doc] = b
+				}
+				if s := m.w * bm25(termIdf, p.tf, p.dl, avgdl); s > b[g] {
+					b[g] = s
+				}
+			}
+		}
+	}
+	out := make([]cand, 0, len(best))
+	for doc, b := range best {
+		rel := 0.0
+		for g, s := range b {
+			rel += math.Min(s, groupCap*refs[g])
+		}
+		out = append(out, cand{doc: doc, rel: rel / total})
+	}
+	return out, nil
+}
+
+// recency is the ACT-R activation multiplier of a memory at now.
+func recency(m *gitstore.Memory, now time.Time) float64 {
+	days := func(t time.Time) float64 {
+		d := now.Sub(t).Hours() / 24
+		if d < 1 {
+			d = 1
+		}
+		return d
+	}
+	sum := math.Pow(days(m.Created), -0.5)
+	for _, r := range m.Reinforced {
+		sum += 0.5 * math.Pow(days(r), -0.5)
+	}
+	for _, e := range m.Events {
+		if e.Op == gitstore.EventConfirm {
+			sum += 0.5 * math.Pow(days(e.At), -0.5)
+		}
+	}
+	return 1 + 0.5*math.Log(1+sum)
+}
+
+// touches reports whether one of the memory's paths is (or contains) a path
+// changed in the worktree.
+func touches(m *gitstore.Memory, touched map[string]bool) bool {
+	if len(touched) == 0 {
+		return false
+	}
+	for _, p := range m.Paths {
+		if touched[p] {
+			return true
+		}
+		for t := range touched {
+			if strings.HasPrefix(t, strings.TrimSuffix(p, "/")+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finalScore applies trust, recency and boosts to relevance.
+func finalScore(rel float64, m *gitstore.Memory, o *Options, touched map[string]bool, cfg *config) (score, trust float64) {
+	trust = m.EffectiveTrust(o.Now)
+	if cfg != nil && cfg.noRerank {
+		return rel, trust
+	}
+	s := rel * (0.5 + trust) * recency(m, o.Now)
+	if o.Branch != "" && m.Anchor != nil && m.Anchor.Branch == o.Branch {
+		s *= branchBoost
+	}
+	if touches(m, touched) {
+		s *= touchedBoost
+	}
+	return s, trust
+}
+
+// topByRelevance keeps the k most relevant candidates above the floor, plus
+// any tied with the last one, sorted by relevance.
+func topByRelevance(cands []cand, floor float64, k int) (top []cand, above int) {
+	kept := cands[:0:0]
+	for _, c := range cands {
+		if c.rel >= floor {
+			kept = append(kept, c)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool {
+		if kept[i].rel != kept[j].rel {
+			return kept[i].rel > kept[j].rel
+		}
+		return kept[i].doc < kept[j].doc
+	})
+	above = len(kept)
+	if len(kept) > k {
+		cut := k
+		for cut < len(kept) && kept[cut].rel == kept[k-1].rel {
+			cut++
+		}
+		kept = kept[:cut]
+	}
+	return kept, above
+}

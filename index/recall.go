@@ -1,0 +1,235 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// DefaultLimit is how many memories a recall returns unless told otherwise.
+const DefaultLimit = 10
+
+// Options of one recall.
+type Options struct {
+	// Query is free text: a question, a prompt, an error message, code.
+	Query string
+	// Limit is the most memories returned (DefaultLimit when 0).
+	Limit int
+	// All includes superseded and expired memories.
+	All bool
+	// AsOf, when set, reads each store as it was at that time (transaction
+	// time); the index is not used.
+	AsOf *time.Time
+	// ValidAt, when set, returns what was true at that time, superseded
+	// facts included (valid time).
+	ValidAt *time.Time
+	// Now is the time trust, recency and validity are computed at; zero is time.Now().
+	Now time.Time
+	// Branch is the checked-out branch: memories written on it rank higher.
+	Branch string
+	// Touched are repository paths the worktree is changing: memories about
+	// them rank higher.
+	Touched []string
+	// MinTrust drops memories whose effective trust is lower (hooks use 0.40).
+	MinTrust float64
+	// Exclude lists memory ids not to return (already shown).
+	Exclude map[string]bool
+	// NoStale skips the staleness check (git) of the returned memories.
+	NoStale bool
+	// NoIndex scans the store instead of using the bleve index.
+	NoIndex bool
+
+	cfg *config
+}
+
+// Hit is one recalled memory.
+type Hit struct {
+	Memory *gitstore.Memory
+	Scope  gitstore.Scope
+	// Score is the final ranking score: relevance x (0.5 + trust) x recency x boosts.
+	Score float64
+	// Relevance is the normalized query match, 0..~1.5; at least the floor.
+	Relevance float64
+	// Trust is the effective trust at Options.Now.
+	Trust float64
+	// Stale reports that the memory's files changed since it was written (or vanished).
+	Stale       bool
+	StaleReason string
+}
+
+// Result of a recall.
+type Result struct {
+	Hits []Hit
+	// Matched is how many memories passed the floor and the filters (Hits
+	// holds the first Limit of them).
+	Matched int
+	// Terms are the query terms used.
+	Terms []string
+	// Source is "index", "scan" or "none"; Fallback says why the scan was used.
+	Source   string
+	Fallback string
+	// Rebuilt reports that the index was rebuilt from scratch for this recall.
+	Rebuilt bool
+}
+
+// Recall returns the memories of the set most relevant to the query. It
+// brings the index up to date first; when the index is busy or broken it
+// scans the stores instead and returns the same answer. Bad input never
+// errors: a query without usable terms returns nothing.
+func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.Limit <= 0 {
+		o.Limit = DefaultLimit
+	}
+	a := analyzer{}
+	if o.cfg != nil {
+		a = analyzer{noStem: o.cfg.noStem, noSplit: o.cfg.noSplit}
+	}
+	res := &Result{Terms: a.queryTerms(o.Query), Source: "none"}
+	if len(res.Terms) == 0 || set == nil {
+		return res, nil
+	}
+	stores := set.Stores()
+	if len(stores) == 0 {
+		return res, nil
+	}
+	var c loader
+	dir := Dir(set)
+	useIndex := !o.NoIndex && o.AsOf == nil && dir != "" && o.cfg == nil
+	if useIndex {
+		e := &engine{dir: dir, stores: stores}
+		idx, st, rebuilt, err := e.openSynced(ctx)
+		res.Rebuilt = rebuilt
+		if err == nil {
+			defer idx.Close()
+			bc, err := newBleveCorpus(ctx, idx, st)
+			if err == nil {
+				defer bc.close()
+				c = bc
+				res.Source = "index"
+			} else {
+				res.Fallback = err.Error()
+			}
+		} else {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			res.Fallback = err.Error()
+		}
+	}
+	if c == nil {
+		at := func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() }
+		if o.AsOf != nil {
+			at = func(s *gitstore.Store) (*gitstore.Reader, error) {
+				h, err := s.CommitAt(*o.AsOf)
+				if err != nil {
+					return nil, err
+				}
+				return s.ReadAt(h)
+			}
+		}
+		entries, err := readEntries(ctx, stores, at)
+		if err != nil {
+			return nil, err
+		}
+		c = newScanCorpus(entries, a)
+		res.Source = "scan"
+	}
+	hits, matched, err := rankHits(c, res.Terms, &o)
+	if err != nil {
+		var busy bool
+		if busy = errors.Is(err, ErrBusy); !busy && res.Source == "index" {
+			// a damaged index answered badly: retry by scanning
+			o.NoIndex = true
+			r2, err2 := Recall(ctx, set, o)
+			if err2 == nil {
+				r2.Fallback = err.Error()
+			}
+			return r2, err2
+		}
+		return nil, err
+	}
+	res.Hits, res.Matched = hits, matched
+	if !o.NoStale && set.Repo != nil {
+		markStale(ctx, set.Repo, res.Hits)
+	}
+	return res, nil
+}
+
+// candidatesPerResult is how many of the most relevant candidates are loaded
+// and re-ranked per result wanted (at least minCandidates).
+const (
+	candidatesPerResult = 5
+	minCandidates       = 50
+)
+
+func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
+	cands, err := score(c, terms, o.cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	k := max(minCandidates, candidatesPerResult*o.Limit)
+	top, above := topByRelevance(cands, o.cfg.floorValue(), k)
+	for i := range top {
+		if top[i].key, err = c.external(top[i].doc); err != nil {
+			return nil, 0, err
+		}
+	}
+	touched := map[string]bool{}
+	for _, p := range o.Touched {
+		touched[p] = true
+	}
+	var hits []Hit
+	dropped := 0
+	for _, cd := range top {
+		en, err := c.load(cd.key)
+		if err != nil {
+			return nil, 0, err
+		}
+		if en == nil {
+			return nil, 0, fmt.Errorf("index: %s vanished", cd.key)
+		}
+		m := en.m
+		if !keep(m, o) {
+			dropped++
+			continue
+		}
+		s, trust := finalScore(cd.rel, m, o, touched, o.cfg)
+		if trust < o.MinTrust {
+			dropped++
+			continue
+		}
+		hits = append(hits, Hit{Memory: m, Scope: en.scope, Score: s, Relevance: cd.rel, Trust: trust})
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return docKey(hits[i].Scope, hits[i].Memory.ID) < docKey(hits[j].Scope, hits[j].Memory.ID)
+	})
+	matched := above - dropped
+	if matched < len(hits) {
+		matched = len(hits)
+	}
+	if len(hits) > o.Limit {
+		hits = hits[:o.Limit]
+	}
+	return hits, matched, nil
+}
+
+// keep applies validity and exclusion.
+func keep(m *gitstore.Memory, o *Options) bool {
+	if o.Exclude[m.ID] {
+		return false
+	}
+	if o.ValidAt != nil {
+		return m.Current(*o.ValidAt)
+	}
+	return o.All || !m.Retired(o.Now)
+}
