@@ -26,7 +26,7 @@ func newPushCmd(env *Env) *cobra.Command {
 		Short: "Share refs/memory/main with the remote (merging first when it moved)",
 		Long: `Push refs/memory/main to the remote's refs/memory/main. When the remote has
 memory this repository lacks, git rejects the push; git mem push then pulls,
-merges and pushes again (up to 5 times). It never overwrites the remote unless
+merges and pushes again (up to 8 times). It never overwrites the remote unless
 you say --force.
 
 --force overwrites the remote's memory (needed after git mem forget --purge,

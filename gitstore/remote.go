@@ -430,6 +430,7 @@ const (
 	pushUpToDate                   // it already did
 	pushMoved                      // rejected: the remote has commits we lack
 	pushStale                      // rejected: --force-with-lease found another value
+	pushLocked                     // rejected: the remote's ref was locked by another push
 )
 
 // pushOnce runs one git push of refs/memory/main:refs/memory/main. With
@@ -462,6 +463,8 @@ func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, le
 			return pushStale, nil
 		case flag == "!" && (strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward")):
 			return pushMoved, nil
+		case flag == "!" && (strings.Contains(summary, "failed to update ref") || strings.Contains(summary, "lock")):
+			return pushLocked, nil // another push held the remote's ref lock
 		case flag == "!":
 			return 0, fmt.Errorf("%w: %s refused the memory push: %s; see the remote's rules for refs/memory/*", ErrRemote, rem.Display, RedactURL(summary))
 		case err == nil:

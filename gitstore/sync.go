@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // MaxPushAttempts bounds how often a push pulls and merges again because the
 // remote moved in between.
-const MaxPushAttempts = 5
+const MaxPushAttempts = 8
 
 // PullOptions tune a pull.
 type PullOptions struct {
@@ -75,7 +77,8 @@ type PushResult struct {
 // Push sends refs/memory/main to the remote's refs/memory/main, and nothing
 // else (never refs/memory/private). When the remote has memory this
 // repository lacks, the push is rejected by git; Push then pulls, merges and
-// pushes again, up to MaxPushAttempts times. It never forces unless
+// pushes again, up to MaxPushAttempts times (a remote ref locked by a
+// concurrent push is retried the same way). It never forces unless
 // opt.Force.
 func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions) (*PushResult, error) {
 	res := &PushResult{Remote: rem}
@@ -118,7 +121,8 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 			if attempt+1 < MaxPushAttempts {
 				continue // the remote moved between ls-remote and push: read it again
 			}
-		case pushMoved:
+		case pushLocked, pushMoved:
+			time.Sleep(time.Duration(rand.IntN(50*(attempt+1))) * time.Millisecond)
 			pull, err := r.Pull(ctx, w, rem, PullOptions{TransportOptions: opt.TransportOptions})
 			if err != nil {
 				return nil, err
