@@ -59,6 +59,7 @@ something), inferred (concluded by an agent; the default inside an agent).`,
 	f.BoolVar(&o.private, "private", false, "save to refs/memory/private (never pushed)")
 	f.BoolVar(&o.global, "global", false, "save to your personal store (every project)")
 	f.StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	f.BoolVar(&o.memory.AllowSecret, "allow-secret", false, "store the text even if it looks like a credential (a harmless example)")
 	f.BoolVar(&o.json, "json", false, "print the saved memory as JSON")
 	return c
 }

@@ -71,6 +71,7 @@ func TestCLIErrorsAndExitCodes(t *testing.T) {
 		{"revise without text", []string{"revise", id1}, 2, "", "give the id and the new text", true},
 		{"supersede unknown", []string{"add", "--supersedes", "dead", "--", "x"}, 1, "", "no memory with id", true},
 		{"bad as-of", []string{"list", "--as-of", "yesterday-ish"}, 1, "", "is neither a time", true},
+		{"secret", []string{"add", "--", "use ANTHROPIC_API_KEY=sk-ant-api03-Zx8vQ2mK7pL4nR9sT1wY6bC3dF5gH0jE8aU2iO4kM7qW9eR1tY3uI5oP7aS9dF2gH4jK6lZ8xC0vB2nM4qW6eR8tY0uI2oP4aS6dF8gH0jK2lZ4xC6vB8nM0qW2eR4tY6u-AAAAAA"}, 1, "", "Anthropic", true},
 		{"text starting with a dash", []string{"add", "--", "--force is never used on main"}, 0, "", "", false},
 	}
 	for _, tc := range cases {

@@ -242,8 +242,12 @@ func TestPurgeLeavesNoReachableObject(t *testing.T) {
 	sb.git("commit", "-q", "--allow-empty", "-m", "init")
 	sb.memOK("add", "--", "CI runs on GitHub Actions")
 	secret := "the deploy key passphrase is purple-elephant-42"
-	id := strings.TrimSpace(sb.memOK("add", "--", secret))
-	sb.memOK("revise", id, "--", secret+" (rotated monthly)")
+	// The secret scanner refuses this text; the user overrode it, then regretted it.
+	_, errOut, code := sb.mem("add", "--", secret)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "password assignment")
+	id := strings.TrimSpace(sb.memOK("add", "--allow-secret", "--", secret))
+	sb.memOK("revise", "--allow-secret", id, "--", secret+" (rotated monthly)")
 	sb.memOK("add", "--", "Use pnpm, not npm")
 	sb.git("pack-refs", "--all")
 

@@ -5,10 +5,13 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 type reviseOptions struct {
 	id, text, agent string
+	allowSecret     bool
 }
 
 func init() { register(newReviseCmd) }
@@ -30,6 +33,7 @@ so that what was true before stays answerable.`,
 		},
 	}
 	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	c.Flags().BoolVar(&o.allowSecret, "allow-secret", false, "store the text even if it looks like a credential (a harmless example)")
 	return c
 }
 
@@ -42,7 +46,11 @@ func runRevise(ctx context.Context, env *Env, o *reviseOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := store.Revise(ctx, env.writer(set, o.agent), m.ID, o.text); err != nil {
+	var opts []gitstore.WriteOption
+	if o.allowSecret {
+		opts = append(opts, gitstore.AllowSecret())
+	}
+	if _, err := store.Revise(ctx, env.writer(set, o.agent), m.ID, o.text, opts...); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Out, "revised %s; git mem history %s shows every version\n", o.id, o.id)

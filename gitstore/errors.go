@@ -23,6 +23,8 @@ var (
 	ErrEmptyStore = errors.New("no memories yet")
 	// ErrRetired: the memory was already superseded.
 	ErrRetired = errors.New("memory is superseded")
+	// ErrSecret: the text contains a credential; nothing was written.
+	ErrSecret = errors.New("text contains a secret")
 )
 
 // AmbiguousError is returned when an id prefix matches several memories.

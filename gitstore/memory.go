@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-mem/git-mem/secret"
 )
 
 // SchemaVersion is the version of the memory document written by this build.
@@ -218,6 +220,20 @@ func ValidateText(text string) error {
 		}
 	}
 	return nil
+}
+
+// CheckSecrets refuses text that contains credentials, naming each kind and
+// byte position (never the value).
+func CheckSecrets(text string) error {
+	findings := secret.Scan(text)
+	if len(findings) == 0 {
+		return nil
+	}
+	names := make([]string, len(findings))
+	for i, f := range findings {
+		names[i] = f.String()
+	}
+	return fmt.Errorf("%w: %s; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret if the value is a harmless example", ErrSecret, strings.Join(names, ", "))
 }
 
 // ValidateType checks a memory type against Types.

@@ -34,6 +34,8 @@ type NewMemory struct {
 	Anchor *Anchor
 	// ValidTo, when set, is when the fact stops being true (an expiry).
 	ValidTo *time.Time
+	// AllowSecret stores the text even when it looks like it holds a credential.
+	AllowSecret bool
 }
 
 // Validate checks and normalizes the input; nothing is written when it fails.
@@ -54,6 +56,11 @@ func (n *NewMemory) Validate() error {
 	}
 	if err := ValidateText(n.Text); err != nil {
 		return err
+	}
+	if !n.AllowSecret {
+		if err := CheckSecrets(n.Text); err != nil {
+			return err
+		}
 	}
 	var err error
 	if n.Tags, err = NormalizeTags(n.Tags); err != nil {
@@ -112,10 +119,27 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 	return added, nil
 }
 
+// WriteOption adjusts a text write.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct{ allowSecret bool }
+
+// AllowSecret stores the text even when it looks like it holds a credential.
+func AllowSecret() WriteOption { return func(o *writeOptions) { o.allowSecret = true } }
+
 // Revise replaces the text of a memory; its history keeps the old text.
-func (s *Store) Revise(ctx context.Context, w Writer, id, text string) (*Memory, error) {
+func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...WriteOption) (*Memory, error) {
+	var o writeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if err := ValidateText(text); err != nil {
 		return nil, err
+	}
+	if !o.allowSecret {
+		if err := CheckSecrets(text); err != nil {
+			return nil, err
+		}
 	}
 	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
 		if m.Text == text {

@@ -297,6 +297,13 @@ func TestStoreRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"path outside", NewMemory{Text: "x", Paths: []string{"../etc/passwd"}}, "outside the repository"},
 		{"absolute path", NewMemory{Text: "x", Paths: []string{"/etc/passwd"}}, "outside the repository"},
 	}
+	secrets := []struct {
+		name, text, want string
+	}{
+		{"github token", "deploy with GITHUB_TOKEN=ghp_R7kq2VbX9mZp4LwT8sYc1NdF6hJg3QeA5uKo", "GitHub token at byte"},
+		{"private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", "private key"},
+		{"connection string", "prod db is postgres://app:S3cr3tPassw0rd@db.internal:5432/app", "at byte"},
+	}
 	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -308,8 +315,22 @@ func TestStoreRejectsBadInputAndWritesNothing(t *testing.T) {
 				require.True(t, tip.IsZero(), "nothing written")
 			})
 		}
+		for _, tc := range secrets {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := s.Add(context.Background(), Writer{}, NewMemory{Text: tc.text})
+				require.ErrorIs(t, err, ErrSecret)
+				require.Contains(t, err.Error(), tc.want)
+				require.NotContains(t, err.Error(), "S3cr3t", "the error never repeats the secret")
+				tip, err := s.Tip()
+				require.NoError(t, err)
+				require.True(t, tip.IsZero(), "nothing written")
+			})
+		}
 		_, err := s.Add(context.Background(), Writer{}, NewMemory{Text: "x", Supersedes: "0123456789abcdef"})
 		require.ErrorIs(t, err, ErrNotFound)
+		m := add(t, s, "harmless")
+		_, err = s.Revise(context.Background(), Writer{}, m.ID, "token: ghp_R7kq2VbX9mZp4LwT8sYc1NdF6hJg3QeA5uKo")
+		require.ErrorIs(t, err, ErrSecret)
 	})
 }
 
@@ -344,9 +365,10 @@ func TestStorePurge(t *testing.T) {
 		ctx := context.Background()
 		keep := add(t, s, "CI runs on GitHub Actions")
 		c.advance(time.Second)
-		secret := add(t, s, "the staging password is hunter2-purge-me")
+		secret, err := s.Add(ctx, Writer{}, NewMemory{Text: "the staging password is hunter2-purge-me", AllowSecret: true})
+		require.NoError(t, err)
 		c.advance(time.Second)
-		_, err := s.Revise(ctx, Writer{}, secret.ID, "the staging password is hunter3-purge-me")
+		_, err = s.Revise(ctx, Writer{}, secret.ID, "the staging password is hunter3-purge-me", AllowSecret())
 		require.NoError(t, err)
 		c.advance(time.Second)
 		after := add(t, s, "Use pnpm, not npm")
