@@ -1,0 +1,67 @@
+package cmd_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// layer is each top-level package's place in the one-way import direction of
+// DESIGN §1: a package may import only packages of a lower layer.
+var layer = map[string]int{
+	"secret":   0,
+	"gitstore": 1,
+	"index":    2,
+	"handoff":  3,
+	"hooks":    4,
+	"mcp":      4,
+	"cmd":      5,
+}
+
+// owners: each outside library is imported by one package only.
+var owners = map[string]string{
+	"github.com/go-git/go-git/v5":                    "gitstore",
+	"github.com/blevesearch/bleve/v2":                "index",
+	"github.com/spf13/cobra":                         "cmd",
+	"github.com/modelcontextprotocol/go-sdk/mcp":     "mcp",
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc": "mcp",
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
+	require.NoError(t, err)
+	const module = "github.com/git-mem/git-mem/"
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		require.NoError(t, dec.Decode(&p))
+		top := strings.SplitN(strings.TrimPrefix(p.ImportPath, module), "/", 2)[0]
+		from, known := layer[top]
+		if !known {
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				depTop := strings.SplitN(dep, "/", 2)[0]
+				to, known := layer[depTop]
+				require.True(t, known, "%s imports %s, which has no place in the layering", p.ImportPath, imp)
+				require.True(t, depTop == top || to < from, "%s imports %s against the one-way direction of DESIGN §1", p.ImportPath, imp)
+				continue
+			}
+			for lib, owner := range owners {
+				if imp == lib || strings.HasPrefix(imp, lib+"/") {
+					require.Equal(t, owner, top, "%s imports %s, which only %s may import", p.ImportPath, imp, owner)
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 3)
+}
