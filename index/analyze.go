@@ -205,8 +205,8 @@ func splitParts(chunk string) []string {
 		case unicode.IsLower(prev) && unicode.IsUpper(r):
 			// requireAdmin: require|Admin
 			emit(i)
-		case unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			// HTTPServer: HTTP|Server
+		case unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && i-start >= 2:
+			// HTTPServer: HTTP|Server (but OAuth stays whole)
 			emit(i)
 		}
 	}

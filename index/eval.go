@@ -117,7 +117,7 @@ func (ds *Dataset) Load(ctx context.Context, st *gitstore.Store) error {
 		now := evalEpoch
 		docs := map[string]*gitstore.Memory{}
 		for _, e := range ds.Memories {
-			n := gitstore.NewMemory{Type: e.Type, Text: e.Text, Tags: e.Tags, Paths: e.Paths, Source: e.Source}
+			n := gitstore.NewMemory{Type: e.Type, Text: e.Text, Tags: e.Tags, Paths: e.Paths, Source: e.Source, AllowSecret: true}
 			if err := n.Validate(); err != nil {
 				return fmt.Errorf("memory %s: %w", e.Key, err)
 			}
@@ -243,6 +243,10 @@ func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, erro
 			}
 		}
 	}
+	return evalQueries(ctx, ds, set, cfg)
+}
+
+func evalQueries(ctx context.Context, ds *Dataset, set *gitstore.Set, cfg *config) (*EvalReport, error) {
 	keyOf := map[string]string{}
 	for _, m := range ds.Memories {
 		keyOf[evalID(m.Key)] = m.Key
@@ -335,6 +339,22 @@ func forbidden(q EvalQuery, got []string) bool {
 	return false
 }
 
+// runEvalCfg runs the eval in memory with a given configuration (tuning).
+func runEvalCfg(ds *Dataset, cfg *config) (*EvalReport, error) {
+	repo := gitstore.NewMemoryRepo()
+	repo.Now = func() time.Time { return evalEpoch }
+	set := gitstore.NewSet(repo)
+	store, err := set.Writable(gitstore.ScopeProject)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	if err := ds.Load(ctx, store); err != nil {
+		return nil, err
+	}
+	return evalQueries(ctx, ds, set, cfg)
+}
+
 // scratchRepo makes an empty bare repository in dir (objects, refs, HEAD):
 // enough for the store, without the git executable.
 func scratchRepo(dir string) (*gitstore.Repo, error) {
@@ -373,6 +393,74 @@ func FormatEval(rep *EvalReport) string {
 			return fmt.Sprintf("%.2f (%d/%d)", r.Rate, r.Hits, r.N)
 		}
 		fmt.Fprintf(&b, "%-11s %-14s %-14s %-14s %s\n", kind, cell(rep.Row(kind, "tune")), cell(rep.Row(kind, "holdout")), cell(all), measure)
+	}
+	return b.String()
+}
+
+// Baseline is the committed floor of the eval (fixtures/eval/baseline.json):
+// the lowest rate accepted per kind and split ("tune", "holdout" or "all").
+type Baseline map[string]map[string]float64
+
+// LoadBaseline reads a baseline file.
+func LoadBaseline(path string) (Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var b Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
+	}
+	return b, nil
+}
+
+// Check lists the results under the baseline, and any superseded memory
+// returned as current.
+func (b Baseline) Check(rep *EvalReport) []string {
+	var out []string
+	kinds := make([]string, 0, len(b))
+	for k := range b {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, kind := range kinds {
+		splits := make([]string, 0, len(b[kind]))
+		for s := range b[kind] {
+			splits = append(splits, s)
+		}
+		sort.Strings(splits)
+		for _, split := range splits {
+			if got := rep.Row(kind, split); got.Rate+1e-9 < b[kind][split] {
+				out = append(out, fmt.Sprintf("%s/%s: %.2f is below the baseline %.2f", kind, split, got.Rate, b[kind][split]))
+			}
+		}
+	}
+	for _, kind := range []string{"developer", "paraphrase", "offtopic", "superseded"} {
+		if n := rep.Row(kind, "all").Forbidden; n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d queries returned a superseded memory as current", kind, n))
+		}
+	}
+	return out
+}
+
+// Ablations are the eval variants with one part switched off.
+var Ablations = []struct{ Name, Off string }{
+	{"full", ""},
+	{"no stemming", "stem"},
+	{"no identifier/path splitting", "split"},
+	{"no thesaurus", "thesaurus"},
+	{"no trust/recency re-ranking", "rerank"},
+	{"none of these", "stem,split,thesaurus,rerank"},
+}
+
+// FormatAblation renders one line per ablation: recall@3 per kind (all splits).
+func FormatAblation(names []string, reps []*EvalReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-30s %-10s %-10s %-10s %-10s\n", "variant", "developer", "paraphrase", "offtopic", "superseded")
+	for i, rep := range reps {
+		fmt.Fprintf(&b, "%-30s %-10.2f %-10.2f %-10.2f %-10.2f\n", names[i],
+			rep.Row("developer", "all").Rate, rep.Row("paraphrase", "all").Rate,
+			rep.Row("offtopic", "all").Rate, rep.Row("superseded", "all").Rate)
 	}
 	return b.String()
 }

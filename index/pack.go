@@ -154,18 +154,20 @@ func ShortIDs(hits []Hit) map[string]string {
 	return gitstore.ShortIDs(ids)
 }
 
-// Pack renders a recall result within a budget. more is the footer hint, e.g.
-// "git mem recall --limit 30 -- QUERY"; the footer is written only when
-// something matched that is not shown.
-func Pack(res *Result, budgetTokens, maxChars int, more string) (text string, shown int) {
+// Pack renders a recall result within a budget and returns the hits that
+// fit. more is the footer hint, e.g. "git mem recall --limit 30 -- QUERY";
+// the footer is written only when something matched that is not shown.
+func Pack(res *Result, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
 	p := NewPacker(budgetTokens, maxChars)
 	short := ShortIDs(res.Hits)
 	for _, h := range res.Hits {
-		p.Add(FormatHit(h, short[h.Memory.ID]))
+		if p.Add(FormatHit(h, short[h.Memory.ID])) {
+			shown = append(shown, h)
+		}
 	}
 	footer := ""
 	if rest := res.Matched - p.Shown; rest > 0 {
 		footer = fmt.Sprintf("%d more matched: %s", rest, more)
 	}
-	return p.Text(footer), p.Shown
+	return p.Text(footer), shown
 }

@@ -38,18 +38,45 @@ const (
 )
 
 // DefaultFloor is the relevance under which a memory is not returned.
-const DefaultFloor = 0.42
+const DefaultFloor = 0.28
 
 const (
-	groupCap     = 1.5
-	branchBoost  = 1.15
-	touchedBoost = 1.3
+	groupCap  = 1.5
+	minGroups = 2
+	// unknownWeight scales the reference weight of a query word no memory contains.
+	unknownWeight = 1.0
+	branchBoost   = 1.15
+	touchedBoost  = 1.3
 )
 
 // config switches parts of analysis and ranking off, for the eval's ablation.
 type config struct {
 	noStem, noSplit, noThesaurus, noRerank bool
 	floor                                  float64
+	groupCap                               float64
+	minGroups                              int
+	unknown                                float64
+}
+
+func (c *config) capValue() float64 {
+	if c == nil || c.groupCap == 0 {
+		return groupCap
+	}
+	return c.groupCap
+}
+
+func (c *config) unknownValue() float64 {
+	if c == nil || c.unknown == 0 {
+		return unknownWeight
+	}
+	return c.unknown
+}
+
+func (c *config) minGroupsValue() int {
+	if c == nil || c.minGroups == 0 {
+		return minGroups
+	}
+	return c.minGroups
 }
 
 func (c *config) floorValue() float64 {
@@ -157,6 +184,8 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 			}
 			if best > 0 {
 				ref = best
+			} else {
+				ref *= cfg.unknownValue()
 			}
 		}
 		refs[g] = ref
@@ -183,10 +212,17 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 		}
 	}
 	out := make([]cand, 0, len(best))
+	need := min(len(groups), cfg.minGroupsValue())
 	for doc, b := range best {
-		rel := 0.0
+		rel, matched := 0.0, 0
 		for g, s := range b {
-			rel += math.Min(s, groupCap*refs[g])
+			if s > 0 {
+				matched++
+			}
+			rel += math.Min(s, cfg.capValue()*refs[g])
+		}
+		if matched < need {
+			continue
 		}
 		out = append(out, cand{doc: doc, rel: rel / total})
 	}

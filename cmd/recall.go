@@ -1,0 +1,197 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
+)
+
+type recallOptions struct {
+	query   string
+	limit   int
+	budget  int
+	asOf    string
+	validAt string
+	all     bool
+	json    bool
+}
+
+func init() { register(newRecallCmd) }
+
+func newRecallCmd(env *Env) *cobra.Command {
+	o := &recallOptions{}
+	c := &cobra.Command{
+		Use:   "recall [--limit N] [--budget TOKENS] [--as-of WHEN] [--valid-at WHEN] [--all] [--json] -- QUERY",
+		Short: "Find the memories relevant to a question, most relevant first",
+		Long: `Find the memories relevant to a question, a prompt, an error message or a
+path. The query is free text: it is never read as search syntax. Nothing is
+printed when nothing is relevant (--json prints []).
+
+Ranking: text relevance x (0.5 + trust) x recency, with a boost for memories
+written on the current branch and for memories about files being changed.
+Superseded and expired memories are left out unless --all or --valid-at.
+A memory whose files changed since it was written is marked possibly stale.
+
+--budget is in tokens, estimated at 4 characters a token; memories that do
+not fit are skipped, and the last line says how many more matched.`,
+		Example: `  git mem recall -- how do we deploy
+  git mem recall --json -- "TypeError: cannot read properties of undefined (reading 'id')"
+  git mem recall --valid-at 2026-03-01 -- which email provider`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("give the question after --, e.g. git mem recall -- how do we deploy")
+			}
+			if o.limit < 0 {
+				return usagef("--limit must be a positive number")
+			}
+			if o.budget < 0 {
+				return usagef("--budget must be a positive number of tokens")
+			}
+			o.query = textArg(args)
+			return runRecall(cmd.Context(), env, o)
+		},
+	}
+	f := c.Flags()
+	f.IntVarP(&o.limit, "limit", "n", index.DefaultLimit, "at most `N` memories")
+	f.IntVar(&o.budget, "budget", 0, "fit the output in `TOKENS` (about 4 characters each)")
+	f.StringVar(&o.asOf, "as-of", "", "search the store as it was at `WHEN` (RFC 3339 time, YYYY-MM-DD, or a memory commit)")
+	f.StringVar(&o.validAt, "valid-at", "", "what was true at `WHEN`, superseded facts included")
+	f.BoolVar(&o.all, "all", false, "include superseded and expired memories")
+	f.BoolVar(&o.json, "json", false, "print a JSON array")
+	return c
+}
+
+// recallJSON is the --json shape of a recalled memory; scripts depend on it.
+type recallJSON struct {
+	ID           string     `json:"id"`
+	ShortID      string     `json:"short_id"`
+	Type         string     `json:"type"`
+	Text         string     `json:"text"`
+	Score        float64    `json:"score"`
+	Relevance    float64    `json:"relevance"`
+	Trust        float64    `json:"trust"`
+	Stale        bool       `json:"stale"`
+	StaleReason  string     `json:"stale_reason,omitempty"`
+	Scope        string     `json:"scope"`
+	Author       string     `json:"author,omitempty"`
+	Agent        string     `json:"agent,omitempty"`
+	Tags         []string   `json:"tags"`
+	Paths        []string   `json:"paths"`
+	Created      time.Time  `json:"created"`
+	ValidTo      *time.Time `json:"valid_to,omitempty"`
+	SupersededBy string     `json:"superseded_by,omitempty"`
+}
+
+func hitsJSON(hits []index.Hit) []recallJSON {
+	short := index.ShortIDs(hits)
+	out := make([]recallJSON, 0, len(hits))
+	for _, h := range hits {
+		m := h.Memory
+		tags, paths := m.Tags, m.Paths
+		if tags == nil {
+			tags = []string{}
+		}
+		if paths == nil {
+			paths = []string{}
+		}
+		out = append(out, recallJSON{
+			ID: m.ID, ShortID: short[m.ID], Type: m.Type, Text: m.Text,
+			Score: round3(h.Score), Relevance: round3(h.Relevance), Trust: h.Trust,
+			Stale: h.Stale, StaleReason: h.StaleReason, Scope: string(h.Scope),
+			Author: m.Author, Agent: m.Agent, Tags: tags, Paths: paths,
+			Created: m.Created, ValidTo: m.ValidTo, SupersededBy: m.SupersededBy,
+		})
+	}
+	return out
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	noteOutsideRepo(env, set)
+	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now()}
+	if o.validAt != "" {
+		t, err := parseWhen(o.validAt, opts.Now)
+		if err != nil {
+			return err
+		}
+		opts.ValidAt = &t
+	}
+	if o.asOf != "" {
+		t, err := asOfTime(ctx, set, o.asOf, opts.Now)
+		if err != nil {
+			return err
+		}
+		opts.AsOf = &t
+	}
+	if set.Repo != nil {
+		opts.Branch = set.Repo.Head().Branch
+		opts.Touched, _ = set.Repo.WorktreeChanges(ctx)
+	}
+	res, err := index.Recall(ctx, set, opts)
+	if err != nil {
+		return err
+	}
+	if res.Fallback != "" && env.Getenv("GIT_MEM_DEBUG") != "" {
+		fmt.Fprintf(env.Err, "git mem: index not used (%s); scanned the store instead\n", res.Fallback)
+	}
+	more := fmt.Sprintf("git mem recall --limit %d -- %s", max(o.limit*3, 30), shellQuote(o.query))
+	text, shown := index.Pack(res, o.budget, 0, more)
+	if o.json {
+		if o.budget == 0 {
+			shown = res.Hits
+		}
+		return writeJSON(env.Out, hitsJSON(shown))
+	}
+	if len(res.Hits) == 0 {
+		if len(res.Terms) == 0 {
+			fmt.Fprintln(env.Err, "nothing to search for: the query has no words to match (only stopwords or symbols)")
+		} else {
+			fmt.Fprintln(env.Err, "nothing relevant found")
+		}
+		return nil
+	}
+	fmt.Fprint(env.Out, text)
+	return nil
+}
+
+// asOfTime reads --as-of: a time, a date, or a commit of the project memory
+// ref (taken as that commit's time, applied to every store).
+func asOfTime(ctx context.Context, set *gitstore.Set, when string, now time.Time) (time.Time, error) {
+	if t, err := parseWhen(when, now); err == nil {
+		return t, nil
+	}
+	stores := set.Stores()
+	if len(stores) == 0 {
+		return time.Time{}, fmt.Errorf("%w: %q is not a time and there is no memory ref to find it in", gitstore.ErrInvalid, when)
+	}
+	h, err := stores[0].ResolveCommit(ctx, when)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return stores[0].Repo.CommitTime(h)
+}
+
+// shellQuote quotes a query for the hint line so it can be pasted back.
+func shellQuote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		s = string([]rune(s)[:min(len([]rune(s)), 80)])
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(" -_./", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
