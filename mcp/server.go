@@ -1,0 +1,5 @@
+package mcp
+
+import sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+var _ = sdkmcp.NewServer
