@@ -235,6 +235,9 @@ func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.H
 	if a.IsZero() || b.IsZero() {
 		return nil, nil
 	}
+	if bases, ok := r.gitMergeBases(ctx, a, b); ok {
+		return bases, nil
+	}
 	inA := map[plumbing.Hash]bool{}
 	if err := r.walk(ctx, a, func(c *object.Commit) (bool, error) { inA[c.Hash] = true; return true, nil }); err != nil {
 		return nil, err
@@ -294,6 +297,32 @@ func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.H
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
+}
+
+// gitMergeBases asks git merge-base --all, which is much faster than walking
+// the history through go-git on a large store; ok is false when git cannot
+// answer (in-memory repository, no git), and the caller walks itself.
+func (r *Repo) gitMergeBases(ctx context.Context, a, b plumbing.Hash) (bases []plumbing.Hash, ok bool) {
+	if r.GitDir == "" {
+		return nil, false
+	}
+	out, err := r.runGit(ctx, TransportOptions{}, nil, "merge-base", "--all", a.String(), b.String())
+	var ge *gitError
+	if errors.As(err, &ge) && ge.exitCode() == 1 && len(out) == 0 {
+		return nil, true // unrelated histories
+	}
+	if err != nil {
+		return nil, false
+	}
+	for _, l := range strings.Fields(string(out)) {
+		h, valid := parseHash(l)
+		if !valid {
+			return nil, false
+		}
+		bases = append(bases, h)
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i].String() < bases[j].String() })
+	return bases, true
 }
 
 // diffSnapshots calls fn, in id order, for every memory whose document differs
@@ -361,7 +390,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		}
 		bs = append(bs, s)
 	}
-	changes := map[string][]byte{}
+	changes := map[string]plumbing.Hash{} // zero: delete
 	err = diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
 		inBase := map[plumbing.Hash]bool{}
 		for _, b := range bs {
@@ -376,7 +405,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		switch {
 		case ho.IsZero() && len(inBase) == 0: // added there
 			res.New = append(res.New, id)
-			return r.copyBlob(changes, id, ht)
+			changes[id] = ht
 		case ht.IsZero() && len(inBase) == 0: // added here
 			res.Local = append(res.Local, id)
 		case ho.IsZero(): // forgotten here
@@ -385,17 +414,16 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 				return nil
 			}
 			res.Revived = append(res.Revived, id)
-			return r.copyBlob(changes, id, ht)
+			changes[id] = ht
 		case ht.IsZero(): // forgotten there
 			if inBase[ho] {
 				res.Removed = append(res.Removed, id)
-				changes[id] = nil
-				return nil
+				changes[id] = plumbing.ZeroHash
 			}
 			res.Revived = append(res.Revived, id)
 		case inBase[ho] && !inBase[ht]: // changed there only
 			res.Changed = append(res.Changed, id)
-			return r.copyBlob(changes, id, ht)
+			changes[id] = ht
 		case inBase[ht] && !inBase[ho]: // changed here only
 			res.Local = append(res.Local, id)
 		default: // changed on both sides
@@ -426,7 +454,9 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 			}
 			res.Merged = append(res.Merged, id)
 			if plumbing.ComputeHash(plumbing.BlobObject, data) != ho {
-				changes[id] = data
+				if changes[id], err = r.writeBlob(data); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -440,17 +470,101 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		}
 		return o.root.Hash, nil
 	}
-	return o.buildTree(changes)
+	// With one merge base, a fan-out directory that ours left as in the base
+	// becomes theirs as a whole: no need to rebuild it entry by entry.
+	whole := map[string]plumbing.Hash{}
+	if len(bs) == 1 {
+		for id := range changes {
+			p := fanout(id)
+			if _, done := whole[p]; !done && fanHash(o, p) == fanHash(bs[0], p) {
+				whole[p] = fanHash(t, p)
+			}
+		}
+		for id := range changes {
+			if _, ok := whole[fanout(id)]; ok {
+				delete(changes, id)
+			}
+		}
+	}
+	return o.buildTreeFromHashes(changes, whole)
 }
 
-// copyBlob stages the document with hash h as the new version of id.
-func (r *Repo) copyBlob(changes map[string][]byte, id string, h plumbing.Hash) error {
-	data, err := r.readBlob(h)
-	if err != nil {
-		return err
+// fanHash is the tree hash of a fan-out directory, zero when absent.
+func fanHash(s *snapshot, prefix string) plumbing.Hash {
+	if e := findEntry(s.mems, prefix); e != nil {
+		return e.Hash
 	}
-	changes[id] = data
-	return nil
+	return plumbing.ZeroHash
+}
+
+// buildTreeFromHashes is buildTree for documents already in the object
+// database (a merge takes them from the other side): it writes only trees.
+// A zero hash deletes the document.
+// whole replaces entire fan-out directories by tree hash (zero: remove).
+func (s *snapshot) buildTreeFromHashes(changes map[string]plumbing.Hash, whole map[string]plumbing.Hash) (plumbing.Hash, error) {
+	byFan := map[string][]string{}
+	for id := range changes {
+		byFan[fanout(id)] = append(byFan[fanout(id)], id)
+	}
+	var memEntries []object.TreeEntry
+	if s.mems != nil {
+		memEntries = append(memEntries, s.mems.Entries...)
+	}
+	for prefix, h := range whole {
+		memEntries = setEntry(memEntries, prefix, filemode.Dir, h)
+	}
+	for _, prefix := range sortedFans(byFan) {
+		t, err := s.fan(prefix)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries := map[string]object.TreeEntry{}
+		if t != nil {
+			for _, e := range t.Entries {
+				entries[e.Name] = e
+			}
+		}
+		for _, id := range byFan[prefix] {
+			if h := changes[id]; h.IsZero() {
+				delete(entries, blobName(id))
+			} else {
+				entries[blobName(id)] = object.TreeEntry{Name: blobName(id), Mode: filemode.Regular, Hash: h}
+			}
+		}
+		list := make([]object.TreeEntry, 0, len(entries))
+		for _, e := range entries {
+			list = append(list, e)
+		}
+		fh := plumbing.ZeroHash
+		if len(list) > 0 {
+			if fh, err = s.repo.writeTree(list); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
+	}
+	var rootEntries []object.TreeEntry
+	if s.root != nil {
+		rootEntries = append(rootEntries, s.root.Entries...)
+	}
+	mh := plumbing.ZeroHash
+	if len(memEntries) > 0 {
+		var err error
+		if mh, err = s.repo.writeTree(memEntries); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	rootEntries = setEntry(rootEntries, memoriesDir, filemode.Dir, mh)
+	return s.repo.writeTree(rootEntries)
+}
+
+func sortedFans(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // MergeMemory merges two versions a and b of the same memory, both changed

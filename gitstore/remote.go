@@ -191,16 +191,6 @@ func (e *gitError) exitCode() int {
 	return -1
 }
 
-// gitConfig reads one git config value as git sees it (includes, -c and
-// environment included); "" when unset.
-func (r *Repo) gitConfig(ctx context.Context, key string) (string, error) {
-	vals, err := r.gitConfigAll(ctx, key)
-	if err != nil || len(vals) == 0 {
-		return "", err
-	}
-	return vals[len(vals)-1], nil
-}
-
 // gitConfigAll reads every value of a multi-valued git config key.
 func (r *Repo) gitConfigAll(ctx context.Context, key string) ([]string, error) {
 	out, err := r.runGit(ctx, TransportOptions{}, nil, "config", "--get-all", "--", key)
@@ -220,28 +210,61 @@ func (r *Repo) gitConfigAll(ctx context.Context, key string) ([]string, error) {
 	return vals, nil
 }
 
+// gitConfigList reads the whole configuration as git sees it (includes, -c
+// and environment included), keyed like git config --list: section and key
+// lower-cased, subsection as written.
+func (r *Repo) gitConfigList(ctx context.Context) (map[string][]string, error) {
+	out, err := r.runGit(ctx, TransportOptions{}, nil, "config", "--null", "--list")
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string][]string{}
+	for _, entry := range strings.Split(string(out), "\x00") {
+		if entry == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(entry, "\n")
+		cfg[k] = append(cfg[k], v)
+	}
+	return cfg, nil
+}
+
+func last(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// rewritesURLs reports whether url.<base>.insteadOf or pushInsteadOf is set,
+// so that the URLs git really contacts must be asked from git.
+func rewritesURLs(cfg map[string][]string) bool {
+	for k := range cfg {
+		if strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof")) {
+			return true
+		}
+	}
+	return false
+}
+
 // ResolveRemote chooses the remote to share memory through: arg when given,
 // else git config mem.remote, else the current branch's upstream remote
 // (branch.<b>.remote), else origin. A configured remote name is used with its
 // URLs; anything else is taken as a URL or a path. Names and URLs that git
 // would read as options or remote helpers are refused (CheckRemoteArg), as are
-// configured URLs of that form.
+// configured URLs of that form, also after url.<base>.insteadOf rewriting.
 func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
+	cfg, err := r.gitConfigList(ctx)
+	if err != nil {
+		return nil, err
+	}
 	how := "argument"
 	if arg == "" {
-		v, err := r.gitConfig(ctx, "mem.remote")
-		if err != nil {
-			return nil, err
-		}
-		arg, how = v, "mem.remote"
+		arg, how = last(cfg["mem.remote"]), "mem.remote"
 	}
 	if arg == "" {
 		if b := r.Head().Branch; b != "" {
-			v, err := r.gitConfig(ctx, "branch."+b+".remote")
-			if err != nil {
-				return nil, err
-			}
-			if v != "" && v != "." {
+			if v := last(cfg["branch."+b+".remote"]); v != "" && v != "." {
 				arg, how = v, "branch."+b+".remote"
 			}
 		}
@@ -253,13 +276,23 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 		return nil, err
 	}
 	rem := &Remote{arg: arg, How: how}
-	urls, err := r.remoteURLs(ctx, arg)
-	if err != nil {
-		return nil, err
+	var urls []string
+	if validRemoteName(arg) {
+		urls = append(append(urls, cfg["remote."+arg+".url"]...), cfg["remote."+arg+".pushurl"]...)
 	}
 	if len(urls) > 0 {
-		if !validRemoteName(arg) {
-			return nil, fmt.Errorf("%w: remote name %q cannot name a ref (refs/memory/remotes/%s/main); rename it with git remote rename", ErrInvalid, arg, arg)
+		if rewritesURLs(cfg) {
+			for _, extra := range [][]string{{"remote", "get-url", "--all", arg}, {"remote", "get-url", "--push", "--all", arg}} {
+				out, err := r.runGit(ctx, TransportOptions{}, nil, extra...)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+				}
+				for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+					if l != "" {
+						urls = append(urls, l)
+					}
+				}
+			}
 		}
 		for _, u := range urls {
 			if err := CheckRemoteArg(u); err != nil {
@@ -272,50 +305,21 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 	if how == "default" || !looksLikeURL(arg) {
 		return nil, fmt.Errorf("%w: no remote %q is configured; add one with git remote add %s URL, set git config mem.remote NAME-OR-URL, or give the remote: git mem pull URL", ErrRemote, RedactURL(arg), RedactURL(arg))
 	}
-	// A URL or path given directly: check what git will really contact
-	// (url.<base>.insteadOf applies to it).
-	out, err := r.runGit(ctx, TransportOptions{}, nil, "ls-remote", "--get-url", "--", arg)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRemote, err)
-	}
-	if u := strings.TrimSpace(string(out)); u != "" {
-		if err := CheckRemoteArg(u); err != nil {
-			return nil, fmt.Errorf("remote %s is rewritten by url.*.insteadOf: %w", RedactURL(arg), err)
+	if rewritesURLs(cfg) {
+		// A URL given directly: check what git will really contact.
+		out, err := r.runGit(ctx, TransportOptions{}, nil, "ls-remote", "--get-url", "--", arg)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+		}
+		if u := strings.TrimSpace(string(out)); u != "" {
+			if err := CheckRemoteArg(u); err != nil {
+				return nil, fmt.Errorf("remote %s is rewritten by url.*.insteadOf: %w", RedactURL(arg), err)
+			}
 		}
 	}
 	rem.Display = RedactURL(arg)
 	rem.Slug = urlSlug(arg)
 	return rem, nil
-}
-
-// remoteURLs lists the fetch and push URLs of a configured remote, after
-// url.<base>.insteadOf / pushInsteadOf; none when name is not a configured remote.
-func (r *Repo) remoteURLs(ctx context.Context, name string) ([]string, error) {
-	if !validRemoteName(name) {
-		return nil, nil
-	}
-	configured, err := r.gitConfigAll(ctx, "remote."+name+".url")
-	if err != nil || len(configured) == 0 {
-		return nil, err
-	}
-	urls := append([]string(nil), configured...)
-	pushURLs, err := r.gitConfigAll(ctx, "remote."+name+".pushurl")
-	if err != nil {
-		return nil, err
-	}
-	urls = append(urls, pushURLs...)
-	for _, extra := range [][]string{{"remote", "get-url", "--all", name}, {"remote", "get-url", "--push", "--all", name}} {
-		out, err := r.runGit(ctx, TransportOptions{}, nil, extra...)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrRemote, err)
-		}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if l != "" {
-				urls = append(urls, l)
-			}
-		}
-	}
-	return urls, nil
 }
 
 // looksLikeURL tells a URL or a path from a mistyped remote name.
