@@ -8,7 +8,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
+
+// addJSON is the --json answer of add: the memory, and what dedupe did.
+type addJSON struct {
+	memoryJSON
+	Reinforced          bool   `json:"reinforced"`
+	PossibleDuplicateOf string `json:"possible_duplicate_of,omitempty"`
+}
 
 type addOptions struct {
 	memory     gitstore.NewMemory
@@ -99,10 +107,11 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 			o.memory.Anchor = &head
 		}
 	}
-	m, err := store.Add(ctx, env.writer(set, o.agent), o.memory)
+	outcome, err := index.Remember(ctx, set, store, env.writer(set, o.agent), o.memory)
 	if err != nil {
 		return err
 	}
+	m := outcome.Memory
 	rd, err := store.Read()
 	if err != nil {
 		return err
@@ -119,7 +128,18 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		fmt.Fprintf(env.Err, "%s (%s)\n", note, set.Personal.GitDir)
 	}
 	if o.json {
-		return writeJSON(env.Out, toJSON(m, short, env.Now()))
+		out := addJSON{memoryJSON: toJSON(m, short, env.Now()), Reinforced: outcome.Reinforced}
+		if d := outcome.PossibleDuplicateOf; d != nil {
+			out.PossibleDuplicateOf = d.ID
+		}
+		return writeJSON(env.Out, out)
+	}
+	if outcome.Reinforced {
+		fmt.Fprintf(env.Err, "already known: reinforced %s instead of adding a copy (trust now %.2f)\n", short, m.EffectiveTrust(env.Now()))
+	}
+	if d := outcome.PossibleDuplicateOf; d != nil {
+		fmt.Fprintf(env.Err, "saved; it looks like %s (%q) but says something else: if it replaces it, run git mem add --supersedes %s -- TEXT next time, or git mem forget %s\n",
+			d.ID[:gitstore.MinShownPrefix], gitstore.Summary(d.Text, 60), d.ID[:gitstore.MinShownPrefix], d.ID[:gitstore.MinShownPrefix])
 	}
 	if m.Supersedes != "" {
 		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", m.Supersedes[:gitstore.MinShownPrefix])

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -105,8 +106,8 @@ func TestCLIAmbiguousPrefixListsCandidates(t *testing.T) {
 	var prefix string
 	for i := 0; prefix == "" && i < 2000; i++ {
 		var m struct{ ID string }
-		require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "add", "--json", "--", "memory number "+strings.Repeat("x", i%7)+string(rune('a'+i%26)))), &m))
-		if _, seen := byPrefix[m.ID[:4]]; seen {
+		require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "add", "--json", "--", fmt.Sprintf("service %d listens on port %d", i, 9000+i))), &m))
+		if prev, seen := byPrefix[m.ID[:4]]; seen && prev != m.ID {
 			prefix = m.ID[:4]
 		}
 		byPrefix[m.ID[:4]] = m.ID
@@ -230,4 +231,25 @@ func TestCLIGoldenOutputs(t *testing.T) {
 	golden(t, "show.txt", mustRun(t, sb, "show", id))
 	golden(t, "show.json", mustRun(t, sb, "show", "--json", id))
 	golden(t, "list.txt", mustRun(t, sb, "list"))
+}
+
+func TestCLIAddDedupes(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	id := strings.TrimSpace(mustRun(t, sb, "add", "--", "The API listens on port 8080"))
+	out, errOut, code := sb.run("add", "--agent", "codex", "--", "the api listens on port 8080")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, id, strings.TrimSpace(out), "the existing memory's id")
+	require.Contains(t, errOut, "already known: reinforced "+id)
+
+	var added struct {
+		ID                  string `json:"id"`
+		Reinforced          bool   `json:"reinforced"`
+		PossibleDuplicateOf string `json:"possible_duplicate_of"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "add", "--json", "--", "The API listens on port 8081")), &added))
+	require.False(t, added.Reinforced)
+	require.True(t, strings.HasPrefix(added.PossibleDuplicateOf, id))
+	require.Len(t, strings.Split(strings.TrimSpace(mustRun(t, sb, "list")), "\n"), 2)
+	require.Contains(t, mustRun(t, sb, "show", id), "reinforce by codex")
 }

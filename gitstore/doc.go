@@ -41,6 +41,8 @@
 //     events (Memory.EffectiveTrust).
 //   - agent, session: the agent (claude-code, codex, cli, …) and its session id
 //     at creation.
+//   - subagent: "<agent_type>:<agent_id>" when a subagent of that agent wrote
+//     it; such memories are not injected at session start by default.
 //   - author: "Name <email>" of the git identity that created it.
 //   - anchor: {commit, branch} checked out when it was written.
 //   - created, updated: transaction times of creation and last change.
@@ -56,7 +58,7 @@
 // Each change is one commit whose subject reads "mem: <op> <short id> <type>:
 // <text>" and whose trailers are Memory-Id (one per memory touched), Memory-Op
 // (add, revise, confirm, dispute, reinforce, supersede, forget, merge, purge),
-// Agent and Session. Author and committer come from GIT_AUTHOR_NAME/EMAIL or
+// Agent, Subagent and Session. Author and committer come from GIT_AUTHOR_NAME/EMAIL or
 // git config user.name/user.email, else "git-mem <git-mem@localhost>".
 //
 // # Writes

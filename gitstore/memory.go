@@ -65,11 +65,12 @@ type Anchor struct {
 
 // Event is one change to a memory's standing: confirm, dispute, reinforce or supersede.
 type Event struct {
-	Op     string    `json:"op"`
-	At     time.Time `json:"at"`
-	Agent  string    `json:"agent,omitempty"`
-	Author string    `json:"author,omitempty"`
-	Reason string    `json:"reason,omitempty"`
+	Op      string    `json:"op"`
+	At      time.Time `json:"at"`
+	Agent   string    `json:"agent,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Author  string    `json:"author,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
 }
 
 // Memory is the document stored at memories/<id[:2]>/<id>.json. Field order is the
@@ -86,6 +87,7 @@ type Memory struct {
 	Pinned       bool        `json:"pinned,omitempty"`
 	Trust        float64     `json:"trust"`
 	Agent        string      `json:"agent,omitempty"`
+	Subagent     string      `json:"subagent,omitempty"`
 	Session      string      `json:"session,omitempty"`
 	Author       string      `json:"author,omitempty"`
 	Anchor       *Anchor     `json:"anchor,omitempty"`

@@ -87,7 +87,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 			Schema: SchemaVersion, ID: id, Type: n.Type, Text: n.Text, Tags: n.Tags, Paths: n.Paths,
 			Source: n.Source, Tentative: n.Tentative, Pinned: n.Pinned,
 			Trust: StartingTrust(n.Source, n.Tentative),
-			Agent: w.Agent, Session: w.Session, Author: author, Anchor: n.Anchor,
+			Agent: w.Agent, Subagent: w.Subagent, Session: w.Session, Author: author, Anchor: n.Anchor,
 			Created: now, Updated: now, ValidFrom: now, ValidTo: n.ValidTo,
 		}
 		tx.Describe(OpAdd, m.Type+": "+m.Text, id)
@@ -175,7 +175,7 @@ func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string) (
 	author := s.Repo.Author()
 	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
 		now := tx.Now()
-		m.Events = append(m.Events, Event{Op: op, At: now, Agent: w.Agent, Author: author, Reason: oneLine(reason)})
+		m.Events = append(m.Events, Event{Op: op, At: now, Agent: w.Agent, Session: w.Session, Author: author, Reason: oneLine(reason)})
 		if op == EventReinforce {
 			m.Reinforced = appendReinforcement(m.Reinforced, now)
 		}

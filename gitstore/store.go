@@ -51,6 +51,9 @@ func (s *Store) Tip() (plumbing.Hash, error) { return s.Repo.refs.read(s.Ref) }
 type Writer struct {
 	Agent   string
 	Session string
+	// Subagent names a subagent of Agent ("<agent_type>:<agent_id>" from a hook
+	// payload); its memories are not injected at session start by default.
+	Subagent string
 }
 
 // Tx is one change being built on the current tip. A write function may read
@@ -181,10 +184,11 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg stri
 
 // Commit trailers.
 const (
-	TrailerID      = "Memory-Id"
-	TrailerOp      = "Memory-Op"
-	TrailerAgent   = "Agent"
-	TrailerSession = "Session"
+	TrailerID       = "Memory-Id"
+	TrailerOp       = "Memory-Op"
+	TrailerAgent    = "Agent"
+	TrailerSession  = "Session"
+	TrailerSubagent = "Subagent"
 )
 
 // commitMessage renders "mem: <op> <short id> <subject>" and the trailers.
@@ -204,6 +208,9 @@ func commitMessage(tx *Tx, w Writer) string {
 	b.WriteString(TrailerOp + ": " + tx.op + "\n")
 	if w.Agent != "" {
 		b.WriteString(TrailerAgent + ": " + oneLine(w.Agent) + "\n")
+	}
+	if w.Subagent != "" {
+		b.WriteString(TrailerSubagent + ": " + oneLine(w.Subagent) + "\n")
 	}
 	if w.Session != "" {
 		b.WriteString(TrailerSession + ": " + oneLine(w.Session) + "\n")

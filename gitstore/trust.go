@@ -33,8 +33,10 @@ func (m *Memory) EffectiveTrust(now time.Time) float64 {
 		case EventDispute:
 			t -= 0.40 * t
 		case EventReinforce:
+			// The same fact learned by another agent or in another session is
+			// stronger evidence than one agent repeating itself.
 			gain := 0.10
-			if e.Agent != "" && e.Agent != m.Agent {
+			if (e.Agent != "" && e.Agent != m.Agent) || (e.Session != "" && e.Session != m.Session) {
 				gain = 0.20
 			}
 			t += gain * (1 - t)

@@ -1,0 +1,182 @@
+package index
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// DuplicateSimilarity is the similarity at or above which a new memory is a
+// near-duplicate of an existing one of the same type.
+const DuplicateSimilarity = 0.85
+
+// Similarity measures how alike two memory texts are, from 0 to 1: the Dice
+// coefficient 2|A∩B|/(|A|+|B|) of their claim skeletons. A skeleton is the set
+// of lower-cased words with every number replaced by "#", negations and the
+// auxiliary do/does/did dropped, and each word reduced to its English stem. So case, spacing and
+// punctuation variants score 1, and so do "port 8080" and "port 8081" or
+// "we use npm" and "we do not use npm": they are alike in form, and whether
+// they make the same claim is SameClaim's question.
+func Similarity(a, b string) float64 {
+	sa, sb := skeleton(a), skeleton(b)
+	if len(sa) == 0 || len(sb) == 0 {
+		return 0
+	}
+	common := 0
+	for w := range sa {
+		if sb[w] {
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(sa)+len(sb))
+}
+
+// SameClaim reports whether two alike texts say the same thing: the same
+// numbers, the same polarity (both negated or neither), and the key words of
+// one contained in the other's.
+func SameClaim(a, b string) bool {
+	ta, tb := claimTokens(a), claimTokens(b)
+	if !equalStrings(ta.numbers, tb.numbers) || ta.negated != tb.negated {
+		return false
+	}
+	return subset(ta.keys, tb.keys) || subset(tb.keys, ta.keys)
+}
+
+var negations = map[string]bool{
+	"not": true, "no": true, "never": true, "none": true, "nor": true, "cannot": true, "without": true,
+}
+
+var auxiliaries = map[string]bool{"do": true, "does": true, "did": true}
+
+// words splits text into lower-case words, turning "n't" into a separate "not".
+func words(text string) []string {
+	text = strings.ToLower(text)
+	text = strings.ReplaceAll(text, "n't", " not")
+	text = strings.ReplaceAll(text, "n’t", " not")
+	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func hasDigit(w string) bool { return strings.IndexFunc(w, unicode.IsDigit) >= 0 }
+
+func skeleton(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range words(text) {
+		switch {
+		case negations[w] || auxiliaries[w]:
+		case hasDigit(w):
+			out["#"] = true
+		default:
+			out[stem(w)] = true
+		}
+	}
+	return out
+}
+
+type claim struct {
+	numbers []string
+	negated bool
+	keys    map[string]bool
+}
+
+func claimTokens(text string) claim {
+	c := claim{keys: map[string]bool{}}
+	for _, w := range words(text) {
+		switch {
+		case negations[w]:
+			c.negated = !c.negated
+		case auxiliaries[w]:
+		case hasDigit(w):
+			c.numbers = append(c.numbers, w)
+		case !stopWords[w]:
+			c.keys[stem(w)] = true
+		}
+	}
+	sort.Strings(c.numbers)
+	return c
+}
+
+func subset(a, b map[string]bool) bool {
+	for w := range a {
+		if !b[w] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// stopWords are left out of a claim's key words.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true,
+	"on": true, "at": true, "for": true, "with": true, "by": true, "from": true, "is": true, "are": true,
+	"was": true, "were": true, "be": true, "been": true, "it": true, "its": true, "this": true,
+	"that": true, "we": true, "our": true, "us": true, "you": true, "your": true, "they": true,
+	"i": true, "as": true, "so": true, "but": true, "if": true, "then": true,
+}
+
+// Outcome is what Remember did.
+type Outcome struct {
+	// Memory is the saved memory, or the existing one that was reinforced.
+	Memory *gitstore.Memory
+	// Reinforced reports that the text repeated an existing memory's claim.
+	Reinforced bool
+	// PossibleDuplicateOf is an alike memory making a different claim: the
+	// agent may want to supersede it with the new one.
+	PossibleDuplicateOf *gitstore.Memory
+	// Similarity is the similarity to the reinforced or possible duplicate.
+	Similarity float64
+}
+
+// Remember saves a new memory in store, unless a current memory of the same
+// type in that store is a near-duplicate (Similarity >= DuplicateSimilarity)
+// making the same claim: then that memory is reinforced instead. An alike
+// memory with a different claim is named in the outcome. An explicit
+// replacement (n.Supersedes) is always saved.
+func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	var similar *gitstore.Memory
+	best := 0.0
+	if n.Supersedes == "" {
+		res, err := Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			m := h.Memory
+			if h.Scope != store.Scope || m.Type != n.Type {
+				continue
+			}
+			if sim := Similarity(n.Text, m.Text); sim >= DuplicateSimilarity && sim > best {
+				similar, best = m, sim
+			}
+		}
+	}
+	if similar != nil && SameClaim(n.Text, similar.Text) {
+		m, err := store.Reinforce(ctx, w, similar.ID)
+		if err != nil {
+			return nil, err
+		}
+		return &Outcome{Memory: m, Reinforced: true, Similarity: best}, nil
+	}
+	m, err := store.Add(ctx, w, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Memory: m, PossibleDuplicateOf: similar, Similarity: best}, nil
+}

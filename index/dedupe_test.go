@@ -1,0 +1,109 @@
+package index
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+func TestSimilarityAndClaim(t *testing.T) {
+	cases := []struct {
+		name      string
+		a, b      string
+		similar   bool // Similarity >= DuplicateSimilarity
+		sameClaim bool
+	}{
+		{"identical", "The API listens on port 8080", "The API listens on port 8080", true, true},
+		{"case and whitespace", "The API listens on port 8080", "  the api   LISTENS on port 8080 ", true, true},
+		{"punctuation", "We use pnpm, not npm.", "we use pnpm not npm", true, true},
+		{"other number", "The API listens on port 8080", "The API listens on port 8081", true, false},
+		{"negated", "we use npm", "we do not use npm", true, false},
+		{"contracted negation", "the worker retries failed jobs", "the worker doesn't retry failed jobs", true, false},
+		{"plural", "migrations run before the tests", "migration runs before the test", true, true},
+		{"different fact", "The API listens on port 8080", "Postgres stores bookings in UTC", false, false},
+		{"more detail is not a near-duplicate", "Deploys go through Fly.io", "Deploys go through Fly.io from the main branch after CI passes on GitHub Actions", false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := Similarity(tc.a, tc.b)
+			require.Equal(t, tc.similar, sim >= DuplicateSimilarity, "similarity %.2f", sim)
+			require.Equal(t, tc.sameClaim, SameClaim(tc.a, tc.b))
+			require.InDelta(t, sim, Similarity(tc.b, tc.a), 1e-9, "symmetric")
+		})
+	}
+	require.Zero(t, Similarity("", "x"))
+}
+
+func TestRememberDedupes(t *testing.T) {
+	dir := t.TempDir()
+	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("GIT_AUTHOR_NAME", "Dedupe Test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "dedupe@example.com")
+	set, err := gitstore.OpenSet(dir)
+	require.NoError(t, err)
+	store, err := set.Writable(gitstore.ScopeProject)
+	require.NoError(t, err)
+	ctx := context.Background()
+	claude := gitstore.Writer{Agent: "claude-code", Session: "s1"}
+	codex := gitstore.Writer{Agent: "codex", Session: "s2"}
+
+	first, err := Remember(ctx, set, store, claude, gitstore.NewMemory{Text: "The API listens on port 8080"})
+	require.NoError(t, err)
+	require.False(t, first.Reinforced)
+	require.Nil(t, first.PossibleDuplicateOf)
+	base := first.Memory.EffectiveTrust(first.Memory.Created)
+
+	steps := []struct {
+		name       string
+		w          gitstore.Writer
+		text, typ  string
+		reinforced bool
+		possible   bool
+		trust      float64 // expected trust of the first memory afterwards, when reinforced
+	}{
+		{"same words, other case, same agent", claude, "the API listens on PORT 8080", "", true, false, base + 0.10*(1-base)},
+		{"same fact from another agent", codex, "The API listens on port 8080.", "", true, false, 0},
+		{"different number is saved, named as possible duplicate", codex, "The API listens on port 8081", "", false, true, 0},
+		{"same text, other type, is its own memory", claude, "The API listens on port 8080", gitstore.TypeDecision, false, false, 0},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			o, err := Remember(ctx, set, store, st.w, gitstore.NewMemory{Text: st.text, Type: st.typ})
+			require.NoError(t, err)
+			require.Equal(t, st.reinforced, o.Reinforced)
+			if st.reinforced {
+				require.Equal(t, first.Memory.ID, o.Memory.ID)
+			}
+			if st.possible {
+				require.NotNil(t, o.PossibleDuplicateOf)
+				require.Equal(t, first.Memory.ID, o.PossibleDuplicateOf.ID)
+				require.NotEqual(t, first.Memory.ID, o.Memory.ID)
+			} else {
+				require.Nil(t, o.PossibleDuplicateOf)
+			}
+			if st.trust != 0 {
+				require.InDelta(t, st.trust, o.Memory.EffectiveTrust(o.Memory.Updated), 0.001)
+			}
+		})
+	}
+	rd, err := store.Read()
+	require.NoError(t, err)
+	m, err := rd.Get(first.Memory.ID)
+	require.NoError(t, err)
+	require.Len(t, m.Events, 2)
+	require.Equal(t, gitstore.EventReinforce, m.Events[1].Op)
+	require.Equal(t, "codex", m.Events[1].Agent)
+	// 0.9 -> +0.10 (same agent) -> +0.20 (another agent).
+	t1 := 0.9 + 0.10*0.1
+	require.InDelta(t, t1+0.20*(1-t1), m.EffectiveTrust(m.Updated), 0.001)
+	require.Len(t, m.Reinforced, 1, "at most one reinforcement date a day")
+	all, err := store.List(gitstore.Filter{})
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+}
