@@ -1,0 +1,62 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/hooks"
+)
+
+type hookOptions struct {
+	event string
+	agent string
+}
+
+func init() { register(newHookCmd) }
+
+func newHookCmd(env *Env) *cobra.Command {
+	o := &hookOptions{}
+	c := &cobra.Command{
+		Use:   "hook <session-start|prompt|session-end|stop> [--agent claude|codex|cursor|gemini]",
+		Short: "Run as an agent's hook: payload JSON on stdin, the agent's JSON on stdout",
+		Long: `Run as a coding agent's lifecycle hook (git mem install registers it). The
+agent's JSON payload is read from stdin; the repository is the payload's cwd
+(Cursor: workspace_roots), not the current directory.
+
+  session-start  record the session's start marker and inject the latest
+                 handoff for the branch, preferences and pinned memories,
+                 and the most relevant memories (at most 8,000 characters)
+  prompt         inject the memories best matching the prompt (at most
+                 2,000 characters, each memory once per session)
+  session-end    save a session note: commits made, files changed, files
+                 still uncommitted (nothing when nothing happened)
+  stop           remind the agent to save what it learned, at most every 5
+                 prompts without a save (Cursor: the session note)
+
+A hook never hurts a session: it always exits 0, prints the agent's documented
+JSON or nothing, and logs errors to <git common dir>/mem/hooks.log. Each event
+has an internal deadline (session-start 4 s, prompt and stop 2 s, session-end
+700 ms; GIT_MEM_HOOK_DEADLINE_MS overrides it).`,
+		Example: `  echo '{"session_id":"s1","cwd":"/src/app","hook_event_name":"SessionStart","source":"startup"}' | git mem hook session-start`,
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				o.event = args[0]
+			}
+			runHook(cmd, env, o)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&o.agent, "agent", "", "the agent sending the payload: claude, codex, cursor or gemini (default: detected)")
+	// a hook must exit 0 even when called with flags it does not know
+	c.FParseErrWhitelist.UnknownFlags = true
+	return c
+}
+
+func runHook(cmd *cobra.Command, env *Env, o *hookOptions) {
+	hooks.Run(cmd.Context(), hooks.Request{
+		Event: o.event, Agent: o.agent,
+		In: env.In, Out: env.Out, Err: env.Err,
+		Debug:  env.Getenv("GIT_MEM_DEBUG") != "",
+		Getenv: env.Getenv, Now: env.Now,
+	})
+}

@@ -1,0 +1,49 @@
+// Package hooks adapts coding agents' lifecycle hooks to git-mem: it reads
+// an agent's JSON payload, acts (a session start marker and an injection, a
+// prompt injection, a session note, a reminder), and writes exactly the JSON
+// that agent documents, or nothing. It also installs and removes git-mem's
+// MCP server entry, hooks and instruction block in each agent's config files
+// (install.go).
+//
+// # Agents and events
+//
+// Four agents are supported: Claude Code (claude), Codex CLI (codex), Gemini
+// CLI (gemini) and Cursor (cursor); the exact payloads and outputs are in
+// shared/CONTRACTS.md. The agent is taken from --agent, else detected from
+// the payload (Cursor: conversation_id, workspace_roots; Gemini: timestamp,
+// BeforeAgent/AfterAgent; Codex: turn_id), else from the environment
+// (CLAUDECODE, CODEX_HOME, GEMINI_PROJECT_DIR), else Claude Code, whose
+// output shape Codex and Gemini share. Events:
+//
+//   - session-start: writes the session's start marker, then injects the
+//     latest handoff for the branch, preferences and pinned memories, and the
+//     memories most relevant to the branch and the files being changed
+//     (handoff.SessionStart), at most 8,000 characters. source "compact"
+//     injects nothing; "resume" only what changed since the last injection.
+//   - prompt: the memories best matching the prompt, at most 2,000
+//     characters, each memory at most once per session; nothing for a prompt
+//     of fewer than two usable terms.
+//   - session-end: the session note (handoff.Sessions.End).
+//   - stop: for Cursor (no SessionEnd in older builds) the session note;
+//     for Claude Code and Codex a reminder to save what was learned, at most
+//     every 5 prompts when nothing was saved, never when stop_hook_active.
+//
+// Output: Claude Code, Codex and Gemini get
+// {"hookSpecificOutput":{"hookEventName":E,"additionalContext":X}} with E
+// SessionStart, UserPromptSubmit (Gemini: BeforeAgent) and no other key;
+// Cursor gets {"additional_context":X} at session start. A stop reminder is
+// {"decision":"block","reason":X}.
+//
+// # Never hurting a session
+//
+// Run always returns normally, and the command exits 0. The repository is the
+// payload's cwd (Cursor: the first of workspace_roots), never the process's
+// directory. Stdout holds one valid JSON document or nothing. Errors go to
+// <git common dir>/mem/hooks.log (kept under 256 KiB: when it grows past that
+// it becomes hooks.log.1), and to stderr only when GIT_MEM_DEBUG is set.
+// Each event has an internal deadline, after which the hook writes nothing
+// and returns (work already started may finish or be abandoned; a write cut
+// short leaves at worst unreachable objects): session-start 4 s, prompt 2 s,
+// stop 2 s, session-end 700 ms (Codex kills SessionEnd hooks after 1 s). The
+// environment variable GIT_MEM_HOOK_DEADLINE_MS overrides it.
+package hooks

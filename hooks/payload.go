@@ -1,0 +1,156 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// Agents.
+const (
+	Claude = "claude"
+	Codex  = "codex"
+	Cursor = "cursor"
+	Gemini = "gemini"
+)
+
+// Agents lists the supported agents.
+var Agents = []string{Claude, Codex, Cursor, Gemini}
+
+// Events (the argument of git mem hook).
+const (
+	EventSessionStart = "session-start"
+	EventPrompt       = "prompt"
+	EventSessionEnd   = "session-end"
+	EventStop         = "stop"
+)
+
+// Events lists the hook events.
+var Events = []string{EventSessionStart, EventPrompt, EventSessionEnd, EventStop}
+
+// eventAliases maps the agents' own event names to ours.
+var eventAliases = map[string]string{
+	"sessionstart": EventSessionStart, "session-start": EventSessionStart, "session_start": EventSessionStart,
+	"userpromptsubmit": EventPrompt, "beforeagent": EventPrompt, "beforesubmitprompt": EventPrompt, "prompt": EventPrompt,
+	"sessionend": EventSessionEnd, "session-end": EventSessionEnd, "session_end": EventSessionEnd,
+	"stop": EventStop, "afteragent": EventStop,
+}
+
+// NormalizeEvent maps an event argument (ours or an agent's name for it) to
+// one of Events; "" when unknown.
+func NormalizeEvent(e string) string {
+	return eventAliases[strings.ToLower(strings.TrimSpace(e))]
+}
+
+// NormalizeAgent maps an agent name (claude, claude-code, codex, …) to one of
+// Agents; "" when unknown.
+func NormalizeAgent(a string) string {
+	switch strings.ToLower(strings.TrimSpace(a)) {
+	case "claude", "claude-code", "claudecode":
+		return Claude
+	case "codex", "codex-cli":
+		return Codex
+	case "cursor":
+		return Cursor
+	case "gemini", "gemini-cli":
+		return Gemini
+	}
+	return ""
+}
+
+// WriterName is how memories written by an agent's hooks name the agent.
+func WriterName(agent string) string {
+	if agent == Claude {
+		return "claude-code"
+	}
+	return agent
+}
+
+// Payload is the union of the fields git-mem reads from the agents' hook
+// payloads; everything else is ignored.
+type Payload struct {
+	SessionID      string   `json:"session_id"`
+	ConversationID string   `json:"conversation_id"`
+	Cwd            string   `json:"cwd"`
+	WorkspaceRoots []string `json:"workspace_roots"`
+	HookEventName  string   `json:"hook_event_name"`
+	Source         string   `json:"source"`
+	Prompt         string   `json:"prompt"`
+	StopHookActive bool     `json:"stop_hook_active"`
+	AgentID        string   `json:"agent_id"`
+	AgentType      string   `json:"agent_type"`
+	TurnID         string   `json:"turn_id"`
+	Timestamp      string   `json:"timestamp"`
+	CursorVersion  string   `json:"cursor_version"`
+	Reason         string   `json:"reason"`
+}
+
+// ParsePayload decodes a hook payload. Empty input and anything but a JSON
+// object fail with gitstore.ErrInvalid.
+func ParsePayload(data []byte) (*Payload, error) {
+	s := strings.TrimSpace(string(data))
+	if s == "" {
+		return nil, fmt.Errorf("%w: empty hook payload on stdin", gitstore.ErrInvalid)
+	}
+	if !strings.HasPrefix(s, "{") {
+		return nil, fmt.Errorf("%w: the hook payload is not a JSON object", gitstore.ErrInvalid)
+	}
+	var p Payload
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return nil, fmt.Errorf("%w: the hook payload is not valid JSON: %v", gitstore.ErrInvalid, err)
+	}
+	return &p, nil
+}
+
+// Session is the payload's session id (Cursor: conversation_id).
+func (p *Payload) Session() string {
+	if p.SessionID != "" {
+		return p.SessionID
+	}
+	return p.ConversationID
+}
+
+// Dir is the directory the agent works in: cwd, else Cursor's first
+// workspace root.
+func (p *Payload) Dir() string {
+	if p.Cwd != "" {
+		return p.Cwd
+	}
+	for _, r := range p.WorkspaceRoots {
+		if r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// Subagent reports whether the hook runs inside a subagent.
+func (p *Payload) Subagent() bool { return p.AgentID != "" }
+
+// DetectAgent names the agent that sent a payload: from the payload's own
+// fields, else from the environment, else Claude Code.
+func DetectAgent(p *Payload, getenv func(string) string) string {
+	if p != nil {
+		switch {
+		case p.ConversationID != "" || len(p.WorkspaceRoots) > 0 || p.CursorVersion != "":
+			return Cursor
+		case p.Timestamp != "" || p.HookEventName == "BeforeAgent" || p.HookEventName == "AfterAgent":
+			return Gemini
+		case p.TurnID != "":
+			return Codex
+		}
+	}
+	if getenv != nil {
+		switch {
+		case getenv("CLAUDECODE") != "" || getenv("CLAUDE_CODE_SESSION_ID") != "":
+			return Claude
+		case getenv("GEMINI_PROJECT_DIR") != "" || getenv("GEMINI_CLI") != "":
+			return Gemini
+		case getenv("CODEX_HOME") != "" || getenv("CODEX_THREAD_ID") != "":
+			return Codex
+		}
+	}
+	return Claude
+}

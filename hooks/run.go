@@ -1,0 +1,408 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/handoff"
+)
+
+// Internal deadlines per event (see the package documentation).
+var deadlines = map[string]time.Duration{
+	EventSessionStart: 4 * time.Second,
+	EventPrompt:       2 * time.Second,
+	EventStop:         2 * time.Second,
+	EventSessionEnd:   700 * time.Millisecond,
+}
+
+// maxPayload is the most stdin read; a larger payload is cut (and then
+// fails to parse).
+const maxPayload = 4 << 20
+
+// ReminderText is what the stop hook tells an agent that saved nothing for
+// RemindEvery prompts.
+const ReminderText = "git-mem: nothing was saved to the repository's memory in the last " +
+	"several prompts. If you learned something durable (a decision, a gotcha, a command, a convention), " +
+	"save it now with memory_save (or git mem add -- TEXT): one fact, at most 300 characters, with its honest source. " +
+	"If there is nothing worth keeping, just stop."
+
+// Request is one hook invocation.
+type Request struct {
+	// Event is the argument (session-start, prompt, session-end, stop, or an
+	// agent's own name for one of them).
+	Event string
+	// Agent is --agent; empty: detect it.
+	Agent string
+	In    io.Reader
+	Out   io.Writer
+	// Err receives diagnostics only when Debug is set.
+	Err   io.Writer
+	Debug bool
+	// Getenv reads the environment (agent detection, deadline override).
+	Getenv func(string) string
+	Now    func() time.Time
+	// Deadline overrides the event's internal deadline.
+	Deadline time.Duration
+}
+
+// Outcome says what a hook did, for tests and git mem preview.
+type Outcome struct {
+	Event, Agent string
+	// Output is what was written to stdout (empty: nothing).
+	Output []byte
+	// Err is the error logged, if any; TimedOut that the deadline passed.
+	Err      error
+	TimedOut bool
+}
+
+// Run handles one hook invocation. It never fails: errors are logged, and
+// stdout receives one valid JSON document or nothing.
+func Run(ctx context.Context, r Request) *Outcome {
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Getenv == nil {
+		r.Getenv = func(string) string { return "" }
+	}
+	out := &Outcome{Event: NormalizeEvent(r.Event)}
+	lg := &logger{debug: r.Debug, stderr: r.Err, now: r.Now}
+	deadline := deadlines[out.Event]
+	if deadline == 0 {
+		deadline = 2 * time.Second
+	}
+	if ms, err := strconv.Atoi(r.Getenv("GIT_MEM_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
+		deadline = time.Duration(ms) * time.Millisecond
+	}
+	if r.Deadline > 0 {
+		deadline = r.Deadline
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+
+	type result struct {
+		data  []byte
+		agent string
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var res result
+		defer func() {
+			if p := recover(); p != nil {
+				res = result{err: fmt.Errorf("hook panicked: %v\n%s", p, debug.Stack())}
+			}
+			done <- res
+		}()
+		res.data, res.agent, res.err = handle(ctx, r, out.Event, lg)
+	}()
+	var res result
+	select {
+	case res = <-done:
+		out.Agent = res.agent
+	case <-ctx.Done():
+		out.Agent = NormalizeAgent(r.Agent)
+		out.TimedOut = true
+		res.err = fmt.Errorf("%s hook passed its %v deadline; nothing was injected", r.Event, deadline)
+	}
+	if res.err != nil {
+		out.Err = res.err
+		lg.log(out, res.err)
+	}
+	if len(res.data) > 0 && json.Valid(res.data) {
+		out.Output = append(res.data, '\n')
+		if _, err := r.Out.Write(out.Output); err != nil {
+			lg.log(out, err)
+		}
+	}
+	return out
+}
+
+// handle does the work of one event and returns the output (nil: nothing).
+func handle(ctx context.Context, r Request, event string, lg *logger) (out []byte, agent string, err error) {
+	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload))
+	if err != nil {
+		return nil, NormalizeAgent(r.Agent), fmt.Errorf("reading the hook payload: %w", err)
+	}
+	p, perr := ParsePayload(data)
+	agent = NormalizeAgent(r.Agent)
+	if agent == "" {
+		agent = DetectAgent(p, r.Getenv)
+	}
+	if perr != nil {
+		return nil, agent, perr
+	}
+	out, err = handlePayload(ctx, r, event, agent, p, lg)
+	return out, agent, err
+}
+
+func handlePayload(ctx context.Context, r Request, event, agent string, p *Payload, lg *logger) ([]byte, error) {
+	dir := p.Dir()
+	if dir == "" {
+		return nil, fmt.Errorf("%w: the hook payload has no cwd", gitstore.ErrInvalid)
+	}
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("%w: the hook payload's cwd %q is not an absolute path", gitstore.ErrInvalid, dir)
+	}
+	repo, err := gitstore.Open(dir)
+	if errors.Is(err, gitstore.ErrNoRepo) {
+		return nil, nil // not a repository: nothing to remember, nothing to say
+	}
+	if err != nil {
+		return nil, err
+	}
+	lg.setDir(repo.CommonDir)
+	if repo.WorkTree == "" {
+		return nil, nil
+	}
+	repo.Now = r.Now
+	if event == "" {
+		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", gitstore.ErrInvalid, r.Event, strings.Join(Events, ", "))
+	}
+	set := &gitstore.Set{Repo: repo}
+	if pers, _, err := gitstore.OpenPersonal(false); err == nil {
+		pers.Now = r.Now
+		set.Personal = pers
+	}
+	sessions, err := handoff.OpenSessions(repo)
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC()}
+	switch event {
+	case EventSessionStart:
+		return h.sessionStart(ctx)
+	case EventPrompt:
+		return h.prompt(ctx)
+	case EventSessionEnd:
+		return nil, h.end(ctx)
+	case EventStop:
+		return h.stop(ctx)
+	}
+	return nil, nil
+}
+
+type handler struct {
+	req      Request
+	p        *Payload
+	agent    string
+	set      *gitstore.Set
+	repo     *gitstore.Repo
+	sessions *handoff.Sessions
+	now      time.Time
+}
+
+func (h *handler) writer() gitstore.Writer {
+	return gitstore.Writer{Agent: WriterName(h.agent), Session: h.p.Session()}
+}
+
+func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
+	m, existed, err := h.sessions.Start(ctx, h.p.Session(), WriterName(h.agent), h.now)
+	if err != nil {
+		return nil, err
+	}
+	if h.p.Source == "compact" {
+		return nil, nil // the context is being compacted, not started: nothing new
+	}
+	o := StartOptionsFor(ctx, h.repo, h.now)
+	if existed && !m.Injected.IsZero() {
+		o.Exclude = h.sessions.Shown(m.Session)
+		if h.p.Source == "resume" {
+			o.Since = m.Injected
+		}
+	} else if !existed {
+		o.Touched = m.Dirty
+	}
+	res, err := handoff.SessionStart(ctx, h.set, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
+		return nil, err
+	}
+	m.Injected = h.now
+	if err := h.sessions.Save(m); err != nil {
+		return nil, err
+	}
+	return Output(h.agent, EventSessionStart, res.Text)
+}
+
+// StartOptionsFor are the session-start options in a repository: branch,
+// files being changed, and the cap from git config mem.injectChars.
+func StartOptionsFor(ctx context.Context, repo *gitstore.Repo, now time.Time) handoff.StartOptions {
+	o := handoff.StartOptions{Branch: repo.Head().Branch, Now: now}
+	o.Touched, _ = repo.WorktreeChanges(ctx)
+	o.MaxChars = repo.Config().Int("mem", "injectChars", handoff.StartChars)
+	return o
+}
+
+func (h *handler) marker(ctx context.Context) (*handoff.Marker, error) {
+	m, _, err := h.sessions.Start(ctx, h.p.Session(), WriterName(h.agent), h.now)
+	return m, err
+}
+
+func (h *handler) prompt(ctx context.Context) ([]byte, error) {
+	m, err := h.marker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.sessions.CountPrompt(m); err != nil {
+		return nil, err
+	}
+	if h.agent == Cursor {
+		return nil, nil // Cursor's beforeSubmitPrompt cannot add context
+	}
+	shown := h.sessions.Shown(m.Session)
+	limit := h.repo.Config().Int("mem", "promptChars", handoff.PromptChars)
+	res, err := handoff.Prompt(ctx, h.set, h.p.Prompt, shown, h.repo.Head().Branch, h.now, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
+		return nil, err
+	}
+	return Output(h.agent, EventPrompt, res.Text)
+}
+
+func (h *handler) end(ctx context.Context) error {
+	o := handoff.EndOptions{Writer: h.writer(), Now: h.now}
+	if h.p.Subagent() {
+		o.Subagent = h.p.AgentType
+		if o.Subagent == "" {
+			o.Subagent = "subagent"
+		}
+	}
+	_, err := h.sessions.End(ctx, h.p.Session(), o)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		return nil // no start marker: the session began before git-mem was installed
+	}
+	return err
+}
+
+func (h *handler) stop(ctx context.Context) ([]byte, error) {
+	if h.agent == Cursor {
+		// Cursor builds without sessionEnd: the stop hook writes the note
+		return nil, h.end(ctx)
+	}
+	if h.p.StopHookActive || h.agent == Gemini || h.p.Subagent() {
+		return nil, nil
+	}
+	m, err := h.sessions.Load(h.p.Session())
+	if err != nil || m == nil {
+		return nil, err
+	}
+	remind, err := h.sessions.Remind(ctx, m)
+	if err != nil || !remind {
+		return nil, err
+	}
+	return marshal(map[string]any{"decision": "block", "reason": ReminderText})
+}
+
+// Output is the JSON an agent expects for an injection of text at an
+// event; nil when text is empty.
+func Output(agent, event, text string) ([]byte, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	if agent == Cursor {
+		if event != EventSessionStart {
+			return nil, nil
+		}
+		return marshal(map[string]any{"additional_context": text})
+	}
+	name := ""
+	switch event {
+	case EventSessionStart:
+		name = "SessionStart"
+	case EventPrompt:
+		name = "UserPromptSubmit"
+		if agent == Gemini {
+			name = "BeforeAgent"
+		}
+	default:
+		return nil, nil
+	}
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	return marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{name, text}})
+}
+
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// Log file limits: past logMaxBytes the log becomes hooks.log.1 (replacing
+// the previous one), so the two never take more than twice that.
+const logMaxBytes = 256 << 10
+
+// LogPath is the hook error log of a repository.
+func LogPath(repo *gitstore.Repo) string {
+	return filepath.Join(repo.CommonDir, "mem", "hooks.log")
+}
+
+type logger struct {
+	mu     sync.Mutex
+	dir    string
+	debug  bool
+	stderr io.Writer
+	now    func() time.Time
+}
+
+func (l *logger) setDir(commonDir string) {
+	l.mu.Lock()
+	l.dir = commonDir
+	l.mu.Unlock()
+}
+
+func (l *logger) log(o *Outcome, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	line := fmt.Sprintf("%s %s %s: %s\n", l.now().UTC().Format(time.RFC3339), o.Event, o.Agent, strings.ReplaceAll(err.Error(), "\n", "\n    "))
+	if l.debug && l.stderr != nil {
+		io.WriteString(l.stderr, "git mem hook: "+line)
+	}
+	if l.dir == "" {
+		return
+	}
+	dir := filepath.Join(l.dir, "mem")
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	p := filepath.Join(dir, "hooks.log")
+	if st, err := os.Stat(p); err == nil && st.Size()+int64(len(line)) > logMaxBytes {
+		os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	f.WriteString(line)
+	f.Close()
+}
