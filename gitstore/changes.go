@@ -78,7 +78,7 @@ func (r *Repo) PathChanges(ctx context.Context, anchor string, paths []string) (
 	if _, ok := parseHash(anchor); !ok {
 		return nil, fmt.Errorf("%w: anchor %q is not a commit id", ErrInvalid, anchor)
 	}
-	args := []string{"log", "--no-renames", "--format=@@", "--name-only", anchor + "..HEAD", "--"}
+	args := []string{"log", "--no-renames", "--format=format:@@", "--name-only", anchor + "..HEAD", "--"}
 	for _, p := range paths {
 		args = append(args, ":(literal)"+p)
 	}

@@ -1,0 +1,372 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+func TestQueryTerms(t *testing.T) {
+	cases := []struct {
+		name  string
+		query string
+		want  []string
+	}{
+		{"camelCase", "why does requireAdmin throw?", []string{"requireadmin", "requir", "admin", "throw"}},
+		{"path", "server/auth.ts", []string{"server/auth.ts", "server", "auth", "ts"}},
+		{"snake_case", "ERR_NO_SESSION", []string{"err_no_session", "err", "session"}},
+		{"kebab-case", "date-fns-tz", []string{"date-fns-tz", "date", "fns", "tz"}},
+		{"acronym then word", "HTTPServer", []string{"httpserver", "http", "server"}},
+		{"OAuth stays whole", "OAuth2", []string{"oauth2"}},
+		{"stemming", "deploying deployed deploys", []string{"deploy"}},
+		{"stopwords and fillers", "how do we use the thing", nil},
+		{"numbers kept", "port 8080", []string{"port", "8080"}},
+		{"trailing punctuation", "stored in UTC.", []string{"store", "utc"}},
+		{"query syntax is text", `title:"foo" +bar -baz AND (qux OR quux)^2 ~fuzzy*`, []string{"titl", "foo", "bar", "baz", "qux", "quux", "2", "fuzzi"}},
+		{"empty", "", nil},
+		{"symbols only", `!!! ??? {} [] () :: ;; "" ''`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := QueryTerms(tc.query)
+			if tc.want == nil {
+				require.Empty(t, got)
+				return
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestQueryTermsCap(t *testing.T) {
+	long := "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar server/auth.ts requireAdmin"
+	got := QueryTerms(long)
+	require.Len(t, got, MaxQueryTerms)
+	require.Contains(t, got, "server/auth.ts", "identifiers and paths are kept first")
+	require.Contains(t, got, "requireadmin")
+}
+
+func TestInjectable(t *testing.T) {
+	cases := []struct {
+		prompt string
+		want   bool
+	}{
+		{"ok", false},
+		{"yes, do it", false},
+		{"thanks!", false},
+		{"", false},
+		{"fix the flaky playwright test", true},
+		{"why does requireAdmin fail", true},
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.want, Injectable(tc.prompt), tc.prompt)
+	}
+}
+
+func TestSynonymsAreSymmetricAndAnalyzed(t *testing.T) {
+	require.Contains(t, Synonyms("deploy"), "ship")
+	require.Contains(t, Synonyms("ship"), "deploy")
+	for term, syns := range parseThesaurus(thesaurusText) {
+		require.Equal(t, term, strings.ToLower(term))
+		require.NotContains(t, syns, term)
+	}
+	require.Nil(t, Synonyms("no-such-word-here"))
+}
+
+func TestRecallFindsAndRanks(t *testing.T) {
+	r := newTestRepo(t)
+	mems := r.seed()
+	cases := []struct {
+		name, query, want string
+	}{
+		{"identifier", "requireAdmin ERR_NO_SESSION", "requireAdmin throws"},
+		{"path", "what do we know about server/auth.ts", "requireAdmin throws"},
+		{"stemmed", "where do we deploy the api", "deployed to Fly.io"},
+		{"synonym", "how do we ship the api", "deployed to Fly.io"},
+		{"error text", `Error: "ERR_NO_SESSION" thrown by requireAdmin()`, "requireAdmin throws"},
+		{"time zones", "which timezone are bookings stored in", "Bookings are stored in UTC"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := r.recall(tc.query)
+			require.NotEmpty(t, res.Hits, "terms %v", res.Terms)
+			require.Contains(t, res.Hits[0].Memory.Text, tc.want)
+			require.Equal(t, "index", res.Source, res.Fallback)
+			h := res.Hits[0]
+			require.Greater(t, h.Score, 0.0)
+			require.GreaterOrEqual(t, h.Relevance, DefaultFloor)
+			require.Equal(t, gitstore.ScopeProject, h.Scope)
+		})
+	}
+	// off-topic questions return nothing
+	for _, q := range []string{"what is the capital of Peru", "recommend a mechanical keyboard", "how do I bake sourdough bread"} {
+		require.Empty(t, r.recall(q).Hits, q)
+	}
+	require.Len(t, mems, len(seedMemories))
+}
+
+func TestRecallIndexAndScanAgree(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	for _, q := range []string{"deploy api", "requireAdmin", "playwright timeout ci", "postgres column names", "stripe webhook secret", "squash merge pull request"} {
+		a := r.recall(q)
+		b := r.recall(q, func(o *Options) { o.NoIndex = true })
+		require.Equal(t, "index", a.Source)
+		require.Equal(t, "scan", b.Source)
+		require.Equal(t, ids(a), ids(b), q)
+		for i := range a.Hits {
+			require.InDelta(t, a.Hits[i].Score, b.Hits[i].Score, 1e-9)
+		}
+	}
+}
+
+func TestIncrementalSync(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	require.NotEmpty(t, r.recall("deploy fly.io").Hits)
+	dir := Dir(r.set)
+	st := readState(dir)
+	require.NotNil(t, st)
+	docs := st.Docs
+
+	// add
+	m := r.add("The payments queue retries failed charges three times with exponential backoff.")
+	res := r.recall("payments retries backoff")
+	require.False(t, res.Rebuilt)
+	require.Equal(t, []string{m.ID}, ids(res))
+	require.Equal(t, docs+1, readState(dir).Docs)
+
+	// revise
+	_, err := r.main.Revise(context.Background(), gitstore.Writer{Agent: "test"}, m.ID, "The payments queue retries failed charges five times with linear backoff.")
+	require.NoError(t, err)
+	res = r.recall("payments retries backoff five linear")
+	require.Equal(t, []string{m.ID}, ids(res))
+	require.Contains(t, res.Hits[0].Memory.Text, "five times")
+
+	// supersede: the old one is gone unless --all or valid-at
+	nm := r.add("The payments queue is drained by the Go worker; retries are configured in River.", func(n *gitstore.NewMemory) { n.Supersedes = m.ID })
+	res = r.recall("payments queue retries")
+	require.Equal(t, []string{nm.ID}, ids(res))
+	res = r.recall("payments queue retries", func(o *Options) { o.All = true })
+	require.ElementsMatch(t, []string{nm.ID, m.ID}, ids(res))
+	past := testNow.Add(-time.Hour)
+	r.now = testNow.Add(2 * time.Hour)
+	res = r.recall("payments queue retries", func(o *Options) { o.ValidAt = &past })
+	require.Empty(t, res.Hits, "nothing was valid before the store existed")
+
+	// forget
+	_, err = r.main.Forget(context.Background(), gitstore.Writer{Agent: "test"}, nm.ID)
+	require.NoError(t, err)
+	res = r.recall("payments queue retries River worker", func(o *Options) { o.All = true })
+	require.NotContains(t, ids(res), nm.ID)
+	require.False(t, res.Rebuilt)
+	require.Equal(t, docs+1, readState(dir).Docs, "the superseded memory stays, the forgotten one is gone")
+	b := r.recall("payments queue retries River worker", func(o *Options) { o.All = true; o.NoIndex = true })
+	require.Equal(t, ids(b), ids(res))
+}
+
+func TestRebuildWhenNeeded(t *testing.T) {
+	cases := []struct {
+		name  string
+		break_ func(r *testRepo, dir string)
+	}{
+		{"missing", func(r *testRepo, dir string) { require.NoError(t, os.RemoveAll(dir)) }},
+		{"mapping version", func(r *testRepo, dir string) {
+			st := readState(dir)
+			st.Version = MappingVersion
+			require.NoError(t, writeState(dir, st))
+			data, _ := os.ReadFile(filepath.Join(dir, stateFile))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(strings.Replace(string(data), `"version":1`, `"version":999`, 1)), 0o644))
+		}},
+		{"corrupt bleve", func(r *testRepo, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "index_meta.json"), []byte("{garbage"), 0o644))
+			// make the tips differ too, so the read-write path is taken
+			r.add("An extra memory about deploy previews on Cloudflare Pages.")
+		}},
+		{"corrupt sidecar", func(r *testRepo, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte("\x00\x01"), 0o644))
+		}},
+		{"history rewritten", func(r *testRepo, dir string) {
+			m := r.add("Temporary memory with a secret-looking value that gets purged.")
+			r.recall("deploy")
+			_, err := r.set.Repo.Purge(context.Background(), m.ID)
+			require.NoError(t, err)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTestRepo(t)
+			r.seed()
+			first := r.recall("deploy api fly.io")
+			require.True(t, first.Rebuilt, "the first recall builds the index")
+			tc.break_(r, Dir(r.set))
+			res := r.recall("deploy api fly.io")
+			require.Equal(t, "index", res.Source, res.Fallback)
+			require.True(t, res.Rebuilt)
+			require.Equal(t, ids(first)[0], ids(res)[0])
+			again := r.recall("deploy api fly.io")
+			require.False(t, again.Rebuilt)
+			require.Equal(t, ids(res), ids(again))
+			require.Equal(t, ids(r.recall("deploy api fly.io", func(o *Options) { o.NoIndex = true })), ids(again))
+		})
+	}
+}
+
+func TestRecallBadInputNeverFails(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	cases := map[string]string{
+		"empty":       "",
+		"spaces":      "   \n\t ",
+		"quotes":      `"unterminated 'quotes`,
+		"colons":      "field:value other:thing::",
+		"query ops":   `+foo -bar AND OR NOT * ? ~ ^2 [a TO b] {x} /regex/`,
+		"code":        "func main() { if err != nil { return fmt.Errorf(\"x: %w\", err) } }",
+		"binary":      "\x00\x01\x02\xff\xfe binary \x7f",
+		"huge":        strings.Repeat("deploy requireAdmin server/auth.ts ", 50000),
+		"long token":  strings.Repeat("a", 100000),
+		"unicode":     "日本語のテキスト émoji 🚀 ünïcödé",
+		"invalid utf": "bad \xc3\x28 utf8",
+		"backslashes": `C:\Users\me\repo\server\auth.ts`,
+	}
+	for name, q := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, err := Recall(context.Background(), r.set, Options{Query: q, Now: testNow})
+			require.NoError(t, err)
+			require.NotNil(t, res)
+			require.LessOrEqual(t, len(res.Terms), MaxQueryTerms)
+		})
+	}
+}
+
+func TestStaleness(t *testing.T) {
+	r := newTestRepo(t)
+	r.commitFile("server/auth.ts", "export function requireAdmin() {}\n")
+	r.commitFile("server/db.ts", "export const db = 1\n")
+	r.commitFile("README.md", "hello\n")
+	head := r.set.Repo.Head()
+	anchor := func(n *gitstore.NewMemory) { n.Anchor = &head }
+	auth := r.add("requireAdmin throws ERR_NO_SESSION before login.", anchor, func(n *gitstore.NewMemory) { n.Paths = []string{"server/auth.ts"} })
+	mentioned := r.add("The database handle in server/db.ts is a singleton; never open a second pool.", anchor)
+	gone := r.add("The legacy importer lives in tools/import.py and runs nightly.", anchor, func(n *gitstore.NewMemory) { n.Paths = []string{"tools/import.py"} })
+	fresh := r.add("README.md explains the singleton database pool and the nightly importer.", anchor)
+
+	r.commitFile("server/auth.ts", "export function requireAdmin() { throw 1 }\n")
+	r.commitFile("server/auth.ts", "export function requireAdmin() { throw 2 }\n")
+	r.commitFile("server/auth.ts", "export function requireAdmin() { throw 3 }\n")
+	r.commitFile("server/db.ts", "export const db = 2\n")
+
+	byID := func(res *Result) map[string]Hit {
+		out := map[string]Hit{}
+		for _, h := range res.Hits {
+			out[h.Memory.ID] = h
+		}
+		return out
+	}
+	hits := byID(r.recall("requireAdmin ERR_NO_SESSION login"))
+	require.True(t, hits[auth.ID].Stale)
+	require.Equal(t, "server/auth.ts changed in 3 commits since "+head.Commit[:10], hits[auth.ID].StaleReason)
+
+	hits = byID(r.recall("database singleton pool"))
+	require.True(t, hits[mentioned.ID].Stale)
+	require.Contains(t, hits[mentioned.ID].StaleReason, "server/db.ts changed in 1 commit since")
+	require.False(t, hits[fresh.ID].Stale, "README.md did not change")
+
+	hits = byID(r.recall("legacy importer nightly"))
+	require.True(t, hits[gone.ID].Stale)
+	require.Contains(t, hits[gone.ID].StaleReason, "tools/import.py no longer exists")
+
+	hits = byID(r.recall("requireAdmin ERR_NO_SESSION login", func(o *Options) { o.NoStale = true }))
+	require.False(t, hits[auth.ID].Stale)
+}
+
+func TestBoostsAndTrust(t *testing.T) {
+	r := newTestRepo(t)
+	a := r.add("Cache invalidation for availability uses a 30 second TTL in Redis.", func(n *gitstore.NewMemory) { n.Paths = []string{"server/cache.ts"} })
+	b := r.add("Cache invalidation for prices uses a 30 second TTL in Redis.", func(n *gitstore.NewMemory) { n.Paths = []string{"server/prices.ts"} })
+	plain := r.recall("cache invalidation ttl redis")
+	require.Len(t, plain.Hits, 2)
+	touched := r.recall("cache invalidation ttl redis", func(o *Options) { o.Touched = []string{"server/prices.ts"} })
+	require.Equal(t, b.ID, touched.Hits[0].Memory.ID, "the memory about a file being changed ranks first")
+	touched = r.recall("cache invalidation ttl redis", func(o *Options) { o.Touched = []string{"server/cache.ts"} })
+	require.Equal(t, a.ID, touched.Hits[0].Memory.ID)
+
+	_, err := r.main.Dispute(context.Background(), gitstore.Writer{Agent: "test"}, a.ID, "wrong")
+	require.NoError(t, err)
+	_, err = r.main.Dispute(context.Background(), gitstore.Writer{Agent: "test"}, a.ID, "still wrong")
+	require.NoError(t, err)
+	res := r.recall("cache invalidation ttl redis")
+	require.Equal(t, b.ID, res.Hits[0].Memory.ID, "the disputed memory ranks lower")
+	res = r.recall("cache invalidation ttl redis", func(o *Options) { o.MinTrust = 0.4 })
+	require.Equal(t, []string{b.ID}, ids(res))
+}
+
+func TestPack(t *testing.T) {
+	mk := func(id, text string) Hit {
+		return Hit{Memory: &gitstore.Memory{ID: id, Type: "fact", Text: text, Author: "Ann <ann@example.com>", Agent: "codex"}, Trust: 0.9, Scope: gitstore.ScopeProject}
+	}
+	long := strings.Repeat("word ", 400)
+	res := &Result{Hits: []Hit{
+		mk("aaaaaa1111111111", "first memory"),
+		mk("bbbbbb2222222222", long),
+		mk("cccccc3333333333", strings.Repeat("medium text ", 30)),
+		mk("dddddd4444444444", "small one"),
+	}, Matched: 9}
+
+	text, shown := Pack(res, 0, 0, "git mem recall --limit 30 -- q")
+	require.Len(t, shown, 4)
+	require.Contains(t, text, "[cut: git mem show bbbbbb]")
+	require.Contains(t, text, "by Ann via codex")
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	require.Equal(t, "5 more matched: git mem recall --limit 30 -- q", lines[len(lines)-1])
+
+	// a budget that fits the first item and the small one: the long and medium ones are skipped
+	text, shown = Pack(res, 90, 0, "git mem recall --limit 30 -- q")
+	require.LessOrEqual(t, len([]rune(text)), 90*CharsPerToken)
+	require.Equal(t, []string{"aaaaaa1111111111", "dddddd4444444444"}, []string{shown[0].Memory.ID, shown[1].Memory.ID})
+	require.Contains(t, text, "7 more matched")
+
+	// a character cap wins over a larger token budget
+	text, _ = Pack(res, 10000, 300, "x")
+	require.LessOrEqual(t, len([]rune(text)), 300)
+
+	// nothing matched: nothing printed
+	text, shown = Pack(&Result{}, 100, 0, "x")
+	require.Empty(t, text)
+	require.Empty(t, shown)
+}
+
+func TestRecallOutsideAnyDirectory(t *testing.T) {
+	repo := gitstore.NewMemoryRepo()
+	set := gitstore.NewSet(repo)
+	st := gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject)
+	_, err := st.Add(context.Background(), gitstore.Writer{}, gitstore.NewMemory{Text: "Deploys go through Fly.io from main"})
+	require.NoError(t, err)
+	res, err := Recall(context.Background(), set, Options{Query: "deploy fly.io"})
+	require.NoError(t, err)
+	require.Equal(t, "scan", res.Source)
+	require.Len(t, res.Hits, 1)
+	_, err = Rebuild(context.Background(), set, nil)
+	require.ErrorIs(t, err, gitstore.ErrNoRepo)
+}
+
+func TestAsOf(t *testing.T) {
+	r := newTestRepo(t)
+	old := r.add("Emails are sent with SendGrid dynamic templates.")
+	r.now = testNow.Add(24 * time.Hour)
+	r.add("Emails are sent with Postmark templates.", func(n *gitstore.NewMemory) { n.Supersedes = old.ID })
+	then := testNow.Add(time.Hour)
+	res := r.recall("emails templates sent", func(o *Options) { o.AsOf = &then; o.Now = then })
+	require.Equal(t, []string{old.ID}, ids(res))
+	require.Equal(t, "scan", res.Source)
+	res = r.recall("emails templates sent")
+	require.Len(t, res.Hits, 1)
+	require.NotEqual(t, old.ID, res.Hits[0].Memory.ID)
+}

@@ -1,0 +1,98 @@
+package index
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// holdEnv makes the test binary a helper process that holds an index open
+// read-write until its stdin closes.
+const holdEnv = "GIT_MEM_TEST_HOLD_INDEX"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(holdEnv); dir != "" {
+		idx, err := openBleve(dir, false)
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("held")
+		io.Copy(io.Discard, os.Stdin)
+		idx.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// holdIndex starts another OS process holding the index of dir open read-write.
+func holdIndex(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), holdEnv+"="+dir)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "held\n", line)
+}
+
+func TestRecallWhileAnotherProcessHoldsTheIndex(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	queries := []string{"deploy api fly.io", "requireAdmin session", "playwright timeout ci", "stripe webhook secret"}
+	want := map[string][]string{}
+	for _, q := range queries {
+		res := r.recall(q)
+		require.Equal(t, "index", res.Source)
+		want[q] = ids(res)
+	}
+	holdIndex(t, Dir(r.set))
+
+	for _, q := range queries {
+		start := time.Now()
+		res := r.recall(q)
+		require.Equal(t, "scan", res.Source, "the held index cannot be opened")
+		require.Contains(t, res.Fallback, "busy")
+		require.Equal(t, want[q], ids(res), q)
+		require.Less(t, time.Since(start), 3*time.Second)
+		text, shown := Pack(res, 120, 0, "more")
+		require.LessOrEqual(t, len([]rune(text)), 120*CharsPerToken, "within budget")
+		require.NotEmpty(t, shown)
+	}
+	// a write while the index is held: recall still sees it, by scanning
+	m := r.add("Held-index memory: the nightly export runs at 02:00 UTC.")
+	res := r.recall("nightly export")
+	require.Equal(t, "scan", res.Source)
+	require.Equal(t, []string{m.ID}, ids(res))
+}
+
+func TestRecallAfterTheHolderExits(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	r.recall("deploy")
+	func() {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), holdEnv+"="+Dir(r.set))
+		cmd.Stdin = nil // EOF at once: the holder opens, closes and exits
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}()
+	m := r.add("After the holder: deploy previews go to Cloudflare Pages.")
+	res := r.recall("deploy previews cloudflare pages")
+	require.Equal(t, "index", res.Source, res.Fallback)
+	require.Equal(t, m.ID, res.Hits[0].Memory.ID)
+}
