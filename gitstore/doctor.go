@@ -207,17 +207,28 @@ func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOption
 		return nil, err
 	}
 	main := NewStore(r, RefMain, ScopeProject)
+	// A commit present locally is not proof of a fetch (a clone from a local
+	// path copies every object): fetched means reachable from the tracking ref
+	// or from refs/memory/main.
+	have := false
 	if !st.RemoteTip.IsZero() {
-		if _, err := r.objects.EncodedObject(plumbing.CommitObject, st.RemoteTip); err == nil {
-			st.Fetched = true
-			if st.Merged, err = main.IsAncestor(ctx, st.RemoteTip, st.Local); err != nil {
+		_, err := r.objects.EncodedObject(plumbing.CommitObject, st.RemoteTip)
+		have = err == nil
+	}
+	if have {
+		if st.Merged, err = main.IsAncestor(ctx, st.RemoteTip, st.Local); err != nil {
+			return nil, err
+		}
+		st.Fetched = st.Merged
+		if !st.Fetched && !st.Tracking.IsZero() {
+			if st.Fetched, err = main.IsAncestor(ctx, st.RemoteTip, st.Tracking); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if !st.Local.IsZero() && st.Local != st.RemoteTip {
 		in := false
-		if st.Fetched {
+		if have {
 			if in, err = main.IsAncestor(ctx, st.Local, st.RemoteTip); err != nil {
 				return nil, err
 			}
@@ -240,9 +251,13 @@ func (st *RemoteStatus) Findings() []Finding {
 			f.Fix = "git mem push " + name
 		}
 		out = append(out, f)
-	case !st.Fetched:
+	case !st.Fetched && st.Tracking.IsZero():
 		out = append(out, Finding{Check: check, Status: FindingWarn,
 			Message: fmt.Sprintf("%s has memory that was never fetched here (refs/memory/main at %s)", name, short(st.RemoteTip)),
+			Fix:     "git mem pull " + name})
+	case !st.Fetched:
+		out = append(out, Finding{Check: check, Status: FindingWarn,
+			Message: fmt.Sprintf("%s has memory not fetched here yet (its refs/memory/main is at %s)", name, short(st.RemoteTip)),
 			Fix:     "git mem pull " + name})
 	case !st.Merged:
 		out = append(out, Finding{Check: check, Status: FindingWarn,

@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -413,10 +415,18 @@ func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (p
 func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (plumbing.Hash, error) {
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-prune", "--refmap=", "--no-write-fetch-head",
 		"--recurse-submodules=no", "--no-auto-gc", "--", rem.arg, RemoteFetchRefspec(rem.Slug)}
-	_, err := r.runGit(ctx, t, rem.remoteConfig(), args...)
-	var ge *gitError
-	if errors.As(err, &ge) && strings.Contains(ge.stderr, "couldn't find remote ref") {
-		return plumbing.ZeroHash, nil
+	var err error
+	for attempt := 0; attempt < 8; attempt++ {
+		_, err = r.runGit(ctx, t, rem.remoteConfig(), args...)
+		var ge *gitError
+		if errors.As(err, &ge) && strings.Contains(ge.stderr, "couldn't find remote ref") {
+			return plumbing.ZeroHash, nil
+		}
+		if !errors.As(err, &ge) || !strings.Contains(ge.stderr, "cannot lock ref") {
+			break
+		}
+		// Another fetch in this repository is updating the tracking ref.
+		time.Sleep(time.Duration(10+rand.IntN(40*(attempt+1))) * time.Millisecond)
 	}
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("%w: fetching memory from %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
