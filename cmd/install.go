@@ -1,0 +1,241 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/hooks"
+)
+
+type installOptions struct {
+	agent  string
+	user   bool
+	binary string
+	json   bool
+}
+
+func init() {
+	register(newInstallCmd)
+	registerDoctorCheck(checkInstalled)
+}
+
+func newInstallCmd(env *Env) *cobra.Command {
+	o := &installOptions{}
+	c := &cobra.Command{
+		Use:   "install <claude|codex|cursor|gemini> [--user]",
+		Short: "Register git-mem's hooks, MCP server and instructions with a coding agent",
+		Long: `Register git-mem with a coding agent: its hooks (session start, prompt, stop,
+session end), the MCP server (git-mem mcp), and a marked instruction block in
+CLAUDE.md, AGENTS.md or GEMINI.md. Entries are merged into the existing config
+files: other tools' entries and the files' indentation are kept, and running
+install again updates git-mem's own entries in place, wherever the binary was.
+
+  claude  .claude/settings.json, .mcp.json, CLAUDE.md
+          (--user: ~/.claude/settings.json, ~/.claude.json, ~/.claude/CLAUDE.md)
+  codex   .codex/hooks.json, .codex/config.toml, AGENTS.md
+          (--user: $CODEX_HOME or ~/.codex: hooks.json, config.toml, AGENTS.md)
+  gemini  .gemini/settings.json, GEMINI.md (--user: ~/.gemini/…)
+  cursor  .cursor/hooks.json, .cursor/mcp.json, AGENTS.md (--user: ~/.cursor/…)
+
+Codex runs only hooks you trusted; install says how to trust them.
+Undo with git mem uninstall.`,
+		Example: `  git mem install claude
+  git mem install codex --user`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.agent = args[0]
+			if hooks.NormalizeAgent(o.agent) == "" {
+				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(hooks.Agents, ", "))
+			}
+			return runInstall(cmd.Context(), env, o, true)
+		},
+	}
+	installFlags(c, o)
+	return c
+}
+
+func installFlags(c *cobra.Command, o *installOptions) {
+	f := c.Flags()
+	f.BoolVar(&o.user, "user", false, "use the agent's user config (every project) instead of this repository's")
+	f.StringVar(&o.binary, "binary", "", "the `command` the agent runs (default: git-mem when on PATH, else this binary's path)")
+	f.BoolVar(&o.json, "json", false, "print what changed as JSON")
+}
+
+// installTarget fills the paths install needs from the environment.
+func installTarget(env *Env, o *installOptions) (hooks.InstallOptions, error) {
+	io := hooks.InstallOptions{Agent: o.agent, User: o.user, Home: env.Getenv("HOME"), CodexHome: env.Getenv("CODEX_HOME"), Binary: o.binary}
+	if io.Home == "" {
+		io.Home, _ = os.UserHomeDir()
+	}
+	if !o.user {
+		repo, err := gitstore.Open(env.Dir)
+		if err != nil {
+			return io, err
+		}
+		if repo.WorkTree == "" {
+			return io, fmt.Errorf("%w: %s has no worktree; install in a checkout, or pass --user", gitstore.ErrNoRepo, repo.GitDir)
+		}
+		io.Root = repo.WorkTree
+	}
+	return io, nil
+}
+
+// defaultBinary is the command written into agents' configs: git-mem when
+// that is on PATH, else the absolute path of this executable.
+func defaultBinary() string {
+	if _, err := exec.LookPath("git-mem"); err == nil {
+		return "git-mem"
+	}
+	if exe, err := os.Executable(); err == nil {
+		if abs, err := filepath.EvalSymlinks(exe); err == nil {
+			return abs
+		}
+		return exe
+	}
+	return "git-mem"
+}
+
+func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) error {
+	target, err := installTarget(env, o)
+	if err != nil {
+		return err
+	}
+	if install && target.Binary == "" {
+		target.Binary = defaultBinary()
+	}
+	var rep *hooks.Report
+	if install {
+		rep, err = hooks.Install(ctx, target)
+	} else {
+		rep, err = hooks.Uninstall(ctx, target)
+	}
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(env.Out, rep)
+	}
+	verb := "installed for"
+	if !install {
+		verb = "uninstalled from"
+	}
+	fmt.Fprintf(env.Out, "git-mem %s %s (%s scope)\n", verb, rep.Agent, rep.Scope)
+	if len(rep.Files) == 0 {
+		fmt.Fprintln(env.Out, "  nothing to do")
+	}
+	for _, f := range rep.Files {
+		fmt.Fprintf(env.Out, "  %-9s %s (%s)\n", f.Action, f.Path, f.What)
+	}
+	if install && !filepath.IsAbs(target.Binary) {
+		if _, err := exec.LookPath(target.Binary); err != nil {
+			fmt.Fprintf(env.Err, "warning: %s is not on PATH; the agent will not find it: put git-mem on PATH, or re-run with --binary /path/to/git-mem\n", target.Binary)
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(env.Out, "note: "+n)
+	}
+	return nil
+}
+
+// checkInstalled is git mem doctor's look at the agents: git-mem on PATH;
+// for each agent it is installed for, hooks and MCP server both registered
+// and pointing at an existing binary; recent hook errors.
+func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+	var out []gitstore.Finding
+	if p, err := exec.LookPath("git-mem"); err == nil {
+		out = append(out, gitstore.Finding{Check: "binary", Status: gitstore.FindingOK, Message: "git-mem is on PATH at " + p})
+	} else {
+		out = append(out, gitstore.Finding{Check: "binary", Status: gitstore.FindingWarn,
+			Message: "git-mem is not on PATH: agents' hooks and MCP entries that say git-mem will not start",
+			Fix:     "install git-mem into a directory on PATH (go install github.com/git-mem/git-mem/cmd/git-mem@latest)"})
+	}
+	for _, user := range []bool{false, true} {
+		o := &installOptions{user: user}
+		for _, agent := range hooks.Agents {
+			o.agent = agent
+			target, err := installTarget(env, o)
+			if err != nil {
+				continue
+			}
+			in, err := hooks.Inspect(target)
+			if err != nil || !in.Hooks && !in.MCP {
+				continue
+			}
+			scopeFlag := ""
+			if user {
+				scopeFlag = " --user"
+			}
+			f := gitstore.Finding{Check: "agent " + agent + " (" + in.Scope + ")", Status: gitstore.FindingOK,
+				Message: fmt.Sprintf("hooks (%s) and MCP server registered", strings.Join(in.Events, ", "))}
+			var missing []string
+			if !in.Hooks {
+				missing = append(missing, "hooks in "+in.HooksFile)
+			}
+			if !in.MCP {
+				missing = append(missing, "MCP server in "+in.MCPFile)
+			}
+			if len(missing) > 0 {
+				f.Status, f.Message = gitstore.FindingWarn, "missing "+strings.Join(missing, " and ")
+				f.Fix = "git mem install " + agent + scopeFlag
+			}
+			for _, c := range in.Commands {
+				bin := hooks.CommandBinary(c)
+				if _, err := exec.LookPath(bin); err != nil {
+					f.Status = gitstore.FindingFail
+					f.Message = fmt.Sprintf("registered command %q: %s does not exist or is not on PATH", c, bin)
+					f.Fix = "git mem install " + agent + scopeFlag + " (re-run after installing git-mem, or pass --binary PATH)"
+					break
+				}
+			}
+			out = append(out, f)
+		}
+	}
+	if set != nil && set.Repo != nil && set.Repo.CommonDir != "" {
+		out = append(out, recentHookErrors(hooks.LogPath(set.Repo), env.Now()))
+	}
+	return out
+}
+
+// recentHookErrors reports the hook errors logged in the last day.
+func recentHookErrors(path string, now time.Time) gitstore.Finding {
+	f := gitstore.Finding{Check: "hook errors", Status: gitstore.FindingOK, Message: "none logged in the last 24 hours"}
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f
+	}
+	if err != nil {
+		f.Status, f.Message = gitstore.FindingWarn, err.Error()
+		return f
+	}
+	defer file.Close()
+	var recent []string
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		ts, _, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, ts); err == nil && now.Sub(t) < 24*time.Hour {
+			recent = append(recent, line)
+		}
+	}
+	if len(recent) == 0 {
+		return f
+	}
+	f.Status = gitstore.FindingWarn
+	f.Message = fmt.Sprintf("%d hook error(s) in the last 24 hours; the last: %s", len(recent), recent[len(recent)-1])
+	f.Fix = "read " + path + " (hooks never block the agent; they log here instead)"
+	return f
+}

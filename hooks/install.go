@@ -1,0 +1,775 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// MCPServerName is the name git-mem's MCP server is registered under.
+const MCPServerName = "git-mem"
+
+// InstallOptions say what to install where.
+type InstallOptions struct {
+	// Agent is one of Agents.
+	Agent string
+	// User installs in the user's own config (every project) instead of the
+	// repository's.
+	User bool
+	// Root is the repository's worktree (project scope).
+	Root string
+	// Home is the user's home directory; CodexHome is $CODEX_HOME (Home/.codex
+	// when empty).
+	Home, CodexHome string
+	// Binary is the command that runs git-mem ("git-mem" when empty).
+	Binary string
+}
+
+// FileChange is what an install or uninstall did to one file.
+type FileChange struct {
+	Path string `json:"path"`
+	// Action is created, updated, unchanged or removed.
+	Action string `json:"action"`
+	// What names the entries: hooks, MCP server, instructions.
+	What string `json:"what"`
+}
+
+// Report is the outcome of an install or uninstall.
+type Report struct {
+	Agent string       `json:"agent"`
+	Scope string       `json:"scope"`
+	Files []FileChange `json:"files"`
+	// Notes are what the user still has to do (Codex hook trust).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// hookEvent is one hook registration: the agent's event name, our event,
+// the matcher (nested formats) and the timeout in the agent's unit.
+type hookEvent struct {
+	name, event, matcher string
+	timeout              int
+}
+
+// agentSpec is where and how an agent is configured.
+type agentSpec struct {
+	hooksFile, mcpFile, instrFile func(o InstallOptions) string
+	// flat: Cursor's {"version":1,"hooks":{"event":[handler]}}; otherwise
+	// {"hooks":{"Event":[{"matcher":…,"hooks":[handler]}]}}.
+	flat bool
+	// toml: the MCP server goes into a TOML file (Codex).
+	toml    bool
+	events  []hookEvent
+	mcpType bool // write "type":"stdio" (Claude Code)
+	named   bool // handlers carry "name" (Gemini)
+}
+
+func (o InstallOptions) codexHome() string {
+	if o.CodexHome != "" {
+		return o.CodexHome
+	}
+	return filepath.Join(o.Home, ".codex")
+}
+
+func (o InstallOptions) base(project, user string) string {
+	if o.User {
+		return filepath.Join(o.Home, user)
+	}
+	return filepath.Join(o.Root, project)
+}
+
+var specs = map[string]agentSpec{
+	Claude: {
+		hooksFile: func(o InstallOptions) string { return filepath.Join(o.base(".claude", ".claude"), "settings.json") },
+		mcpFile: func(o InstallOptions) string {
+			if o.User {
+				return filepath.Join(o.Home, ".claude.json")
+			}
+			return filepath.Join(o.Root, ".mcp.json")
+		},
+		instrFile: func(o InstallOptions) string {
+			if o.User {
+				return filepath.Join(o.Home, ".claude", "CLAUDE.md")
+			}
+			return filepath.Join(o.Root, "CLAUDE.md")
+		},
+		events: []hookEvent{
+			{"SessionStart", EventSessionStart, "startup|resume|clear|compact", 30},
+			{"UserPromptSubmit", EventPrompt, "", 15},
+			{"Stop", EventStop, "", 15},
+			{"SessionEnd", EventSessionEnd, "", 5},
+		},
+		mcpType: true,
+	},
+	Codex: {
+		hooksFile: func(o InstallOptions) string {
+			if o.User {
+				return filepath.Join(o.codexHome(), "hooks.json")
+			}
+			return filepath.Join(o.Root, ".codex", "hooks.json")
+		},
+		mcpFile: func(o InstallOptions) string {
+			if o.User {
+				return filepath.Join(o.codexHome(), "config.toml")
+			}
+			return filepath.Join(o.Root, ".codex", "config.toml")
+		},
+		instrFile: func(o InstallOptions) string {
+			if o.User {
+				return filepath.Join(o.codexHome(), "AGENTS.md")
+			}
+			return filepath.Join(o.Root, "AGENTS.md")
+		},
+		events: []hookEvent{
+			{"SessionStart", EventSessionStart, "startup|resume|clear", 30},
+			{"UserPromptSubmit", EventPrompt, "", 15},
+			{"Stop", EventStop, "", 15},
+			{"SessionEnd", EventSessionEnd, "", 2},
+		},
+		toml: true,
+	},
+	Gemini: {
+		hooksFile: func(o InstallOptions) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
+		mcpFile:   func(o InstallOptions) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
+		instrFile: func(o InstallOptions) string {
+			if o.User {
+				return filepath.Join(o.Home, ".gemini", "GEMINI.md")
+			}
+			return filepath.Join(o.Root, "GEMINI.md")
+		},
+		events: []hookEvent{
+			{"SessionStart", EventSessionStart, "startup|resume|clear", 30000},
+			{"BeforeAgent", EventPrompt, "", 15000},
+			{"SessionEnd", EventSessionEnd, "", 5000},
+		},
+		named: true,
+	},
+	Cursor: {
+		hooksFile: func(o InstallOptions) string { return filepath.Join(o.base(".cursor", ".cursor"), "hooks.json") },
+		mcpFile:   func(o InstallOptions) string { return filepath.Join(o.base(".cursor", ".cursor"), "mcp.json") },
+		instrFile: func(o InstallOptions) string {
+			if o.User {
+				return "" // Cursor's user rules live in its settings, not in a file
+			}
+			return filepath.Join(o.Root, "AGENTS.md")
+		},
+		events: []hookEvent{
+			{"sessionStart", EventSessionStart, "", 0},
+			{"beforeSubmitPrompt", EventPrompt, "", 0},
+			{"stop", EventStop, "", 0},
+			{"sessionEnd", EventSessionEnd, "", 0},
+		},
+		flat: true,
+	},
+}
+
+// Paths lists the files install writes for the options: hooks, MCP server
+// and instruction files (some may be the same file).
+func Paths(o InstallOptions) (hooksFile, mcpFile, instrFile string, err error) {
+	sp, err := spec(o)
+	if err != nil {
+		return "", "", "", err
+	}
+	return sp.hooksFile(o), sp.mcpFile(o), sp.instrFile(o), nil
+}
+
+func spec(o InstallOptions) (agentSpec, error) {
+	sp, ok := specs[NormalizeAgent(o.Agent)]
+	if !ok {
+		return agentSpec{}, fmt.Errorf("%w: unknown agent %q; use one of %s", gitstore.ErrInvalid, o.Agent, strings.Join(Agents, ", "))
+	}
+	if o.User && o.Home == "" {
+		return agentSpec{}, fmt.Errorf("%w: no home directory for --user; set HOME", gitstore.ErrInvalid)
+	}
+	if !o.User && o.Root == "" {
+		return agentSpec{}, fmt.Errorf("%w: installing for a project needs a repository with a worktree; run it inside one, or pass --user", gitstore.ErrNoRepo)
+	}
+	return sp, nil
+}
+
+// HookCommand is the command line registered for an event.
+func HookCommand(binary, event, agent string) string {
+	return shellQuote(binaryOr(binary)) + " hook " + event + " --agent " + agent
+}
+
+func binaryOr(b string) string {
+	if b == "" {
+		return "git-mem"
+	}
+	return b
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"'$`\\!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Install registers git-mem's hooks, MCP server and instruction block for
+// an agent, merged into the existing files: other entries and the files'
+// indentation are kept, and git-mem's own entries, at whatever binary path
+// they were installed, are updated in place.
+func Install(ctx context.Context, o InstallOptions) (*Report, error) {
+	return apply(ctx, o, true)
+}
+
+// Uninstall removes git-mem's own entries (hooks, MCP server, instruction
+// block) for an agent, and the files left with nothing else in them.
+func Uninstall(ctx context.Context, o InstallOptions) (*Report, error) {
+	return apply(ctx, o, false)
+}
+
+func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error) {
+	sp, err := spec(o)
+	if err != nil {
+		return nil, err
+	}
+	o.Agent = NormalizeAgent(o.Agent)
+	rep := &Report{Agent: o.Agent, Scope: "project"}
+	if o.User {
+		rep.Scope = "user"
+	}
+	type edit struct {
+		path, what string
+		fn         func(old []byte, exists bool) ([]byte, error)
+	}
+	var edits []edit
+	hooksPath, mcpPath := sp.hooksFile(o), sp.mcpFile(o)
+	hooksEdit := func(root *jobj) error {
+		if install {
+			return sp.addHooks(root, o)
+		}
+		sp.removeHooks(root)
+		return nil
+	}
+	mcpEdit := func(root *jobj) error {
+		if install {
+			return sp.addMCP(root, o)
+		}
+		removeMCP(root)
+		return nil
+	}
+	if hooksPath == mcpPath {
+		edits = append(edits, edit{hooksPath, "hooks and MCP server", jsonEdit(func(root *jobj) error {
+			if err := hooksEdit(root); err != nil {
+				return err
+			}
+			return mcpEdit(root)
+		}, sp.flat, !install)})
+	} else {
+		edits = append(edits, edit{hooksPath, "hooks", jsonEdit(hooksEdit, sp.flat, !install)})
+		if sp.toml {
+			edits = append(edits, edit{mcpPath, "MCP server", func(old []byte, _ bool) ([]byte, error) {
+				if install {
+					return tomlSetMCP(old, o), nil
+				}
+				return tomlRemoveMCP(old), nil
+			}})
+		} else {
+			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install)})
+		}
+	}
+	if p := sp.instrFile(o); p != "" {
+		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
+			if install {
+				return SetInstructions(old), nil
+			}
+			return RemoveInstructions(old), nil
+		}})
+	}
+	for _, e := range edits {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		old, err := os.ReadFile(e.path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rep, err
+		}
+		if !exists && !install {
+			continue
+		}
+		data, err := e.fn(old, exists)
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", e.path, err)
+		}
+		fc := FileChange{Path: e.path, What: e.what}
+		switch {
+		case exists && bytes.Equal(old, data):
+			fc.Action = "unchanged"
+		case data == nil || len(bytes.TrimSpace(data)) == 0:
+			if err := os.Remove(e.path); err != nil {
+				return rep, err
+			}
+			fc.Action = "removed"
+			removeEmptyDir(filepath.Dir(e.path), o)
+		default:
+			fc.Action = "updated"
+			if !exists {
+				fc.Action = "created"
+			}
+			if err := writeFileAtomic(e.path, data); err != nil {
+				return rep, err
+			}
+		}
+		rep.Files = append(rep.Files, fc)
+	}
+	if install && o.Agent == Codex {
+		rep.Notes = append(rep.Notes, CodexTrustNote(hooksPath))
+	}
+	return rep, nil
+}
+
+// CodexTrustNote tells how to trust the hooks Codex skips until reviewed.
+func CodexTrustNote(hooksPath string) string {
+	return "Codex runs only hooks you trusted: start codex in this repository and approve git-mem's hooks with /hooks " +
+		"(they are listed from " + hooksPath + "), or run headless with: codex exec --dangerously-bypass-hook-trust \"PROMPT\""
+}
+
+// removeEmptyDir removes an agent config directory of the project left empty.
+func removeEmptyDir(dir string, o InstallOptions) {
+	if o.User || filepath.Clean(dir) == filepath.Clean(o.Root) {
+		return
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
+		os.Remove(dir)
+	}
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return errors.Join(werr, cerr)
+	}
+	if err := os.Chmod(f.Name(), mode); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// jsonEdit applies fn to a JSON config file's root object and re-encodes it
+// with the file's indentation. On removal, a file left with nothing of its
+// own (an empty object, or Cursor's bare version key) encodes to nil.
+func jsonEdit(fn func(root *jobj) error, flat, removing bool) func(old []byte, exists bool) ([]byte, error) {
+	return func(old []byte, exists bool) ([]byte, error) {
+		root := newObj()
+		indent := "  "
+		if exists && len(bytes.TrimSpace(old)) > 0 {
+			v, err := parseJSON(old)
+			if err != nil {
+				return nil, fmt.Errorf("%w: not valid JSON (%v); fix or move the file, then run again", gitstore.ErrInvalid, err)
+			}
+			r, ok := v.(*jobj)
+			if !ok {
+				return nil, fmt.Errorf("%w: the file is not a JSON object", gitstore.ErrInvalid)
+			}
+			root = r
+			indent = detectIndent(old)
+		}
+		if err := fn(root); err != nil {
+			return nil, err
+		}
+		if removing {
+			if len(root.keys) == 0 || flat && len(root.keys) == 1 && root.keys[0] == "version" {
+				return nil, nil
+			}
+		}
+		return encodeJSON(root, indent), nil
+	}
+}
+
+// IsOwnCommand reports whether a hook command line runs git-mem's hook,
+// whatever the path of the binary: "git-mem hook …", "/opt/bin/git-mem hook …",
+// "git mem hook …".
+func IsOwnCommand(cmd string) bool {
+	toks := strings.Fields(cmd)
+	for i := 0; i+3 < len(toks); i++ {
+		// any binary name: "<bin> hook <event> --agent <agent>"
+		if toks[i+1] == "hook" && NormalizeEvent(toks[i+2]) != "" && toks[i+3] == "--agent" {
+			return true
+		}
+	}
+	for i, t := range toks {
+		base := filepath.Base(strings.Trim(t, `"'`))
+		switch strings.TrimSuffix(base, ".exe") {
+		case "git-mem":
+			return i+1 < len(toks) && toks[i+1] == "hook"
+		case "git":
+			return i+2 < len(toks) && toks[i+1] == "mem" && toks[i+2] == "hook"
+		}
+	}
+	return false
+}
+
+func isOwnHandler(v any) bool {
+	h, ok := v.(*jobj)
+	if !ok {
+		return false
+	}
+	if IsOwnCommand(h.str("command")) {
+		return true
+	}
+	// exec form: {"command": "/path/git-mem", "args": ["hook", …]}
+	if args, ok := h.vals["args"].([]any); ok && len(args) > 0 {
+		a0, _ := args[0].(string)
+		return strings.TrimSuffix(filepath.Base(h.str("command")), ".exe") == "git-mem" && a0 == "hook"
+	}
+	return false
+}
+
+func (sp agentSpec) handler(o InstallOptions, e hookEvent, existing *jobj) *jobj {
+	h := existing
+	if h == nil {
+		h = newObj()
+	}
+	if !sp.flat {
+		h.set("type", "command")
+	}
+	h.set("command", HookCommand(o.Binary, e.event, o.Agent))
+	h.del("args")
+	if sp.named {
+		h.set("name", "git-mem-"+e.event)
+	}
+	if e.timeout > 0 {
+		h.set("timeout", e.timeout)
+	}
+	return h
+}
+
+func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
+	if sp.flat {
+		if _, ok := root.get("version"); !ok {
+			root.set("version", 1)
+		}
+	}
+	hooks, err := root.obj("hooks")
+	if err != nil {
+		return err
+	}
+	for _, e := range sp.events {
+		var arr []any
+		if v, ok := hooks.get(e.name); ok {
+			if arr, ok = v.([]any); !ok {
+				return fmt.Errorf("%w: hooks.%s is not a list", gitstore.ErrInvalid, e.name)
+			}
+		}
+		placed := false
+		var out []any
+		if sp.flat {
+			for _, h := range arr {
+				if !isOwnHandler(h) {
+					out = append(out, h)
+				} else if !placed {
+					out = append(out, sp.handler(o, e, h.(*jobj)))
+					placed = true
+				}
+			}
+			if !placed {
+				out = append(out, sp.handler(o, e, nil))
+			}
+			hooks.set(e.name, out)
+			continue
+		}
+		for _, g := range arr {
+			grp, hs, ok := groupHooks(g)
+			if !ok {
+				out = append(out, g)
+				continue
+			}
+			var kept []any
+			had := false
+			for _, h := range hs {
+				if !isOwnHandler(h) {
+					kept = append(kept, h)
+					continue
+				}
+				had = true
+				if !placed {
+					kept = append(kept, sp.handler(o, e, h.(*jobj)))
+					placed = true
+				}
+			}
+			if had && len(kept) == 0 {
+				continue
+			}
+			if had && len(kept) == 1 && isOwnHandler(kept[0]) && e.matcher != "" {
+				grp.set("matcher", e.matcher)
+			}
+			grp.set("hooks", kept)
+			out = append(out, grp)
+		}
+		if !placed {
+			grp := newObj()
+			if e.matcher != "" {
+				grp.set("matcher", e.matcher)
+			}
+			grp.set("hooks", []any{sp.handler(o, e, nil)})
+			out = append(out, grp)
+		}
+		hooks.set(e.name, out)
+	}
+	return nil
+}
+
+// removeHooks drops git-mem's handlers from every event, then the groups,
+// events and hooks object they leave empty.
+func (sp agentSpec) removeHooks(root *jobj) {
+	v, ok := root.get("hooks")
+	hooks, ok2 := v.(*jobj)
+	if !ok || !ok2 {
+		return
+	}
+	for _, name := range append([]string(nil), hooks.keys...) {
+		arr, ok := hooks.vals[name].([]any)
+		if !ok {
+			continue
+		}
+		var out []any
+		removed := false
+		for _, g := range arr {
+			if isOwnHandler(g) {
+				removed = true
+				continue
+			}
+			grp, hs, ok := groupHooks(g)
+			if !ok || sp.flat {
+				out = append(out, g)
+				continue
+			}
+			var kept []any
+			for _, h := range hs {
+				if isOwnHandler(h) {
+					removed = true
+				} else {
+					kept = append(kept, h)
+				}
+			}
+			if len(kept) == 0 && len(hs) > 0 {
+				continue
+			}
+			grp.set("hooks", kept)
+			out = append(out, grp)
+		}
+		if removed && len(out) == 0 {
+			hooks.del(name)
+		} else if removed {
+			hooks.set(name, out)
+		}
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	}
+}
+
+func isOwnServer(name string, v any) bool {
+	if name == MCPServerName {
+		return true
+	}
+	s, ok := v.(*jobj)
+	if !ok {
+		return false
+	}
+	args, _ := s.vals["args"].([]any)
+	arg := func(i int) string {
+		if i < len(args) {
+			a, _ := args[i].(string)
+			return a
+		}
+		return ""
+	}
+	switch strings.TrimSuffix(filepath.Base(s.str("command")), ".exe") {
+	case "git-mem":
+		return arg(0) == "mcp"
+	case "git":
+		return arg(0) == "mem" && arg(1) == "mcp"
+	}
+	return false
+}
+
+func (sp agentSpec) addMCP(root *jobj, o InstallOptions) error {
+	servers, err := root.obj("mcpServers")
+	if err != nil {
+		return err
+	}
+	var srv *jobj
+	if v, ok := servers.get(MCPServerName); ok {
+		srv, _ = v.(*jobj)
+	}
+	for _, k := range append([]string(nil), servers.keys...) {
+		if k != MCPServerName && isOwnServer(k, servers.vals[k]) {
+			servers.del(k) // the same server under another name: keep one
+		}
+	}
+	if srv == nil {
+		srv = newObj()
+	}
+	if sp.mcpType {
+		srv.set("type", "stdio")
+	}
+	srv.set("command", binaryOr(o.Binary))
+	srv.set("args", []any{"mcp"})
+	servers.set(MCPServerName, srv)
+	return nil
+}
+
+func removeMCP(root *jobj) {
+	v, ok := root.get("mcpServers")
+	servers, ok2 := v.(*jobj)
+	if !ok || !ok2 {
+		return
+	}
+	removed := false
+	for _, k := range append([]string(nil), servers.keys...) {
+		if isOwnServer(k, servers.vals[k]) {
+			servers.del(k)
+			removed = true
+		}
+	}
+	if removed && len(servers.keys) == 0 {
+		root.del("mcpServers")
+	}
+}
+
+// groupHooks returns a matcher group and its handler list.
+func groupHooks(g any) (*jobj, []any, bool) {
+	grp, ok := g.(*jobj)
+	if !ok {
+		return nil, nil, false
+	}
+	hs, ok := grp.vals["hooks"].([]any)
+	return grp, hs, ok
+}
+
+// Installed is what git-mem finds of itself in an agent's config files.
+type Installed struct {
+	Agent, Scope string
+	// Hooks and MCP report git-mem's hook handlers and MCP server found;
+	// Commands are the command lines (and MCP command) they run.
+	Hooks, MCP bool
+	Events     []string
+	Commands   []string
+	HooksFile  string
+	MCPFile    string
+}
+
+// Inspect reports git-mem's entries in an agent's config files for the
+// options' scope; a file that cannot be read counts as holding none.
+func Inspect(o InstallOptions) (*Installed, error) {
+	sp, err := spec(o)
+	if err != nil {
+		return nil, err
+	}
+	o.Agent = NormalizeAgent(o.Agent)
+	in := &Installed{Agent: o.Agent, Scope: "project", HooksFile: sp.hooksFile(o), MCPFile: sp.mcpFile(o)}
+	if o.User {
+		in.Scope = "user"
+	}
+	if root := readJSONObj(in.HooksFile); root != nil {
+		if hv, ok := root.get("hooks"); ok {
+			if hooks, ok := hv.(*jobj); ok {
+				for _, name := range hooks.keys {
+					arr, _ := hooks.vals[name].([]any)
+					for _, g := range arr {
+						hs := []any{g}
+						if _, ghs, ok := groupHooks(g); ok {
+							hs = ghs
+						}
+						for _, h := range hs {
+							if isOwnHandler(h) {
+								in.Hooks = true
+								in.Events = append(in.Events, name)
+								in.Commands = append(in.Commands, h.(*jobj).str("command"))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if sp.toml {
+		if data, err := os.ReadFile(in.MCPFile); err == nil {
+			lines := strings.Split(string(data), "\n")
+			secs := tomlSections(lines)
+			for srv := range ownServers(lines, secs) {
+				in.MCP = true
+				for _, s := range secs {
+					if tomlServer(s.name) == srv {
+						for _, l := range lines[s.start+1 : s.end] {
+							if m := tomlCommand.FindStringSubmatch(l); m != nil {
+								in.Commands = append(in.Commands, m[1])
+							}
+						}
+					}
+				}
+			}
+		}
+	} else if root := readJSONObj(in.MCPFile); root != nil {
+		if sv, ok := root.get("mcpServers"); ok {
+			if servers, ok := sv.(*jobj); ok {
+				for _, k := range servers.keys {
+					if isOwnServer(k, servers.vals[k]) {
+						in.MCP = true
+						if s, ok := servers.vals[k].(*jobj); ok {
+							in.Commands = append(in.Commands, s.str("command"))
+						}
+					}
+				}
+			}
+		}
+	}
+	return in, nil
+}
+
+func readJSONObj(path string) *jobj {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil
+	}
+	o, _ := v.(*jobj)
+	return o
+}
+
+// CommandBinary is the program a hook or MCP command line runs (its first
+// word, unquoted).
+func CommandBinary(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if strings.HasPrefix(cmd, "'") {
+		if end := strings.Index(cmd[1:], "'"); end >= 0 {
+			return cmd[1 : end+1]
+		}
+	}
+	if strings.HasPrefix(cmd, `"`) {
+		if end := strings.Index(cmd[1:], `"`); end >= 0 {
+			return cmd[1 : end+1]
+		}
+	}
+	if f := strings.Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
