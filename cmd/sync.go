@@ -162,6 +162,10 @@ func pullJSON(p *gitstore.PullResult) map[string]any {
 // writePull prints what a pull did.
 func writePull(w io.Writer, p *gitstore.PullResult) {
 	name := p.Remote.Display
+	if p.Fetched.IsZero() && p.NoFetch {
+		fmt.Fprintf(w, "nothing fetched from %s yet (%s does not exist): run git mem pull %s, or git mem share %s then git fetch\n", name, p.Remote.TrackingRef(), name, name)
+		return
+	}
 	if p.Fetched.IsZero() || p.Merge == nil {
 		fmt.Fprintf(w, "%s has no memory yet: nothing to pull (git mem push %s shares yours)\n", name, name)
 		return

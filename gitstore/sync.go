@@ -30,12 +30,14 @@ type PullResult struct {
 	// Merge is what merging it did to refs/memory/main (nil when the remote
 	// has no memory).
 	Merge *MergeResult
+	// NoFetch: the remote was not contacted (PullOptions.NoFetch).
+	NoFetch bool
 }
 
 // Pull fetches the remote's refs/memory/main into refs/memory/remotes/<remote>/main
 // and merges it into refs/memory/main, memory by memory (see Merge).
 func (r *Repo) Pull(ctx context.Context, w Writer, rem *Remote, opt PullOptions) (*PullResult, error) {
-	res := &PullResult{Remote: rem}
+	res := &PullResult{Remote: rem, NoFetch: opt.NoFetch}
 	var err error
 	if opt.NoFetch {
 		res.Fetched, err = r.refs.read(rem.TrackingRef())
