@@ -63,6 +63,7 @@ type MergeResult struct {
 	Revived   []string // forgotten on one side, changed since the base on the other: kept
 	Local     []string // added or changed here only: kept as they are
 	Forgotten []string // forgotten here, unchanged there: stays forgotten
+	Dropped   []string // purged here (MergeOptions.Drop), still there: left out
 }
 
 // Incoming is the number of memories the merge brought or changed in ours.
@@ -87,6 +88,7 @@ func (m *MergeResult) Summary(from string) string {
 	add(len(m.Removed), "forgotten there")
 	add(len(m.Revived), "kept although forgotten on one side (revised on the other)")
 	add(len(m.Local)+len(m.Forgotten), "changed here only (kept)")
+	add(len(m.Dropped), "purged here and left out")
 	if len(parts) == 0 {
 		return "no memory differs"
 	}
@@ -101,6 +103,9 @@ type MergeOptions struct {
 	From string
 	// TheirRef is the ref theirs was read from, e.g. refs/memory/remotes/origin/main.
 	TheirRef string
+	// Drop lists full ids that must not come back through the merge: memories
+	// purged here (git config mem.purged) that the other side still has.
+	Drop []string
 }
 
 // Merge merges the commit theirs (usually a fetched remote memory) into the
@@ -121,7 +126,7 @@ func (s *Store) Merge(ctx context.Context, w Writer, theirs plumbing.Hash, opt M
 		if err != nil {
 			return nil, err
 		}
-		res, err := s.Repo.planMerge(ctx, ours, theirs)
+		res, err := s.Repo.planMerge(ctx, ours, theirs, opt.Drop)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +164,91 @@ type mergePlan struct {
 
 // planMerge decides the merge of theirs into ours and, for a real merge,
 // writes the merged tree.
-func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash) (*mergePlan, error) {
+func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop []string) (*mergePlan, error) {
+	p, err := r.planMergeTrees(ctx, ours, theirs)
+	if err != nil || len(drop) == 0 || (p.Kind != MergeFastForward && p.Kind != MergeCommitted) {
+		return p, err
+	}
+	tree := p.tree
+	if p.Kind == MergeFastForward {
+		tc, err := r.readCommit(theirs)
+		if err != nil {
+			return nil, err
+		}
+		tree = tc.TreeHash
+	}
+	snap, err := r.snapshotOfTree(tree)
+	if err != nil {
+		return nil, err
+	}
+	changes := map[string]plumbing.Hash{}
+	for _, id := range drop {
+		if !validID(id) {
+			continue
+		}
+		if h, err := snap.blobHash(id); err != nil {
+			return nil, err
+		} else if !h.IsZero() {
+			changes[id] = plumbing.ZeroHash
+			p.Dropped = append(p.Dropped, id)
+		}
+	}
+	if len(changes) == 0 {
+		return p, nil
+	}
+	sort.Strings(p.Dropped)
+	p.New, p.Changed, p.Revived = without(p.New, changes), without(p.Changed, changes), without(p.Revived, changes)
+	if p.tree, err = snap.buildTreeFromHashes(changes, nil); err != nil {
+		return nil, err
+	}
+	if p.Kind == MergeFastForward { // theirs brings a purged memory back: commit without it
+		p.Kind = MergeCommitted
+		if p.theirsTime, err = r.commitTime(theirs); err != nil {
+			return nil, err
+		}
+		if !ours.IsZero() {
+			if p.oursTime, err = r.commitTime(ours); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+func (r *Repo) commitTime(h plumbing.Hash) (time.Time, error) {
+	c, err := r.readCommit(h)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return c.Committer.When, nil
+}
+
+// snapshotOfTree reads a root tree that no commit points to yet.
+func (r *Repo) snapshotOfTree(h plumbing.Hash) (*snapshot, error) {
+	s := &snapshot{repo: r, fans: map[string]*object.Tree{}}
+	var err error
+	if s.root, err = r.readTree(h); err != nil {
+		return nil, err
+	}
+	if e := findEntry(s.root, memoriesDir); e != nil {
+		if s.mems, err = r.readTree(e.Hash); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func without(ids []string, drop map[string]plumbing.Hash) []string {
+	var out []string
+	for _, id := range ids {
+		if _, ok := drop[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs plumbing.Hash) (*mergePlan, error) {
 	res := &MergeResult{Ours: ours, Theirs: theirs}
 	p := &mergePlan{MergeResult: res}
 	switch {
@@ -726,6 +815,12 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.Incoming(), "memory", "memories"))
 	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), short(p.Theirs), into, short(p.Ours))
 	b.WriteString(wrap(p.Summary(oneLine(opt.From))+".", 72) + "\n")
+	if len(p.Dropped) > 0 {
+		b.WriteString("\nLeft out because they were purged here (git config mem.purged):\n")
+		for _, id := range p.Dropped {
+			b.WriteString("  " + id + "\n")
+		}
+	}
 	if len(p.Revived) > 0 {
 		b.WriteString("\nKept although forgotten on one side, because the other side revised\nthem since the merge base:\n")
 		for _, id := range p.Revived {
@@ -749,7 +844,11 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 	if p.theirsTime.After(when) {
 		when = p.theirsTime
 	}
-	return r.writeCommit(p.tree, []plumbing.Hash{p.Ours, p.Theirs}, b.String(), when)
+	parents := []plumbing.Hash{p.Ours, p.Theirs}
+	if p.Ours.IsZero() {
+		parents = parents[1:]
+	}
+	return r.writeCommit(p.tree, parents, b.String(), when)
 }
 
 // wrap breaks text into lines of at most width columns at spaces.

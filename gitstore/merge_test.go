@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -492,4 +493,35 @@ func TestMergeMemoryIsCommutative(t *testing.T) {
 	m1, _ := MergeMemory(base, &a2, &b2)
 	m2, _ := MergeMemory(base, &b2, &a2)
 	require.Equal(t, m1.Text, m2.Text)
+}
+
+func TestMergeLeavesOutPurgedMemories(t *testing.T) {
+	ctx := context.Background()
+	for _, diverged := range []bool{false, true} {
+		t.Run(fmt.Sprintf("diverged=%v", diverged), func(t *testing.T) {
+			f := newMergeFixture(t)
+			f.add(f.ours, "base")
+			f.branch()
+			secret := f.add(f.theirs, "a memory purged here by mistake")
+			other := f.add(f.theirs, "a fine memory")
+			if diverged {
+				f.add(f.ours, "ours moved on")
+			}
+			theirs, _ := f.theirs.Tip()
+			res, err := f.ours.Merge(ctx, Writer{}, theirs, MergeOptions{From: "them", Drop: []string{secret.ID, "not-an-id"}})
+			require.NoError(t, err)
+			require.Equal(t, MergeCommitted, res.Kind, "a fast-forward would bring it back")
+			require.Equal(t, []string{secret.ID}, res.Dropped)
+			require.Equal(t, []string{other.ID}, res.New)
+			require.False(t, f.has(f.ours, secret.ID))
+			require.True(t, f.has(f.ours, other.ID))
+			c, err := f.repo.readCommit(res.Commit)
+			require.NoError(t, err)
+			require.Len(t, c.ParentHashes, 2)
+			require.Contains(t, c.Message, "purged here")
+			again, err := f.ours.Merge(ctx, Writer{}, theirs, MergeOptions{Drop: []string{secret.ID}})
+			require.NoError(t, err)
+			require.Equal(t, MergeUpToDate, again.Kind)
+		})
+	}
 }

@@ -467,3 +467,26 @@ func BenchmarkSyncThousandNew(b *testing.B) {
 		}
 	}
 }
+
+func TestPurgedMemoryDoesNotComeBackThroughSync(t *testing.T) {
+	w := newRemoteWorld(t)
+	dirA, a := w.clone("Ann")
+	dirB, b := w.clone("Bob")
+	ctx := context.Background()
+	s := NewStore(a, RefMain, ScopeProject)
+	x, err := s.Add(ctx, Writer{}, NewMemory{Text: "saved by mistake: internal hostname list"})
+	require.NoError(t, err)
+	w.addN(a, "a", 1, "keep")
+	w.sync(a)
+	w.sync(b)
+	_, err = a.Purge(ctx, x.ID)
+	require.NoError(t, err)
+	w.git(dirA, "config", "--add", "mem.purged", x.ID)
+	res := w.sync(a)
+	require.Equal(t, []string{x.ID}, res.Pull.Merge.Dropped)
+	require.NotContains(t, w.texts(dirA), x.Text)
+	require.NotContains(t, w.texts(w.remote), x.Text)
+	w.sync(b)
+	require.NotContains(t, w.texts(dirB), x.Text, "forgotten on the teammate's clone too")
+	require.Len(t, w.texts(dirB), 1)
+}

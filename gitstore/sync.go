@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -35,7 +36,10 @@ type PullResult struct {
 }
 
 // Pull fetches the remote's refs/memory/main into refs/memory/remotes/<remote>/main
-// and merges it into refs/memory/main, memory by memory (see Merge).
+// and merges it into refs/memory/main, memory by memory (see Merge). Memories
+// whose ids are listed in git config mem.purged (multi-valued: purged here,
+// maybe not yet on the remote or in teammates' clones) are left out, so a
+// purged secret does not come back through a merge.
 func (r *Repo) Pull(ctx context.Context, w Writer, rem *Remote, opt PullOptions) (*PullResult, error) {
 	res := &PullResult{Remote: rem, NoFetch: opt.NoFetch}
 	var err error
@@ -47,8 +51,16 @@ func (r *Repo) Pull(ctx context.Context, w Writer, rem *Remote, opt PullOptions)
 	if err != nil || res.Fetched.IsZero() {
 		return res, err
 	}
+	cfg, err := r.gitConfigList(ctx)
+	if err != nil {
+		return res, err
+	}
+	var drop []string
+	for _, v := range cfg["mem.purged"] {
+		drop = append(drop, strings.ToLower(strings.TrimSpace(v)))
+	}
 	st := NewStore(r, RefMain, ScopeProject)
-	res.Merge, err = st.Merge(ctx, w, res.Fetched, MergeOptions{From: rem.Display, TheirRef: rem.TrackingRef()})
+	res.Merge, err = st.Merge(ctx, w, res.Fetched, MergeOptions{From: rem.Display, TheirRef: rem.TrackingRef(), Drop: drop})
 	return res, err
 }
 
