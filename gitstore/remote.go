@@ -530,3 +530,23 @@ func (r *Repo) Shared(ctx context.Context, rem *Remote) (bool, error) {
 	}
 	return false, nil
 }
+
+// RecordPurged adds a purged memory's full id to git config mem.purged (once),
+// so that a later pull never merges it back from a remote or a teammate that
+// still has it (see Pull). git mem forget --purge should call it.
+func (r *Repo) RecordPurged(ctx context.Context, id string) error {
+	if !validID(id) {
+		return fmt.Errorf("%w: %q is not a full memory id", ErrInvalid, id)
+	}
+	have, err := r.gitConfigAll(ctx, "mem.purged")
+	if err != nil {
+		return err
+	}
+	for _, h := range have {
+		if strings.EqualFold(strings.TrimSpace(h), id) {
+			return nil
+		}
+	}
+	_, err = r.runGit(ctx, TransportOptions{}, nil, "config", "--add", "mem.purged", id)
+	return err
+}

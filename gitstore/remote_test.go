@@ -490,3 +490,14 @@ func TestPurgedMemoryDoesNotComeBackThroughSync(t *testing.T) {
 	require.NotContains(t, w.texts(dirB), x.Text, "forgotten on the teammate's clone too")
 	require.Len(t, w.texts(dirB), 1)
 }
+
+func TestRecordPurgedIsIdempotent(t *testing.T) {
+	w := newRemoteWorld(t)
+	dir, r := w.clone("Ann")
+	ctx := context.Background()
+	id := NewID()
+	require.NoError(t, r.RecordPurged(ctx, id))
+	require.NoError(t, r.RecordPurged(ctx, id))
+	require.Equal(t, id, w.git(dir, "config", "--get-all", "mem.purged"))
+	require.ErrorIs(t, r.RecordPurged(ctx, "nope"), ErrInvalid)
+}
