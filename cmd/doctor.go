@@ -110,7 +110,7 @@ func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOpti
 	rem, err := set.Repo.ResolveRemote(ctx, o.remote)
 	switch {
 	case err != nil && o.remote == "" && errors.Is(err, gitstore.ErrRemote):
-		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingInfo, Message: "no remote: memory is not shared", Fix: "git remote add origin URL, or git config mem.remote URL"}}
+		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingInfo, Message: "memory is not shared: " + err.Error(), Fix: "git remote add origin URL, or git config mem.remote URL"}}
 	case err != nil:
 		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingFail, Message: err.Error()}}
 	case o.offline:
