@@ -129,10 +129,15 @@ func Handoffs(ctx context.Context, set *gitstore.Set) ([]*gitstore.Memory, error
 	if set == nil || set.Repo == nil {
 		return nil, nil
 	}
-	st := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject)
-	ms, err := st.List(gitstore.Filter{Type: gitstore.TypeHandoff, Now: set.Repo.Now()})
+	standing, _, _, err := startMemories(ctx, &gitstore.Set{Repo: set.Repo}, set.Repo.Now())
 	if err != nil {
 		return nil, err
+	}
+	var ms []*gitstore.Memory
+	for _, e := range standing {
+		if e.Scope == gitstore.ScopeProject && e.M.Type == gitstore.TypeHandoff {
+			ms = append(ms, e.M)
+		}
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Created.After(ms[j].Created) })
 	return ms, nil

@@ -109,27 +109,28 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 	for id := range o.Exclude {
 		exclude[id] = true
 	}
-	current, err := set.List(gitstore.Filter{Now: o.Now})
+	standingMs, recentMs, subagentKeys, err := startMemories(ctx, set, o.Now)
 	if err != nil {
 		return nil, err
 	}
 	lowTrust, subagents := 0, 0
+	if !o.Subagents {
+		for k := range subagentKeys {
+			exclude[k[strings.LastIndex(k, "/")+1:]] = true
+			subagents++
+		}
+	}
 	var handoffs []*gitstore.Memory
-	for _, m := range current {
+	for _, e := range standingMs {
+		m := e.M
 		switch {
 		case m.Type == gitstore.TypeHandoff:
-			if m.Scope() == gitstore.ScopeProject {
+			if e.Scope == gitstore.ScopeProject {
 				handoffs = append(handoffs, m)
 			}
 			exclude[m.ID] = true
 			continue
-		case m.Type == gitstore.TypeSession:
-			continue
 		case IsSubagent(m) && !o.Subagents:
-			subagents++
-			exclude[m.ID] = true
-			continue
-		case m.Type != gitstore.TypePreference && !m.Pinned:
 			continue
 		}
 		t := m.EffectiveTrust(o.Now)
@@ -140,7 +141,7 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 		if exclude[m.ID] || !isNew(m) {
 			continue
 		}
-		res.Standing = append(res.Standing, index.Hit{Memory: m, Scope: m.Scope(), Trust: t, Score: t})
+		res.Standing = append(res.Standing, index.Hit{Memory: m, Scope: e.Scope, Trust: t, Score: t})
 		exclude[m.ID] = true
 	}
 	sort.SliceStable(handoffs, func(i, j int) bool { return handoffs[i].Created.After(handoffs[j].Created) })
@@ -183,8 +184,8 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 		matched = max(len(res.Relevant), r.Matched-(len(r.Hits)-len(res.Relevant)))
 	}
 	if len(res.Relevant) == 0 {
-		for _, h := range recent(current, exclude, o.Now) {
-			if isNew(h.Memory) && (o.Subagents || !IsSubagent(h.Memory)) {
+		for _, h := range recentHits(recentMs, exclude, o.Now) {
+			if isNew(h.Memory) {
 				res.Relevant = append(res.Relevant, h)
 			}
 		}
@@ -207,7 +208,7 @@ func (res *StartResult) pack(o StartOptions, matched int) {
 	var all []index.Hit
 	for _, h := range []*gitstore.Memory{res.Handoff, res.Other} {
 		if h != nil {
-			all = append(all, index.Hit{Memory: h, Scope: h.Scope(), Trust: h.EffectiveTrust(o.Now)})
+			all = append(all, index.Hit{Memory: h, Scope: gitstore.ScopeProject, Trust: h.EffectiveTrust(o.Now)})
 		}
 	}
 	all = append(append(all, res.Standing...), res.Relevant...)
@@ -345,4 +346,27 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 		res.Text = p.Text(footer)
 	}
 	return res, nil
+}
+
+// recentHits ranks recent memories by trust and recency, for a session
+// without anything to search for.
+func recentHits(ms []cachedMem, exclude map[string]bool, now time.Time) []index.Hit {
+	var out []index.Hit
+	for _, e := range ms {
+		m := e.M
+		if exclude[m.ID] {
+			continue
+		}
+		t := m.EffectiveTrust(now)
+		if t < MinTrust {
+			continue
+		}
+		age := now.Sub(m.Updated).Hours() / 24
+		out = append(out, index.Hit{Memory: m, Scope: e.Scope, Trust: t, Score: t / (1 + age/30)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > maxRelevant {
+		out = out[:maxRelevant]
+	}
+	return out
 }

@@ -43,7 +43,7 @@
 // it becomes hooks.log.1), and to stderr only when GIT_MEM_DEBUG is set.
 // Each event has an internal deadline, after which the hook writes nothing
 // and returns (work already started may finish or be abandoned; a write cut
-// short leaves at worst unreachable objects): session-start 4 s, prompt 2 s,
+// short leaves at worst unreachable objects): session-start 6 s, prompt 3 s,
 // stop 2 s, session-end 700 ms (Codex kills SessionEnd hooks after 1 s). The
 // environment variable GIT_MEM_HOOK_DEADLINE_MS overrides it.
 package hooks

@@ -21,11 +21,20 @@ import (
 
 // Internal deadlines per event (see the package documentation).
 var deadlines = map[string]time.Duration{
-	EventSessionStart: 4 * time.Second,
-	EventPrompt:       2 * time.Second,
+	EventSessionStart: 6 * time.Second,
+	EventPrompt:       3 * time.Second,
 	EventStop:         2 * time.Second,
 	EventSessionEnd:   700 * time.Millisecond,
+	eventWarm:         5 * time.Minute,
 }
+
+// eventWarm is the internal event of the background process a hook starts
+// when it ran out of time: it brings the caches (start cache, index) up to
+// date so the next hook is fast. Run by git mem hook warm.
+const eventWarm = "warm"
+
+// warmLockAge is how long a warm-up lock is honoured.
+const warmLockAge = 5 * time.Minute
 
 // maxPayload is the most stdin read; a larger payload is cut (and then
 // fails to parse).
@@ -55,6 +64,10 @@ type Request struct {
 	Now    func() time.Time
 	// Deadline overrides the event's internal deadline.
 	Deadline time.Duration
+	// Warm, when set, is called with the payload when a session-start or
+	// prompt hook passes its deadline: it should start "git mem hook warm"
+	// in the background with the payload on stdin (see StartWarm).
+	Warm func(payload []byte)
 }
 
 // Outcome says what a hook did, for tests and git mem preview.
@@ -77,6 +90,9 @@ func Run(ctx context.Context, r Request) *Outcome {
 		r.Getenv = func(string) string { return "" }
 	}
 	out := &Outcome{Event: NormalizeEvent(r.Event)}
+	if r.Event == eventWarm {
+		out.Event = eventWarm
+	}
 	lg := &logger{debug: r.Debug, stderr: r.Err, now: r.Now}
 	deadline := deadlines[out.Event]
 	if deadline == 0 {
@@ -97,6 +113,7 @@ func Run(ctx context.Context, r Request) *Outcome {
 		err   error
 	}
 	done := make(chan result, 1)
+	var got payloadBox
 	go func() {
 		var res result
 		defer func() {
@@ -105,7 +122,7 @@ func Run(ctx context.Context, r Request) *Outcome {
 			}
 			done <- res
 		}()
-		res.data, res.agent, res.err = handle(ctx, r, out.Event, lg)
+		res.data, res.agent, res.err = handle(ctx, r, out.Event, lg, &got)
 	}()
 	var res result
 	select {
@@ -115,6 +132,10 @@ func Run(ctx context.Context, r Request) *Outcome {
 		out.Agent = NormalizeAgent(r.Agent)
 		out.TimedOut = true
 		res.err = fmt.Errorf("%s hook passed its %v deadline; nothing was injected", r.Event, deadline)
+		if data := got.get(); data != nil && r.Warm != nil && (out.Event == EventSessionStart || out.Event == EventPrompt) {
+			r.Warm(data)
+			res.err = fmt.Errorf("%w; caches are being brought up to date in the background", res.err)
+		}
 	}
 	if res.err != nil {
 		out.Err = res.err
@@ -130,11 +151,21 @@ func Run(ctx context.Context, r Request) *Outcome {
 }
 
 // handle does the work of one event and returns the output (nil: nothing).
-func handle(ctx context.Context, r Request, event string, lg *logger) (out []byte, agent string, err error) {
+// payloadBox hands the payload read by the worker to Run.
+type payloadBox struct {
+	mu   sync.Mutex
+	data []byte
+}
+
+func (b *payloadBox) set(d []byte) { b.mu.Lock(); b.data = d; b.mu.Unlock() }
+func (b *payloadBox) get() []byte  { b.mu.Lock(); defer b.mu.Unlock(); return b.data }
+
+func handle(ctx context.Context, r Request, event string, lg *logger, got *payloadBox) (out []byte, agent string, err error) {
 	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload))
 	if err != nil {
 		return nil, NormalizeAgent(r.Agent), fmt.Errorf("reading the hook payload: %w", err)
 	}
+	got.set(data)
 	p, perr := ParsePayload(data)
 	agent = NormalizeAgent(r.Agent)
 	if agent == "" {
@@ -181,6 +212,8 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 	}
 	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC()}
 	switch event {
+	case eventWarm:
+		return nil, h.warm(ctx)
 	case EventSessionStart:
 		return h.sessionStart(ctx)
 	case EventPrompt:
@@ -248,6 +281,27 @@ func StartOptionsFor(ctx context.Context, repo *gitstore.Repo, now time.Time) ha
 	o.Touched, _ = repo.WorktreeChanges(ctx)
 	o.MaxChars = repo.Config().Int("mem", "injectChars", handoff.StartChars)
 	return o
+}
+
+// warm brings the start cache and the index up to date, once at a time.
+func (h *handler) warm(ctx context.Context) error {
+	lock := filepath.Join(h.repo.CommonDir, "mem", "cache", "warm.lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		return err
+	}
+	if st, err := os.Stat(lock); err == nil && time.Since(st.ModTime()) > warmLockAge {
+		os.Remove(lock)
+	}
+	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil // another warm-up is running
+	}
+	f.Close()
+	defer os.Remove(lock)
+	o := StartOptionsFor(ctx, h.repo, h.now)
+	o.Touched = append(o.Touched, "warm-up index")
+	_, err = handoff.SessionStart(ctx, h.set, o)
+	return err
 }
 
 func (h *handler) marker(ctx context.Context) (*handoff.Marker, error) {
