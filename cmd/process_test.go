@@ -175,7 +175,7 @@ func TestConcurrentProcessWriters(t *testing.T) {
 				t.Error(f)
 			}
 			texts := sb.memoryTexts()
-			require.Len(t, texts, procs*each)
+			require.Equal(t, procs*each, len(texts), "memories on refs/memory/main")
 			for p := 0; p < procs; p++ {
 				for i := 0; i < each; i++ {
 					require.True(t, texts[fmt.Sprintf("memory %d from writer %d", i, p)], "memory %d of writer %d lost", i, p)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -41,8 +42,28 @@ type snapshot struct {
 	fans   map[string]*object.Tree
 }
 
+// object reads one object. An object database on disk caches its list of
+// packs; a concurrent git gc may pack loose objects and delete the old packs
+// under it, so on a miss the database is reopened and the read retried, as
+// git itself re-scans its packs before declaring an object missing.
+func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := r.objects.EncodedObject(t, h)
+	for retry := 0; err != nil && r.CommonDir != "" && retry < 3; retry++ {
+		if retry > 0 {
+			time.Sleep(time.Duration(retry) * 5 * time.Millisecond)
+		}
+		r.reopenObjects()
+		o, err = r.objects.EncodedObject(t, h)
+	}
+	return o, err
+}
+
 func (r *Repo) readTree(h plumbing.Hash) (*object.Tree, error) {
-	t, err := object.GetTree(r.objects, h)
+	o, err := r.object(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, wrapObjectErr("tree", h, err)
+	}
+	t, err := object.DecodeTree(r.objects, o)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
 	}
@@ -50,7 +71,11 @@ func (r *Repo) readTree(h plumbing.Hash) (*object.Tree, error) {
 }
 
 func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
-	c, err := object.GetCommit(r.objects, h)
+	o, err := r.object(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, wrapObjectErr("commit", h, err)
+	}
+	c, err := object.DecodeCommit(r.objects, o)
 	if err != nil {
 		return nil, wrapObjectErr("commit", h, err)
 	}
@@ -141,7 +166,7 @@ func (s *snapshot) get(id string) (*Memory, error) {
 }
 
 func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
-	o, err := r.objects.EncodedObject(plumbing.BlobObject, h)
+	o, err := r.object(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
 	}

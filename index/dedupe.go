@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -35,7 +34,8 @@ func Similarity(a, b string) float64 {
 }
 
 // SameClaim reports whether two alike texts say the same thing: the same
-// numbers, the same polarity (both negated or neither), and the key words of
+// numbers in the same order ("memory 3 of writer 5" is not "memory 5 of
+// writer 3"), the same polarity (both negated or neither), and the key words of
 // one contained in the other's.
 func SameClaim(a, b string) bool {
 	ta, tb := claimTokens(a), claimTokens(b)
@@ -94,7 +94,6 @@ func claimTokens(text string) claim {
 			c.keys[stem(w)] = true
 		}
 	}
-	sort.Strings(c.numbers)
 	return c
 }
 

@@ -24,6 +24,7 @@ func TestSimilarityAndClaim(t *testing.T) {
 		{"negated", "we use npm", "we do not use npm", true, false},
 		{"contracted negation", "the worker retries failed jobs", "the worker doesn't retry failed jobs", true, false},
 		{"plural", "migrations run before the tests", "migration runs before the test", true, true},
+		{"numbers in another order", "memory 3 from writer 5", "memory 5 from writer 3", true, false},
 		{"different fact", "The API listens on port 8080", "Postgres stores bookings in UTC", false, false},
 		{"more detail is not a near-duplicate", "Deploys go through Fly.io", "Deploys go through Fly.io from the main branch after CI passes on GitHub Actions", false, true},
 	}
