@@ -160,7 +160,18 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 	if res.Handoff != nil {
 		res.Other = nil
 	}
-	sort.SliceStable(res.Standing, func(i, j int) bool { return res.Standing[i].Trust > res.Standing[j].Trust })
+	sort.SliceStable(res.Standing, func(i, j int) bool {
+		a, b := res.Standing[i], res.Standing[j]
+		switch {
+		case a.Trust != b.Trust:
+			return a.Trust > b.Trust
+		case (a.Memory.Type == gitstore.TypePreference) != (b.Memory.Type == gitstore.TypePreference):
+			return a.Memory.Type == gitstore.TypePreference
+		case !a.Memory.Updated.Equal(b.Memory.Updated):
+			return a.Memory.Updated.After(b.Memory.Updated)
+		}
+		return a.Memory.Text < b.Memory.Text
+	})
 	if len(res.Standing) > maxStanding {
 		res.Standing = res.Standing[:maxStanding]
 	}

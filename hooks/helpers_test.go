@@ -173,7 +173,10 @@ func payload(agent, event, session, dir string, extra map[string]any) string {
 		p["hook_event_name"] = event
 	default:
 		p["session_id"] = session
-		p["transcript_path"] = nil
+		p["transcript_path"] = "/home/dev/.agent/transcripts/" + session + ".jsonl"
+		if agent == hooks.Codex {
+			p["transcript_path"] = nil
+		}
 		p["cwd"] = dir
 		p["hook_event_name"] = event
 	}

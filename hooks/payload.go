@@ -85,6 +85,8 @@ type Payload struct {
 	Timestamp      string   `json:"timestamp"`
 	CursorVersion  string   `json:"cursor_version"`
 	Reason         string   `json:"reason"`
+	// TranscriptPath is kept raw: Codex sends null where Claude Code sends a path.
+	TranscriptPath json.RawMessage `json:"transcript_path"`
 }
 
 // ParsePayload decodes a hook payload. Empty input and anything but a JSON
@@ -151,6 +153,9 @@ func DetectAgent(p *Payload, getenv func(string) string) string {
 		case getenv("CODEX_HOME") != "" || getenv("CODEX_THREAD_ID") != "":
 			return Codex
 		}
+	}
+	if p != nil && string(p.TranscriptPath) == "null" {
+		return Codex // Codex's transcript_path is string|null; Claude Code always sends one
 	}
 	return Claude
 }
