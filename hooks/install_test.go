@@ -1,0 +1,290 @@
+package hooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/hooks"
+)
+
+// Realistic config files that already hold other tools' hooks and MCP
+// servers, in the indentation their tools write.
+const (
+	claudeSettings = `{
+  "permissions": {
+    "allow": [
+      "Bash(npm run lint)",
+      "Bash(npm test:*)"
+    ]
+  },
+  "hooks": {
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/env-check.sh"
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "npx prettier --write \"$CLAUDE_FILE_PATHS\"",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	claudeMCP = `{
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ],
+      "env": {
+        "GITHUB_TOKEN": "${GITHUB_TOKEN}"
+      }
+    }
+  }
+}
+`
+	codexHooks = `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "shell",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/policy-check",
+            "timeout": 10
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	codexConfig = `model = "gpt-5-codex"
+approval_policy = "on-request"
+
+# docs server
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "mcp-docs"]
+
+[mcp_servers.docs.env]
+DOCS_DIR = "docs"
+
+[profiles.fast]
+model = "gpt-5-mini"
+`
+	geminiSettings = `{
+    "theme": "GitHub",
+    "hooks": {
+        "BeforeTool": [
+            {
+                "matcher": "run_shell_command",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "name": "audit",
+                        "command": "audit-shell",
+                        "timeout": 5000
+                    }
+                ]
+            }
+        ]
+    },
+    "mcpServers": {
+        "jira": {
+            "command": "jira-mcp",
+            "args": [],
+            "trust": false
+        }
+    }
+}
+`
+	cursorHooks = "{\n\t\"version\": 1,\n\t\"hooks\": {\n\t\t\"afterFileEdit\": [\n\t\t\t{\n\t\t\t\t\"command\": \"./hooks/format.sh\"\n\t\t\t}\n\t\t],\n\t\t\"stop\": [\n\t\t\t{\n\t\t\t\t\"command\": \"./hooks/notify.sh\"\n\t\t\t}\n\t\t]\n\t}\n}\n"
+	cursorMCP   = "{\n\t\"mcpServers\": {\n\t\t\"postgres\": {\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\": [\n\t\t\t\t\"-y\",\n\t\t\t\t\"@modelcontextprotocol/server-postgres\"\n\t\t\t]\n\t\t}\n\t}\n}\n"
+	agentsMD    = "# Contributing\n\nRun `make test` before pushing.\n"
+)
+
+func TestInstallRoundTrip(t *testing.T) {
+	isolate(t)
+	type file struct{ rel, content string }
+	cases := []struct {
+		agent    string
+		user     bool
+		existing []file
+		// created are files install creates (uninstall removes them)
+		created []string
+		// own are strings install writes somewhere
+		own []string
+	}{
+		{hooks.Claude, false,
+			[]file{{".claude/settings.json", claudeSettings}, {".mcp.json", claudeMCP}, {"CLAUDE.md", agentsMD}},
+			nil, []string{`"command": "git-mem hook session-start --agent claude"`, `"matcher": "startup|resume|clear|compact"`, `"git-mem": {`}},
+		{hooks.Claude, true, nil,
+			[]string{"home/.claude/settings.json", "home/.claude.json", "home/.claude/CLAUDE.md"}, nil},
+		{hooks.Codex, false,
+			[]file{{".codex/hooks.json", codexHooks}, {".codex/config.toml", codexConfig}, {"AGENTS.md", agentsMD}},
+			nil, []string{`"command": "git-mem hook session-end --agent codex"`, "[mcp_servers.git-mem]\ncommand = \"git-mem\"\nargs = [\"mcp\"]"}},
+		{hooks.Codex, true,
+			[]file{{"codex-home/config.toml", codexConfig}},
+			[]string{"codex-home/hooks.json", "codex-home/AGENTS.md"}, nil},
+		{hooks.Gemini, false,
+			[]file{{".gemini/settings.json", geminiSettings}},
+			[]string{"GEMINI.md"}, []string{`"BeforeAgent": [`, `"timeout": 30000`, `"name": "git-mem-session-start"`}},
+		{hooks.Cursor, false,
+			[]file{{".cursor/hooks.json", cursorHooks}, {".cursor/mcp.json", cursorMCP}, {"AGENTS.md", agentsMD}},
+			nil, []string{"\t\t\"sessionStart\": [\n\t\t\t{\n\t\t\t\t\"command\": \"git-mem hook session-start --agent cursor\"", `"./hooks/notify.sh"`}},
+		{hooks.Cursor, true, nil, []string{"home/.cursor/hooks.json", "home/.cursor/mcp.json"}, nil},
+	}
+	for _, c := range cases {
+		name := c.agent
+		if c.user {
+			name += "-user"
+		}
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			root := filepath.Join(base, "repo")
+			o := hooks.InstallOptions{Agent: c.agent, User: c.user, Root: root, Home: filepath.Join(base, "home"), CodexHome: filepath.Join(base, "codex-home"), Binary: "/opt/old/bin/git-mem"}
+			abs := func(rel string) string {
+				if strings.HasPrefix(rel, "home/") || strings.HasPrefix(rel, "codex-home/") {
+					return filepath.Join(base, rel)
+				}
+				return filepath.Join(root, rel)
+			}
+			for _, f := range c.existing {
+				write(t, filepath.Dir(abs(f.rel)), filepath.Base(f.rel), f.content)
+			}
+			ctx := context.Background()
+			// an old install at another path, then a re-install: updated in place
+			_, err := hooks.Install(ctx, o)
+			require.NoError(t, err)
+			o.Binary = "git-mem"
+			rep, err := hooks.Install(ctx, o)
+			require.NoError(t, err)
+			if c.agent == hooks.Codex {
+				require.NotEmpty(t, rep.Notes, "Codex hook trust is explained")
+			}
+			all := ""
+			for _, fc := range rep.Files {
+				data, err := os.ReadFile(fc.Path)
+				require.NoError(t, err)
+				s := string(data)
+				all += s
+				require.NotContains(t, s, "/opt/old/bin", "re-install replaced the old entries in %s", fc.Path)
+				if strings.HasSuffix(fc.Path, ".json") {
+					require.True(t, json.Valid(data), "%s stays valid JSON", fc.Path)
+				}
+				require.LessOrEqual(t, strings.Count(s, hooks.InstructionsEnd), 1)
+			}
+			for _, f := range c.existing {
+				data, err := os.ReadFile(abs(f.rel))
+				require.NoError(t, err)
+				for _, line := range strings.Split(f.content, "\n") {
+					if strings.Contains(line, `"command"`) || strings.Contains(line, "command =") || strings.HasPrefix(line, "Run ") {
+						require.Contains(t, string(data), line, "other tools' entries are kept, indentation included")
+					}
+				}
+			}
+			for _, s := range c.own {
+				require.Contains(t, all, s)
+			}
+			for _, rel := range c.created {
+				require.FileExists(t, abs(rel))
+			}
+			// a third run changes nothing
+			rep, err = hooks.Install(ctx, o)
+			require.NoError(t, err)
+			for _, fc := range rep.Files {
+				require.Equal(t, "unchanged", fc.Action, fc.Path)
+			}
+			in, err := hooks.Inspect(o)
+			require.NoError(t, err)
+			require.True(t, in.Hooks && in.MCP)
+
+			_, err = hooks.Uninstall(ctx, o)
+			require.NoError(t, err)
+			for _, f := range c.existing {
+				data, err := os.ReadFile(abs(f.rel))
+				require.NoError(t, err)
+				require.Equal(t, f.content, string(data), "uninstall restores %s", f.rel)
+			}
+			for _, rel := range c.created {
+				require.NoFileExists(t, abs(rel), "uninstall removes the files it created")
+			}
+			in, err = hooks.Inspect(o)
+			require.NoError(t, err)
+			require.False(t, in.Hooks || in.MCP)
+		})
+	}
+}
+
+func TestInstallRefusesBrokenJSON(t *testing.T) {
+	isolate(t)
+	root := t.TempDir()
+	write(t, filepath.Join(root, ".claude"), "settings.json", "{ // comments are not JSON\n}")
+	_, err := hooks.Install(context.Background(), hooks.InstallOptions{Agent: "claude", Root: root, Home: t.TempDir()})
+	require.ErrorContains(t, err, "not valid JSON")
+	data, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
+	require.Equal(t, "{ // comments are not JSON\n}", string(data), "a file that cannot be parsed is left alone")
+}
+
+func TestInstructionsBlock(t *testing.T) {
+	cases := []struct{ name, in string }{
+		{"empty", ""},
+		{"no block", "# Project\n\nText.\n"},
+		{"old block", "# Project\n\n" + hooks.InstructionsBegin + "\nold text\n" + hooks.InstructionsEnd + "\n\nAfter.\n"},
+		{"two blocks", "A\n" + hooks.InstructionsBegin + "\nx\n" + hooks.InstructionsEnd + "\nB\n" + hooks.InstructionsBegin + "\ny\n" + hooks.InstructionsEnd + "\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := string(hooks.SetInstructions([]byte(c.in)))
+			require.Equal(t, 1, strings.Count(out, hooks.InstructionsEnd))
+			require.Contains(t, out, "not truth")
+			require.Contains(t, out, "300 characters")
+			require.Contains(t, out, "Never store secrets")
+			require.Equal(t, out, string(hooks.SetInstructions([]byte(out))), "idempotent")
+			back := string(hooks.RemoveInstructions([]byte(out)))
+			require.NotContains(t, back, "git-mem")
+			if c.name == "no block" {
+				require.Equal(t, c.in, back)
+			}
+		})
+	}
+}
+
+func TestIsOwnCommand(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"git-mem hook session-start --agent claude":                true,
+		"/home/u/go/bin/git-mem hook prompt --agent codex":         true,
+		"'/Applications/My Tools/git-mem' hook stop --agent codex": true,
+		"git mem hook session-end":                                 true,
+		"/tmp/build/gm hook session-start --agent gemini":          true,
+		"other-tool hook":     false,
+		"git-mem recall -- x": false,
+	} {
+		require.Equal(t, want, hooks.IsOwnCommand(cmd), cmd)
+	}
+}
