@@ -181,7 +181,7 @@ func TestStopReminder(t *testing.T) {
 	var v map[string]any
 	require.NoError(t, json.Unmarshal(o.Output, &v))
 	require.Equal(t, "block", v["decision"])
-	require.Contains(t, v["reason"], "memory_save")
+	require.Contains(t, v["reason"], "memory_add")
 	require.Len(t, v, 2)
 	require.Empty(t, stop(false).Output, "at most every 5 prompts")
 

@@ -25,11 +25,12 @@ git mem command):
   them against the code when it matters.
 - Search before assuming: call memory_recall (git mem recall -- QUERY) before
   guessing how something works here, and when you hit an error.
-- Save durable learnings immediately, not at the end: one fact per memory, at
-  most 300 characters, with an honest source (user when a person said it,
-  verified when you checked it by running something, inferred otherwise).
-- When a memory proves right, confirm it; when wrong, dispute it; when it
-  changed, supersede it with the new fact — by its id.
+- Save durable learnings immediately, not at the end, with memory_add (git mem
+  add -- TEXT): one fact per memory, at most 300 characters, with an honest
+  source (user when a person said it, verified when you checked it by running
+  something, inferred otherwise).
+- When a memory proves right, confirm it (memory_confirm); when wrong, dispute
+  it (memory_dispute); when it changed, supersede it with the new fact — by id.
 - Never store secrets (keys, tokens, passwords); say where they live instead.
 - Before you finish, hand off: memory_handoff (git mem handoff --done … --next …
   --warn …) so the next session on this branch starts where you stopped.`

@@ -44,7 +44,7 @@ const maxPayload = 4 << 20
 // RemindEvery prompts.
 const ReminderText = "git-mem: nothing was saved to the repository's memory in the last " +
 	"several prompts. If you learned something durable (a decision, a gotcha, a command, a convention), " +
-	"save it now with memory_save (or git mem add -- TEXT): one fact, at most 300 characters, with its honest source. " +
+	"save it now with memory_add (or git mem add -- TEXT): one fact, at most 300 characters, with its honest source. " +
 	"If there is nothing worth keeping, just stop."
 
 // Request is one hook invocation.
