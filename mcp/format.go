@@ -184,7 +184,7 @@ func toolErrorText(err error, text string) error {
 	switch {
 	case errors.As(err, &amb):
 		var b strings.Builder
-		fmt.Fprintf(&b, "id prefix %q matches %d memories; call again with more characters of the id. Candidates:", amb.Prefix, len(amb.Candidates))
+		fmt.Fprintf(&b, "id prefix %q is ambiguous: it matches %d memories; call again with more characters of the id. Candidates:", amb.Prefix, len(amb.Candidates))
 		for _, m := range amb.Candidates {
 			fmt.Fprintf(&b, "\n- %s %s: %s", m.ID, m.Type, gitstore.Summary(m.Text, 80))
 		}

@@ -139,47 +139,83 @@ func (s *Server) session(ss *sdkmcp.ServerSession) *session {
 	return st
 }
 
-// scope returns the directory whose stores a call of this session works on:
-// the first client root inside a git repository, else the working directory.
-// The roots are asked for on the first call and again after the client said
-// they changed.
-func (s *Server) scope(ctx context.Context, ss *sdkmcp.ServerSession) (dir string, fromRoot bool) {
-	if ss == nil {
-		return s.o.Dir, false
+// newProtocol is the first MCP version without server-initiated requests:
+// from it on, roots come as the input responses of a multi round-trip call.
+const newProtocol = "2026-07-28"
+
+// rootsKey names the roots input request of a multi round-trip call.
+const rootsKey = "git-mem-roots"
+
+// scope returns the directory whose stores a call works on: the first client
+// root inside a git repository, else the working directory.
+//
+// Clients on protocol versions before 2026-07-28 are asked with roots/list on
+// the first call of the session and again after they send
+// notifications/roots/list_changed. Later versions have no server-initiated
+// requests and no sessions to remember roots in: every call first answers
+// with an input request for the roots (ask), and the client repeats the call
+// with them.
+func (s *Server) scope(ctx context.Context, req *sdkmcp.CallToolRequest) (dir string, fromRoot bool, ask *sdkmcp.CallToolResult) {
+	if req == nil || req.Session == nil {
+		return s.o.Dir, false, nil
 	}
+	ss := req.Session
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+		return s.o.Dir, false, nil
+	}
+	if p.ProtocolVersion >= newProtocol {
+		if req.Params != nil {
+			if r, ok := req.Params.InputResponses[rootsKey]; ok {
+				if lr, ok := r.(*sdkmcp.ListRootsResult); ok {
+					dir, fromRoot = s.pickRoot(lr.Roots)
+					return dir, fromRoot, nil
+				}
+				return s.o.Dir, false, nil
+			}
+		}
+		return "", false, &sdkmcp.CallToolResult{InputRequests: sdkmcp.InputRequestMap{rootsKey: &sdkmcp.ListRootsParams{}}}
+	}
+
 	st := s.session(ss)
 	st.mu.Lock()
 	gen := st.gen
 	if st.resolved == gen {
 		dir, fromRoot = st.dir, st.fromRoot
 		st.mu.Unlock()
-		return dir, fromRoot
+		return dir, fromRoot, nil
 	}
 	st.mu.Unlock()
 
 	dir = s.o.Dir
-	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil {
-		rctx, cancel := context.WithTimeout(ctx, s.o.RootsTimeout)
-		res, err := ss.ListRoots(rctx, nil)
-		cancel()
-		switch {
-		case err != nil:
-			s.o.Logger.Info("roots/list failed; using the working directory", "error", err)
-		default:
-			for _, r := range res.Roots {
-				if p, ok := rootPath(r.URI); ok && inRepo(p) {
-					dir, fromRoot = p, true
-					break
-				}
-			}
-		}
+	rctx, cancel := context.WithTimeout(ctx, s.o.RootsTimeout)
+	res, err := ss.ListRoots(rctx, nil)
+	cancel()
+	if err != nil {
+		s.o.Logger.Info("roots/list failed; using the working directory", "error", err)
+	} else {
+		dir, fromRoot = s.pickRoot(res.Roots)
 	}
 	st.mu.Lock()
 	if st.gen == gen {
 		st.dir, st.fromRoot, st.resolved = dir, fromRoot, gen
 	}
 	st.mu.Unlock()
-	return dir, fromRoot
+	return dir, fromRoot, nil
+}
+
+// pickRoot returns the first root inside a git repository, else the working
+// directory.
+func (s *Server) pickRoot(roots []*sdkmcp.Root) (string, bool) {
+	for _, r := range roots {
+		if r == nil {
+			continue
+		}
+		if p, ok := rootPath(r.URI); ok && inRepo(p) {
+			return p, true
+		}
+	}
+	return s.o.Dir, false
 }
 
 // rootPath is the local directory of a file:// root URI.
