@@ -97,6 +97,12 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		return fmt.Errorf("%w: no memory %s in any memory ref's history", gitstore.ErrNotFound, id)
 	}
 	fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", id[:gitstore.MinShownPrefix], strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
+	// Remember the purge, so that a later pull never merges the memory back in.
+	if repo.GitDir != "" {
+		if err := repo.RecordPurged(ctx, id); err != nil {
+			return fmt.Errorf("purged, but could not record it in git config mem.purged (a pull may bring it back): %w", err)
+		}
+	}
 	leaks, err := repo.ReachableLeaks(ctx, rep.Texts)
 	if err != nil {
 		return fmt.Errorf("purged, but could not verify it with git: %w", err)
@@ -105,7 +111,8 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*: find them with git log --all --format=%%H -S<text>", gitstore.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
 	}
 	fmt.Fprintln(env.Out, "verified: no object reachable from any ref holds the text (git rev-list --objects --all)")
-	fmt.Fprintln(env.Err, "warning: copies already pushed to a remote, or fetched by teammates, still hold it: purge it there too.")
+	fmt.Fprintln(env.Err, "warning: copies already pushed to a remote, or fetched by teammates, still hold it: purge it there too")
+	fmt.Fprintln(env.Err, "(git mem push --force replaces the remote's memory history with yours; each teammate runs git mem forget --purge "+id+").")
 	fmt.Fprintln(env.Err, "The old objects stay on disk, unreachable, until: git reflog expire --expire-unreachable=now --all && git gc --prune=now")
 	return nil
 }

@@ -271,6 +271,7 @@ func TestPurgeLeavesNoReachableObject(t *testing.T) {
 	require.Len(t, sb.memoryTexts(), 2)
 	sb.git("fsck", "--strict")
 	require.NotContains(t, sb.git("log", "--format=%B", "refs/memory/main"), "purple-elephant")
+	require.Contains(t, sb.git("config", "--get-all", "mem.purged"), id, "recorded so that a pull never brings it back")
 }
 
 func TestLinkedWorktreeSharesMemory(t *testing.T) {
