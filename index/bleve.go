@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -486,7 +487,7 @@ func (c *bleveCorpus) docCount() int { return c.n }
 
 func (c *bleveCorpus) avgLen() float64 { return c.avg }
 
-func (c *bleveCorpus) postings(term string, fn func(doc string, tf, dl int)) error {
+func (c *bleveCorpus) postings(term string, fn func(doc uint64, tf, dl int)) error {
 	tfr, err := c.r.TermFieldReader(c.ctx, []byte(term), fieldTerms, true, true, false)
 	if err != nil {
 		return err
@@ -501,12 +502,17 @@ func (c *bleveCorpus) postings(term string, fn func(doc string, tf, dl int)) err
 		if next == nil {
 			return nil
 		}
-		fn(string(next.ID), int(next.Freq), normLen(next.Norm))
+		if len(next.ID) != 8 {
+			return fmt.Errorf("index: unexpected internal id %x", next.ID)
+		}
+		fn(binary.BigEndian.Uint64(next.ID), int(next.Freq), normLen(next.Norm))
 	}
 }
 
-func (c *bleveCorpus) external(doc string) (string, error) {
-	return c.r.ExternalID(bindex.IndexInternalID(doc))
+func (c *bleveCorpus) external(doc uint64) (string, error) {
+	var id [8]byte
+	binary.BigEndian.PutUint64(id[:], doc)
+	return c.r.ExternalID(bindex.IndexInternalID(id[:]))
 }
 
 func (c *bleveCorpus) load(key string) (*entry, error) {

@@ -174,7 +174,7 @@ func TestIncrementalSync(t *testing.T) {
 
 func TestRebuildWhenNeeded(t *testing.T) {
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(r *testRepo, dir string)
 	}{
 		{"missing", func(r *testRepo, dir string) { require.NoError(t, os.RemoveAll(dir)) }},

@@ -92,17 +92,17 @@ type corpus interface {
 	avgLen() float64
 	// postings calls fn for every document containing term, with the term's
 	// frequency and the document's length; doc keys are opaque to scoring.
-	postings(term string, fn func(doc string, tf int, dl int)) error
+	postings(term string, fn func(doc uint64, tf int, dl int)) error
 }
 
 type posting struct {
-	doc string
+	doc uint64
 	tf  int
 	dl  int
 }
 
 type cand struct {
-	doc string  // corpus key
+	doc uint64  // corpus key
 	key string  // external key "scope:id", set before ties are broken
 	rel float64 // normalized relevance
 }
@@ -160,8 +160,8 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 			if _, done := post[m.term]; done {
 				continue
 			}
-			ps := []posting{}
-			err := c.postings(m.term, func(doc string, tf, dl int) {
+			var ps []posting
+			err := c.postings(m.term, func(doc uint64, tf, dl int) {
 				ps = append(ps, posting{doc, tf, dl})
 			})
 			if err != nil {
@@ -171,7 +171,8 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 		}
 	}
 	// reference weight of each group
-	refs := make([]float64, len(groups))
+	G := len(groups)
+	refs := make([]float64, G)
 	total := 0.0
 	for g, members := range groups {
 		ref := idf(n, len(post[members[0].term]))
@@ -194,32 +195,43 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	if total <= 0 {
 		return nil, nil
 	}
-	best := map[string][]float64{}
+	// best[slot*G+g]: the best score of group g in the document at slot
+	slots := newSlotTable()
+	var docs []uint64
+	var best []float64
+	if avgdl <= 0 {
+		avgdl = 1
+	}
 	for g, members := range groups {
 		for _, m := range members {
 			ps := post[m.term]
-			termIdf := idf(n, len(ps))
+			w := m.w * idf(n, len(ps))
 			for _, p := range ps {
-				b := best[p.doc]
-				if b == nil {
-					b = make([]float64, len(groups))
-					best[p.doc] = b
+				i := slots.get(p.doc)
+				if i < 0 {
+					i = int32(len(docs))
+					slots.set(p.doc, i)
+					docs = append(docs, p.doc)
+					best = append(best, make([]float64, G)...)
 				}
-				if s := m.w * bm25(termIdf, p.tf, p.dl, avgdl); s > b[g] {
-					b[g] = s
+				tf := float64(p.tf)
+				s := w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
+				if k := int(i)*G + g; s > best[k] {
+					best[k] = s
 				}
 			}
 		}
 	}
-	out := make([]cand, 0, len(best))
-	need := min(len(groups), cfg.minGroupsValue())
-	for doc, b := range best {
+	need := min(G, cfg.minGroupsValue())
+	capv := cfg.capValue()
+	out := make([]cand, 0, len(docs))
+	for i, doc := range docs {
 		rel, matched := 0.0, 0
-		for g, s := range b {
+		for g, s := range best[i*G : i*G+G] {
 			if s > 0 {
 				matched++
 			}
-			rel += math.Min(s, cfg.capValue()*refs[g])
+			rel += math.Min(s, capv*refs[g])
 		}
 		if matched < need {
 			continue
@@ -227,6 +239,47 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 		out = append(out, cand{doc: doc, rel: rel / total})
 	}
 	return out, nil
+}
+
+// slotTable maps document numbers to dense slots: a slice for the small,
+// dense numbers both corpora use, a map beyond.
+type slotTable struct {
+	dense []int32
+	far   map[uint64]int32
+}
+
+const denseSlots = 1 << 22
+
+func newSlotTable() *slotTable { return &slotTable{} }
+
+func (t *slotTable) get(doc uint64) int32 {
+	if doc < denseSlots {
+		if doc < uint64(len(t.dense)) {
+			return t.dense[doc] - 1
+		}
+		return -1
+	}
+	if i, ok := t.far[doc]; ok {
+		return i
+	}
+	return -1
+}
+
+func (t *slotTable) set(doc uint64, i int32) {
+	if doc < denseSlots {
+		if doc >= uint64(len(t.dense)) {
+			n := max(int(doc)+1, 2*len(t.dense), 1024)
+			grown := make([]int32, min(n, denseSlots))
+			copy(grown, t.dense)
+			t.dense = grown
+		}
+		t.dense[doc] = i + 1
+		return
+	}
+	if t.far == nil {
+		t.far = map[uint64]int32{}
+	}
+	t.far[doc] = i
 }
 
 // recency is the ACT-R activation multiplier of a memory at now.

@@ -53,13 +53,14 @@ func lenAsNorm(n int) float64 {
 // corpus implementations also turn their keys into external keys and load memories.
 type loader interface {
 	corpus
-	external(doc string) (string, error)
+	external(doc uint64) (string, error)
 	load(key string) (*entry, error)
 }
 
 // scanCorpus is the fallback: every memory read from the store and indexed
 // in memory with the same analysis, statistics and scoring as the bleve index.
 type scanCorpus struct {
+	list   []*entry
 	docs   map[string]*entry
 	post   map[string][]posting
 	tokens int
@@ -67,7 +68,8 @@ type scanCorpus struct {
 
 func newScanCorpus(entries []*entry, a analyzer) *scanCorpus {
 	c := &scanCorpus{docs: make(map[string]*entry, len(entries)), post: map[string][]posting{}}
-	for _, e := range entries {
+	c.list = entries
+	for i, e := range entries {
 		c.docs[e.key] = e
 		terms := docTerms(e.m, a)
 		c.tokens += len(terms)
@@ -77,13 +79,13 @@ func newScanCorpus(entries []*entry, a analyzer) *scanCorpus {
 			tf[t]++
 		}
 		for t, n := range tf {
-			c.post[t] = append(c.post[t], posting{e.key, n, dl})
+			c.post[t] = append(c.post[t], posting{uint64(i), n, dl})
 		}
 	}
 	return c
 }
 
-func (c *scanCorpus) docCount() int { return len(c.docs) }
+func (c *scanCorpus) docCount() int { return len(c.list) }
 
 func (c *scanCorpus) avgLen() float64 {
 	if len(c.docs) == 0 {
@@ -92,14 +94,14 @@ func (c *scanCorpus) avgLen() float64 {
 	return float64(c.tokens) / float64(len(c.docs))
 }
 
-func (c *scanCorpus) postings(term string, fn func(doc string, tf, dl int)) error {
+func (c *scanCorpus) postings(term string, fn func(doc uint64, tf, dl int)) error {
 	for _, p := range c.post[term] {
 		fn(p.doc, p.tf, p.dl)
 	}
 	return nil
 }
 
-func (c *scanCorpus) external(doc string) (string, error) { return doc, nil }
+func (c *scanCorpus) external(doc uint64) (string, error) { return c.list[doc].key, nil }
 
 func (c *scanCorpus) load(key string) (*entry, error) { return c.docs[key], nil }
 
