@@ -1,5 +1,7 @@
 package secret
 
+import "sync"
+
 // keywordSet records which rule keywords occur in a text, one bit each.
 type keywordSet [4]uint64
 
@@ -18,7 +20,22 @@ type keywordEntry struct {
 	word string
 }
 
-var keywords = newKeywordIndex()
+// The rules are compiled on the first Scan, not at program start: git-mem's
+// hooks start a process per prompt and never scan, so they must not pay for it.
+var (
+	rulesOnce    sync.Once
+	tokenRules   []rule
+	contextRules []rule
+	keywords     *keywordIndex
+)
+
+func loadRules() {
+	rulesOnce.Do(func() {
+		tokenRules = newTokenRules()
+		contextRules = newContextRules()
+		keywords = newKeywordIndex()
+	})
+}
 
 // newKeywordIndex numbers the keywords of every rule and stores the numbers in
 // the rules (kwIDs).

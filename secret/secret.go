@@ -32,6 +32,7 @@ func Scan(text string) []Finding {
 	if len(text) == 0 {
 		return nil
 	}
+	loadRules()
 	lower := asciiLower(text)
 
 	found := keywords.scan(lower)
