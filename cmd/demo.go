@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -51,11 +52,21 @@ func runDemo(ctx context.Context, env *Env, o *demoOptions) error {
 		}
 		return string(b), nil
 	}
+	writeAuth := func(body string) error {
+		if err := os.MkdirAll(filepath.Join(dir, "server"), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "server", "auth.ts"), []byte(body), 0o644)
+	}
+	if err := writeAuth("export function requireAdmin(req) {\n  if (!req.session) throw new Error('ERR_NO_SESSION')\n}\n"); err != nil {
+		return err
+	}
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
 		{"config", "user.name", "Demo Dev"},
 		{"config", "user.email", "dev@example.com"},
-		{"commit", "-q", "--allow-empty", "-m", "initial commit"},
+		{"add", "."},
+		{"commit", "-q", "-m", "initial commit"},
 	} {
 		if _, err := gitRun(args...); err != nil {
 			return fmt.Errorf("demo needs the git command: %w", err)
@@ -87,12 +98,31 @@ func runDemo(ctx context.Context, env *Env, o *demoOptions) error {
 		return err
 	}
 
-	step("Wednesday: the team moved to Fly.io; Claude Code supersedes the old fact")
+	step("Wednesday: a teammate changes server/auth.ts, and the team moves to Fly.io")
+	if err := writeAuth("export async function requireAdmin(req) {\n  await loadSession(req)\n  if (!req.session) throw new Error('ERR_NO_SESSION')\n}\n"); err != nil {
+		return err
+	}
+	if _, err := gitRun("commit", "-q", "-am", "auth: load the session inside requireAdmin"); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "$ git commit -am 'auth: load the session inside requireAdmin'")
 	if _, err := mem("add", "--agent", "claude-code", "--supersedes", heroku, "--", "We deploy with Fly.io: fly deploy from main"); err != nil {
 		return err
 	}
 
-	step("Thursday: a Codex session starts in the same repository and reads what is current")
+	step("Thursday: a Codex session starts in the same repository and asks its questions")
+	if _, err := mem("recall", "--", "how do we deploy to production?"); err != nil {
+		return err
+	}
+	if _, err := mem("recall", "--", `why does requireAdmin fail with ERR_NO_SESSION in server/auth.ts`); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "(the gotcha is flagged: the file it is about changed since it was written)")
+	step("Nothing relevant means nothing returned, not a guess")
+	if _, err := mem("recall", "--json", "--", "what is the capital of Peru?"); err != nil {
+		return err
+	}
+	step("Everything current, from every agent")
 	if _, err := mem("list"); err != nil {
 		return err
 	}
