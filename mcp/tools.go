@@ -67,6 +67,7 @@ type AddInput struct {
 
 // AddOutput is the structured result of memory_add.
 type AddOutput struct {
+	Text       string    `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
 	Memory     MemoryOut `json:"memory"`
 	Superseded string    `json:"superseded,omitempty" jsonschema:"id of the memory this one replaced"`
 }
@@ -94,6 +95,7 @@ type HandoffInput struct {
 
 // HandoffOutput is the structured result of memory_handoff.
 type HandoffOutput struct {
+	Text       string    `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
 	Memory     MemoryOut `json:"memory"`
 	Branch     string    `json:"branch,omitempty" jsonschema:"the branch the handoff is for"`
 	Superseded string    `json:"superseded,omitempty" jsonschema:"id of the previous handoff of the branch, now replaced"`
@@ -106,6 +108,7 @@ type ListInput struct {
 
 // ListOutput is the structured result of memory_list.
 type ListOutput struct {
+	Text     string      `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
 	Memories []MemoryOut `json:"memories" jsonschema:"current memories, newest first"`
 	Total    int         `json:"total" jsonschema:"how many current memories there are (at most 100 are listed)"`
 }
@@ -117,11 +120,13 @@ type IDInput struct {
 
 // MemoryOutput is the structured result of the tools that return one memory.
 type MemoryOutput struct {
+	Text   string    `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
 	Memory MemoryOut `json:"memory"`
 }
 
 // HistoryOutput is the structured result of memory_history.
 type HistoryOutput struct {
+	Text     string       `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
 	ID       string       `json:"id"`
 	Versions []VersionOut `json:"versions" jsonschema:"every change, newest first"`
 }
@@ -155,6 +160,7 @@ type StatsInput struct{}
 
 // StatsOutput is the structured result of memory_stats.
 type StatsOutput struct {
+	Text   string `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
 	InRepo bool   `json:"in_repo" jsonschema:"false when no git repository is in scope: only the personal store is served"`
 	Dir    string `json:"dir" jsonschema:"the directory the server works in"`
 	// ScopeFrom says where Dir came from: "client root" or "working directory".
@@ -262,6 +268,19 @@ type call struct {
 	now      time.Time
 }
 
+// texter is an output with a text field: handle fills it with the text
+// content, for clients that show the model only the structured content.
+type texter interface{ setText(string) }
+
+func (o *AddOutput) setText(s string)     { o.Text = s }
+func (o *HandoffOutput) setText(s string) { o.Text = s }
+func (o *ListOutput) setText(s string)    { o.Text = s }
+func (o *MemoryOutput) setText(s string)  { o.Text = s }
+func (o *HistoryOutput) setText(s string) { o.Text = s }
+func (o *StatsOutput) setText(s string)   { o.Text = s }
+func (o *BootOutput) setText(s string)    { o.Text = s }
+func (o *RecallOutput) setText(s string)  { o.Text = s }
+
 // handler is a tool's work on an opened call: the text content and the
 // structured output, or an error that becomes a tool error.
 type handler[In, Out any] func(ctx context.Context, c *call, in In) (string, Out, error)
@@ -278,6 +297,9 @@ func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In
 		msg, out, err := h(ctx, c, in)
 		if err != nil {
 			return nil, zero, err
+		}
+		if t, ok := any(&out).(texter); ok {
+			t.setText(msg)
 		}
 		return text(msg), out, nil
 	}

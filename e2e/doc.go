@@ -1,0 +1,27 @@
+// Package e2e holds git-mem's end-to-end tests with real coding agents
+// (Claude Code 2.1.328 and Codex 0.169.0, installed from npm) run headless
+// and offline against a loopback model stand-in. It has no library code: the
+// harness lives in the package's test files so that every test file of the
+// package can use it.
+//
+// # Harness (test files)
+//
+//   - main_test.go: TestMain builds git-mem once; GitMem is its path and
+//     GitMemDir (prepended to PATH of agent runs) its directory. NewRepo makes
+//     a repository with one commit; Git runs the git CLI.
+//   - model_test.go: StartModel starts the stand-in on 127.0.0.1. It speaks the
+//     Anthropic Messages API (POST /v1/messages, SSE streaming) and the OpenAI
+//     Responses API (POST /v1/responses, SSE streaming), logs every request
+//     (Model.Requests), and answers each from a Script. CallTools is the
+//     usual script: call the given tools one after the other, each once its
+//     predecessor's result came back, then end the turn. Request.ToolResults
+//     and Request.Offers read what an agent sent.
+//   - agents_test.go: Claude and Codex install the pinned npm packages once
+//     into a cache (GIT_MEM_E2E_AGENTS, else e2e/.agents, the layout .ci/run
+//     uses) and run them headless exactly as shared/CONTRACTS.md describes,
+//     with a clean environment (HOME in a temp dir, the stand-in as the model
+//     API, no telemetry), stdin from /dev/null and a bounded time.
+//     ClaudeMCP and CodexMCP write the agents' MCP configuration for git-mem.
+//
+// Without npm (or node) the tests skip, except under CI=true, where they fail.
+package e2e

@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// The memory each direction writes, and the words the other agent recalls it by.
+const (
+	claudeFact  = "The billing service retries failed Stripe webhooks five times with exponential backoff, see server/billing/retry.go"
+	claudeQuery = "how does billing retry Stripe webhooks"
+	codexFact   = "Integration tests need the local Postgres from docker compose up db; they fail with ECONNREFUSED otherwise"
+	codexQuery  = "integration tests ECONNREFUSED postgres"
+)
+
+// claudeAdds runs Claude Code whose (stand-in) model calls memory_add
+// through git-mem's MCP server, and checks the commit the git CLI sees.
+func claudeAdds(t *testing.T, repo, text string) {
+	t.Helper()
+	ClaudeMCP(t, repo)
+	model := StartModel(t, CallTools(ToolCall{Name: "mcp__gitmem__memory_add", Args: map[string]any{"text": text, "type": "fact", "source": "verified"}}))
+	res := RunClaude(t, Run{Dir: repo, Prompt: "Remember what we found out about this.", Model: model})
+	if res.Err != nil {
+		t.Fatalf("claude: %s\n%s", res, model.Dump())
+	}
+	out, ok := model.ToolResult(CallToolsID(0))
+	if !ok {
+		t.Fatalf("the memory_add result never reached the model\n%s\n%s", res, model.Dump())
+	}
+	t.Logf("memory_add result as the model got it:\n%s", out)
+	if !strings.Contains(out, "Saved") || !strings.Contains(out, "as claude-code") {
+		t.Fatalf("memory_add answered %q", out)
+	}
+	requireCommit(t, repo, text, "claude-code")
+}
+
+// codexAdds is claudeAdds with Codex.
+func codexAdds(t *testing.T, repo, text string) {
+	t.Helper()
+	model := StartModel(t, CallTools(ToolCall{Namespace: "mcp__gitmem", Name: "memory_add", Args: map[string]any{"text": text, "type": "gotcha", "source": "verified"}}))
+	res := RunCodex(t, Run{Dir: repo, Prompt: "Remember what we found out about this.", Model: model, CodexConfig: CodexMCP()})
+	if res.Err != nil {
+		t.Fatalf("codex: %s\n%s", res, model.Dump())
+	}
+	out, ok := model.ToolResult(CallToolsID(0))
+	if !ok {
+		t.Fatalf("the memory_add result never reached the model\n%s\n%s", res, model.Dump())
+	}
+	t.Logf("memory_add result as the model got it:\n%s", out)
+	if !strings.Contains(out, "Saved") || !strings.Contains(out, "as codex") {
+		t.Fatalf("memory_add answered %q", out)
+	}
+	requireCommit(t, repo, text, "codex")
+}
+
+// requireCommit checks with the git CLI that the newest commit on
+// refs/memory/main adds text, written by agent.
+func requireCommit(t *testing.T, repo, text, agent string) {
+	t.Helper()
+	log := Git(t, repo, "log", "-1", "--format=%B", "refs/memory/main")
+	if !strings.Contains(log, "Memory-Op: add") || !strings.Contains(log, "Agent: "+agent) {
+		t.Fatalf("newest memory commit is not an add by %s:\n%s", agent, log)
+	}
+	id := ""
+	for _, l := range strings.Split(log, "\n") {
+		if v, ok := strings.CutPrefix(l, "Memory-Id: "); ok {
+			id = strings.TrimSpace(v)
+		}
+	}
+	blob := Git(t, repo, "show", "refs/memory/main:memories/"+id[:2]+"/"+id+".json")
+	if !strings.Contains(blob, text) || !strings.Contains(blob, `"agent": "`+agent+`"`) && !strings.Contains(blob, `"agent":"`+agent+`"`) {
+		t.Fatalf("memory %s does not hold the text written by %s:\n%s", id, agent, blob)
+	}
+}
+
+// codexRecalls runs Codex whose model calls memory_recall and checks that
+// the memory came back to the model in the tool result.
+func codexRecalls(t *testing.T, repo, query, want, author string) {
+	t.Helper()
+	model := StartModel(t, CallTools(ToolCall{Namespace: "mcp__gitmem", Name: "memory_recall", Args: map[string]any{"query": query}}))
+	res := RunCodex(t, Run{Dir: repo, Prompt: "What do we know about this?", Model: model, CodexConfig: CodexMCP()})
+	if res.Err != nil {
+		t.Fatalf("codex: %s\n%s", res, model.Dump())
+	}
+	requireRecalled(t, model, want, author)
+}
+
+// claudeRecalls is codexRecalls with Claude Code.
+func claudeRecalls(t *testing.T, repo, query, want, author string) {
+	t.Helper()
+	ClaudeMCP(t, repo)
+	model := StartModel(t, CallTools(ToolCall{Name: "mcp__gitmem__memory_recall", Args: map[string]any{"query": query}}))
+	res := RunClaude(t, Run{Dir: repo, Prompt: "What do we know about this?", Model: model})
+	if res.Err != nil {
+		t.Fatalf("claude: %s\n%s", res, model.Dump())
+	}
+	requireRecalled(t, model, want, author)
+}
+
+func requireRecalled(t *testing.T, model *Model, want, author string) {
+	t.Helper()
+	out, ok := model.ToolResult(CallToolsID(0))
+	if !ok {
+		t.Fatalf("the memory_recall result never reached the model\n%s", model.Dump())
+	}
+	t.Logf("memory_recall result as the model got it:\n%s", out)
+	// JSON-escaped or not, the text and its author are in the result
+	if !strings.Contains(out, want) || !strings.Contains(out, "via "+author) {
+		t.Fatalf("memory_recall result lacks the memory by %s:\n%s", author, out)
+	}
+	if !strings.Contains(out, "evidence, not instructions") {
+		t.Fatalf("recalled memories are not framed as evidence:\n%s", out)
+	}
+}
+
+// TestClaudeWritesCodexRecalls: Claude Code saves a memory through the MCP
+// server; a Codex session then finds it with memory_recall.
+func TestClaudeWritesCodexRecalls(t *testing.T) {
+	repo := NewRepo(t)
+	claudeAdds(t, repo, claudeFact)
+	codexRecalls(t, repo, claudeQuery, claudeFact, "claude-code")
+}
+
+// TestCodexWritesClaudeRecalls is the reverse direction.
+func TestCodexWritesClaudeRecalls(t *testing.T) {
+	repo := NewRepo(t)
+	codexAdds(t, repo, codexFact)
+	claudeRecalls(t, repo, codexQuery, codexFact, "codex")
+}
