@@ -262,7 +262,7 @@ func TestTools(t *testing.T) {
 			}},
 		{name: "boot with task", tool: ToolBoot, args: map[string]any{"task": "refund a Stripe payment"}, want: []string{"not instructions", "Stripe refunds are issued", "table-driven tests"}},
 		{name: "boot without task", tool: ToolBoot, args: map[string]any{}, want: []string{"Stripe refunds"}},
-		{name: "boot tiny budget", tool: ToolBoot, args: map[string]any{"task": "stripe refunds", "budget_tokens": 60}, want: []string{"none fits in budget_tokens 60"}},
+		{name: "boot tiny budget", tool: ToolBoot, args: map[string]any{"task": "stripe refunds", "budget_tokens": 60}, want: []string{"call memory_recall"}},
 		{name: "add", tool: ToolAdd, args: map[string]any{"text": "requireAdmin throws ERR_NO_SESSION before login completes", "type": "gotcha", "paths": []string{"server/auth.ts"}, "tags": []string{"Auth"}},
 			want: []string{"Saved", "gotcha", "inferred", "as test-client"},
 			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
