@@ -154,7 +154,7 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 		}
 		footer = fmt.Sprintf("%d more memories: %s", res.More, hint)
 	}
-	if p.Shown > 0 {
+	if p.Shown > 0 || res.More > 0 {
 		res.Text = p.Text(footer)
 	}
 	return res, nil
