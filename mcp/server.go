@@ -69,6 +69,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*sdkmcp.ServerSession]*session
+	docs     docCache
 }
 
 // session is what the server knows about one client connection.

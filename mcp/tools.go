@@ -359,7 +359,7 @@ func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootO
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
 		opts.Touched, _ = c.set.Repo.WorktreeChanges(ctx)
-		if ho, err = handoff.Latest(ctx, c.set, opts.Branch); err != nil {
+		if ho, err = s.latestHandoff(c, opts.Branch); err != nil {
 			return "", out, toolError(err)
 		}
 	}
@@ -398,6 +398,21 @@ func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootO
 	}
 	out.Text = b.String()
 	return out.Text, out, nil
+}
+
+// latestHandoff is handoff.Latest read through the document cache: the
+// newest current handoff of the project memory for the branch, or nil.
+func (s *Server) latestHandoff(c *call, branch string) (*gitstore.Memory, error) {
+	ms, err := s.docs.list(c.set, gitstore.Filter{Type: gitstore.TypeHandoff, Now: c.now})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms { // newest first
+		if m.Scope() == gitstore.ScopeProject && handoff.HandoffBranch(m) == branch {
+			return m, nil
+		}
+	}
+	return nil, nil
 }
 
 func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutput, error) {
@@ -541,7 +556,7 @@ func (s *Server) list(ctx context.Context, c *call, in ListInput) (string, ListO
 			return "", out, toolError(err)
 		}
 	}
-	ms, err := c.set.List(gitstore.Filter{Type: typ, Now: c.now})
+	ms, err := s.docs.list(c.set, gitstore.Filter{Type: typ, Now: c.now})
 	if err != nil {
 		return "", out, toolError(err)
 	}
@@ -713,7 +728,7 @@ func (s *Server) stats(ctx context.Context, c *call, _ StatsInput) (string, Stat
 	}
 	for _, st := range c.set.Stores() {
 		ss := StoreStats{Scope: string(st.Scope), Ref: st.Ref, GitDir: st.Repo.GitDir, ByType: map[string]int{}}
-		all, err := st.List(gitstore.Filter{All: true, Now: c.now})
+		all, err := s.docs.read(st)
 		if err != nil {
 			return "", out, toolError(err)
 		}
