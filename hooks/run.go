@@ -248,14 +248,18 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if h.p.Source == "compact" {
 		return nil, nil // the context is being compacted, not started: nothing new
 	}
-	o := StartOptionsFor(ctx, h.repo, h.now)
+	o := startOptions(h.repo, h.now)
+	if existed {
+		// the marker's worktree is from the start; look again
+		o.Touched, _ = h.repo.WorktreeChanges(ctx)
+	} else {
+		o.Touched = m.Dirty // just computed for the marker
+	}
 	if existed && !m.Injected.IsZero() {
 		o.Exclude = h.sessions.Shown(m.Session)
 		if h.p.Source == "resume" {
 			o.Since = m.Injected
 		}
-	} else if !existed {
-		o.Touched = m.Dirty
 	}
 	res, err := handoff.SessionStart(ctx, h.set, o)
 	if err != nil {
@@ -277,10 +281,13 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 // StartOptionsFor are the session-start options in a repository: branch,
 // files being changed, and the cap from git config mem.injectChars.
 func StartOptionsFor(ctx context.Context, repo *gitstore.Repo, now time.Time) handoff.StartOptions {
-	o := handoff.StartOptions{Branch: repo.Head().Branch, Now: now}
+	o := startOptions(repo, now)
 	o.Touched, _ = repo.WorktreeChanges(ctx)
-	o.MaxChars = repo.Config().Int("mem", "injectChars", handoff.StartChars)
 	return o
+}
+
+func startOptions(repo *gitstore.Repo, now time.Time) handoff.StartOptions {
+	return handoff.StartOptions{Branch: repo.Head().Branch, Now: now, MaxChars: repo.Config().Int("mem", "injectChars", handoff.StartChars)}
 }
 
 // warm brings the start cache and the index up to date, once at a time.

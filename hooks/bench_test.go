@@ -1,0 +1,122 @@
+package hooks_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkHookCost measures, at 10,000 memories, what the session-start and
+// prompt hooks cost as processes started by an agent (payload on stdin,
+// output read from stdout), against a no-op Go binary started the same way,
+// interleaved in the same run. It reports the medians and their ratios;
+// scripts/bench-hooks.sh runs it. The caches (start cache, index) are warm,
+// as they are after the first session in a repository.
+func BenchmarkHookCost(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("needs the go command to build the binaries")
+	}
+	tmp := b.TempDir()
+	gitMem := filepath.Join(tmp, "git-mem")
+	build := exec.Command("go", "build", "-o", gitMem, "github.com/git-mem/git-mem/cmd/git-mem")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	noopDir := filepath.Join(tmp, "noop")
+	must(b, os.MkdirAll(noopDir, 0o755))
+	must(b, os.WriteFile(filepath.Join(noopDir, "go.mod"), []byte("module noop\n\ngo 1.22\n"), 0o644))
+	must(b, os.WriteFile(filepath.Join(noopDir, "main.go"), []byte("package main\n\nimport (\n\t\"io\"\n\t\"os\"\n)\n\n// main reads its stdin and exits, as a hook that does nothing would.\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n"), 0o644))
+	noop := filepath.Join(tmp, "noop-bin")
+	build = exec.Command("go", "build", "-o", noop, ".")
+	build.Dir = noopDir
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build noop: %v\n%s", err, out)
+	}
+
+	// isolate only after building: go needs the real HOME for its caches
+	isolateB(b)
+	dir := newRepo(b, false)
+	seed(b, dir, corpus(10000)...)
+	git(b, dir, "checkout", "-qb", "feature/refund-ledger")
+	warm := payload("claude", "SessionStart", "warm", dir, map[string]any{"source": "startup"})
+	if _, err := spawn(gitMem, []string{"hook", "warm"}, warm); err != nil {
+		b.Fatal(err)
+	}
+
+	n := max(b.N, 10)
+	var tNoop, tStart, tPrompt []time.Duration
+	b.ResetTimer()
+	for i := 0; i < n; i++ {
+		sid := fmt.Sprintf("bench-%d", i)
+		start := payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})
+		prompt := payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
+		d, err := spawn(noop, nil, start)
+		must(b, err)
+		tNoop = append(tNoop, d)
+		d, err = spawn(gitMem, []string{"hook", "session-start", "--agent", "claude"}, start)
+		must(b, err)
+		tStart = append(tStart, d)
+		d, err = spawn(gitMem, []string{"hook", "prompt", "--agent", "claude"}, prompt)
+		must(b, err)
+		tPrompt = append(tPrompt, d)
+	}
+	b.StopTimer()
+	mn, ms, mp := median(tNoop), median(tStart), median(tPrompt)
+	b.ReportMetric(float64(mn.Microseconds())/1000, "noop-ms")
+	b.ReportMetric(float64(ms.Microseconds())/1000, "start-ms")
+	b.ReportMetric(float64(mp.Microseconds())/1000, "prompt-ms")
+	b.ReportMetric(float64(ms)/float64(mn), "start/noop")
+	b.ReportMetric(float64(mp)/float64(mn), "prompt/noop")
+	fmt.Fprintf(os.Stderr, "hook cost at 10,000 memories, median of %d runs each (interleaved):\n  no-op Go binary  %8.1f ms\n  session-start    %8.1f ms  (%.1fx no-op)\n  prompt           %8.1f ms  (%.1fx no-op)\n",
+		n, ms2(mn), ms2(ms), float64(ms)/float64(mn), ms2(mp), float64(mp)/float64(mn))
+	if log := filepath.Join(dir, ".git", "mem", "hooks.log"); fileHas(log) {
+		data, _ := os.ReadFile(log)
+		fmt.Fprintf(os.Stderr, "hooks.log:\n%s", data)
+	}
+}
+
+func ms2(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func fileHas(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Size() > 0
+}
+
+// spawn runs a binary with stdin, reads its stdout, and times it.
+func spawn(bin string, args []string, stdin string) (time.Duration, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	start := time.Now()
+	_, err := cmd.Output()
+	return time.Since(start), err
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func must(b *testing.B, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func isolateB(b *testing.B) {
+	home := b.TempDir()
+	b.Setenv("HOME", home)
+	b.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	b.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	b.Setenv("GIT_AUTHOR_NAME", "Ada")
+	b.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
+	b.Setenv("GIT_COMMITTER_NAME", "Ada")
+	b.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+}
