@@ -51,6 +51,10 @@ func codexAdds(t *testing.T, repo, text string) {
 		t.Fatalf("memory_add answered %q", out)
 	}
 	requireCommit(t, repo, text, "codex")
+	// Codex names its session in each call's _meta; the write records it
+	if log := Git(t, repo, "log", "-1", "--format=%(trailers:key=Session,valueonly)", "refs/memory/main"); strings.TrimSpace(log) == "" {
+		t.Fatalf("the Codex write records no session")
+	}
 }
 
 // requireCommit checks with the git CLI that the newest commit on
@@ -126,4 +130,24 @@ func TestCodexWritesClaudeRecalls(t *testing.T) {
 	repo := NewRepo(t)
 	codexAdds(t, repo, codexFact)
 	claudeRecalls(t, repo, codexQuery, codexFact, "codex")
+}
+
+// TestClaudeScopeFromRoots: the server is started outside any repository
+// (-C elsewhere), and Claude Code's roots (its project directory, sent as
+// input responses on protocol 2026-07-28) make it serve the repository.
+func TestClaudeScopeFromRoots(t *testing.T) {
+	repo := NewRepo(t)
+	ClaudeMCP(t, repo, "-C", t.TempDir())
+	model := StartModel(t, CallTools(ToolCall{Name: "mcp__gitmem__memory_stats", Args: map[string]any{}}))
+	res := RunClaude(t, Run{Dir: repo, Prompt: "Which memory is this?", Model: model})
+	if res.Err != nil {
+		t.Fatalf("claude: %s\n%s", res, model.Dump())
+	}
+	out, ok := model.ToolResult(CallToolsID(0))
+	if !ok {
+		t.Fatalf("the memory_stats result never reached the model\n%s", model.Dump())
+	}
+	if !strings.Contains(out, `"scope_from":"client root"`) || !strings.Contains(out, `"in_repo":true`) || !strings.Contains(out, "as claude-code") {
+		t.Fatalf("the server did not take its scope from Claude Code's roots:\n%s", out)
+	}
 }

@@ -457,6 +457,22 @@ func TestAgentOverride(t *testing.T) {
 	require.Contains(t, gitRun(t, dir, "log", "-1", "--format=%B", "refs/memory/main"), "Agent: mcp")
 }
 
+func TestSessionFromMeta(t *testing.T) {
+	dir := newRepo(t)
+	c := connect(t, Options{Dir: dir}, "codex-mcp-client")
+	ctx := context.Background()
+	res, err := c.cs.CallTool(ctx, &sdkmcp.CallToolParams{Meta: sdkmcp.Meta{"sessionId": "01a22b8d-8a8d-7a00"}, Name: ToolAdd, Arguments: map[string]any{"text": "Codex sends its session id in _meta"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, resultText(res))
+	require.Contains(t, gitRun(t, dir, "log", "-1", "--format=%B", "refs/memory/main"), "Session: 01a22b8d-8a8d-7a00")
+	res, err = c.cs.CallTool(ctx, &sdkmcp.CallToolParams{Meta: sdkmcp.Meta{"sessionId": "bad id\nAgent: x"}, Name: ToolAdd, Arguments: map[string]any{"text": "A forged session id is dropped"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, resultText(res))
+	log := gitRun(t, dir, "log", "-1", "--format=%B", "refs/memory/main")
+	require.NotContains(t, log, "Session:")
+	require.NotContains(t, log, "Agent: x")
+}
+
 // TestFreshness: what another writer commits is visible on the next call,
 // and the server leaves the index closed between calls.
 func TestFreshness(t *testing.T) {

@@ -327,7 +327,36 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 	if req != nil {
 		ss = req.Session
 	}
-	return &call{set: set, dir: dir, fromRoot: fromRoot, w: gitstore.Writer{Agent: s.agent(ss), Session: s.o.Session}, now: s.o.Now()}, nil, nil
+	return &call{set: set, dir: dir, fromRoot: fromRoot, w: gitstore.Writer{Agent: s.agent(ss), Session: s.sessionID(req)}, now: s.o.Now()}, nil, nil
+}
+
+// sessionID is the agent session a write belongs to: Options.Session, else
+// the session id the client puts in the call's _meta (Codex sends
+// "sessionId", the id its hooks see as session_id), else none.
+func (s *Server) sessionID(req *sdkmcp.CallToolRequest) string {
+	if s.o.Session != "" || req == nil || req.Params == nil {
+		return s.o.Session
+	}
+	meta := req.Params.GetMeta()
+	for _, k := range []string{"sessionId", "session_id"} {
+		if v, ok := meta[k].(string); ok && validSession(v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// validSession accepts ids of letters, digits and - _ . : (at most 128).
+func validSession(v string) bool {
+	if v == "" || len(v) > 128 {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // writable is the store new memories go to: the project memory, or the
