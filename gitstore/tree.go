@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -248,9 +249,17 @@ func (s *snapshot) all() ([]*Memory, error) {
 	return out, err
 }
 
-// writeObject stores an encoded object and returns its hash.
+// writeObject stores an encoded object and returns its hash. A loose object
+// is written to a temporary file and renamed into its fan-out directory; a
+// concurrent git gc removes fan-out directories it emptied, so the rename can
+// find its directory gone: like git, try again (the directory is re-created).
 func (r *Repo) writeObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	return r.objects.SetEncodedObject(o)
+	h, err := r.objects.SetEncodedObject(o)
+	for retry := 0; err != nil && errors.Is(err, os.ErrNotExist) && retry < 5; retry++ {
+		time.Sleep(time.Duration(retry+1) * time.Millisecond)
+		h, err = r.objects.SetEncodedObject(o)
+	}
+	return h, err
 }
 
 func (r *Repo) writeBlob(data []byte) (plumbing.Hash, error) {

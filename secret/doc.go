@@ -118,4 +118,7 @@
 // no recognisable prefix written as bare prose ("the key is 8f3a…") is not
 // found; neither are hex or base32 secrets under keys that do not name a
 // secret.
+//
+// The rules are compiled on the first Scan rather than at program start, so
+// commands that never scan (hooks, reads) do not pay for them.
 package secret
