@@ -55,9 +55,8 @@ func seedMemories(tb testing.TB, dir string, n int) {
 }
 
 // BenchmarkToolCall measures tool-call latency at 10,000 memories: the built
-// binary serves one stdio connection (as an agent runs it; the client speaks
-// protocol 2025-11-25 like Claude Code and Codex), and each call's round trip
-// is timed. It reports the median and the 90th percentile (ms-p50, ms-p90)
+// binary serves stdio connections as agents run it, one per protocol
+// generation, and each call's round trip is timed. It reports the median and the 90th percentile (ms-p50, ms-p90)
 // next to the mean (ns/op). The first recall, which builds the index, is not
 // counted.
 func BenchmarkToolCall(b *testing.B) {
@@ -65,15 +64,27 @@ func BenchmarkToolCall(b *testing.B) {
 	dir := newRepo(b)
 	seedMemories(b, dir, n)
 	ctx := context.Background()
-	server := exec.Command(binary, "mcp")
-	server.Dir = dir
-	c := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdkmcp.CommandTransport{Command: server}, &sdkmcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		b.Fatal(err)
+	type conn struct {
+		name string
+		cs   *sdkmcp.ClientSession
 	}
-	defer cs.Close()
-	call := func(tb testing.TB, name string, args map[string]any) {
+	var conns []conn
+	// 2025-11-25: one round trip per call (Codex speaks 2025-06-18);
+	// 2026-07-28: the roots come as input responses, two round trips per
+	// call (Claude Code 2.1.328 speaks it).
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		server := exec.Command(binary, "mcp")
+		server.Dir = dir
+		c := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "bench", Version: "1"}, nil)
+		c.AddRoots(&sdkmcp.Root{URI: fileURI(dir)})
+		cs, err := c.Connect(ctx, &sdkmcp.CommandTransport{Command: server}, &sdkmcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		conns = append(conns, conn{"protocol=" + version, cs})
+	}
+	call := func(tb testing.TB, cs *sdkmcp.ClientSession, name string, args map[string]any) {
 		res, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			tb.Fatal(err)
@@ -83,7 +94,7 @@ func BenchmarkToolCall(b *testing.B) {
 		}
 	}
 	start := time.Now()
-	call(b, ToolRecall, map[string]any{"query": "warm up the index"})
+	call(b, conns[0].cs, ToolRecall, map[string]any{"query": "warm up the index"})
 	b.Logf("first recall at %d memories (index built): %v", n, time.Since(start))
 
 	queries := []string{
@@ -101,17 +112,19 @@ func BenchmarkToolCall(b *testing.B) {
 			return map[string]any{"text": fmt.Sprintf("Benchmark learning %d: the %s job needs a warm cache", i, benchWords[i%len(benchWords)])}
 		}, ToolAdd},
 	} {
-		b.Run(fmt.Sprintf("%s/n=%d", bc.name, n), func(b *testing.B) {
-			var d []time.Duration
-			for i := 0; b.Loop(); i++ {
-				t0 := time.Now()
-				call(b, bc.tool, bc.args(i))
-				d = append(d, time.Since(t0))
-			}
-			slices.Sort(d)
-			b.ReportMetric(float64(d[len(d)/2])/1e6, "ms-p50")
-			b.ReportMetric(float64(d[len(d)*9/10])/1e6, "ms-p90")
-			b.ReportMetric(float64(len(d)), "calls")
-		})
+		for _, cn := range conns {
+			b.Run(fmt.Sprintf("%s/n=%d/%s", bc.name, n, cn.name), func(b *testing.B) {
+				var d []time.Duration
+				for i := 0; b.Loop(); i++ {
+					t0 := time.Now()
+					call(b, cn.cs, bc.tool, bc.args(i))
+					d = append(d, time.Since(t0))
+				}
+				slices.Sort(d)
+				b.ReportMetric(float64(d[len(d)/2])/1e6, "ms-p50")
+				b.ReportMetric(float64(d[len(d)*9/10])/1e6, "ms-p90")
+				b.ReportMetric(float64(len(d)), "calls")
+			})
+		}
 	}
 }
