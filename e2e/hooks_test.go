@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hook tests: after git mem install, the agents' own hook machinery runs
+// git-mem's hooks. What reached the stand-in model is asserted on, and what
+// the hooks wrote is read back with git mem.
+
+const (
+	// hookFact is a memory written before the sessions.
+	hookFact = "Invoices are rendered by the worker in cmd/render and never by the API"
+	// handoffNext is the handoff the Claude Code session leaves.
+	handoffNext = "wire the invoice renderer into the nightly export job"
+	// commitSubject is the commit the Claude Code session makes.
+	commitSubject = "Add the invoice render queue"
+)
+
+// gm runs git-mem in repo with a home of its own; failure fails the test.
+func gm(t *testing.T, repo, home string, extra []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(GitMem, args...)
+	cmd.Dir = repo
+	cmd.Env = append(gitEnv(home), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"PATH="+GitMemDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, extra...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git-mem %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// hooksLog is the hook error log of a repository, for failure messages.
+func hooksLog(repo string) string {
+	data, _ := os.ReadFile(filepath.Join(repo, ".git", "mem", "hooks.log"))
+	return string(data)
+}
+
+// TestHooksClaudeThenCodex: after git mem install, a memory written earlier
+// reaches Claude Code's first model request through the SessionStart hook;
+// the session commits and leaves a handoff, and its SessionEnd hook saves a
+// note recording the commit. Then, after git mem install codex, the first
+// request of a Codex session carries the handoff and the memory.
+func TestHooksClaudeThenCodex(t *testing.T) {
+	repo := NewRepo(t)
+	home := t.TempDir()
+	gm(t, repo, home, nil, "add", "--type", "decision", "--source", "user", "--", hookFact)
+
+	// Claude Code
+	out := gm(t, repo, home, nil, "install", "claude", "--binary", "git-mem")
+	t.Logf("git mem install claude:\n%s", out)
+	model := StartModel(t, CallTools(
+		ToolCall{Name: "Bash", Args: map[string]any{
+			"command":     "touch queue.txt && git add queue.txt && git commit -q -m '" + commitSubject + "'",
+			"description": "commit the queue",
+		}},
+		ToolCall{Name: "mcp__git-mem__memory_handoff", Args: map[string]any{
+			"done": "render queue added", "next": handoffNext,
+		}},
+	))
+	// -p runs need the tools allowed up front (compound Bash commands part by part)
+	res := RunClaude(t, Run{Dir: repo, Prompt: "Add the invoice render queue and hand off.", Model: model,
+		Args: []string{"--allowedTools", "Bash(touch:*)", "Bash(git add:*)", "Bash(git commit:*)", "mcp__git-mem"}})
+	if res.Err != nil {
+		t.Fatalf("claude: %s\nhooks.log:\n%s\n%s", res, hooksLog(repo), model.Dump())
+	}
+	reqs := model.Requests()
+	if len(reqs) == 0 {
+		t.Fatalf("no request reached the model: %s", res)
+	}
+	first := model.Find("anthropic", "SessionStart hook additional context")
+	if len(first) == 0 || !first[0].Contains(hookFact) || !first[0].Contains("not instructions") {
+		t.Fatalf("the session-start injection did not reach the model\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
+	}
+	if _, ok := model.ToolResult(CallToolsID(1)); !ok {
+		t.Fatalf("the handoff call never completed\n%s\n%s", res, model.Dump())
+	}
+	if log := Git(t, repo, "log", "--format=%s", "-1"); !strings.Contains(log, commitSubject) {
+		bash, _ := model.ToolResult(CallToolsID(0))
+		t.Fatalf("the session did not commit: %s\nBash result: %s", log, bash)
+	}
+	notes := gm(t, repo, home, nil, "list", "--type", "session", "--json")
+	var ms []struct {
+		Text  string `json:"text"`
+		Agent string `json:"agent"`
+	}
+	if err := json.Unmarshal([]byte(notes), &ms); err != nil {
+		t.Fatalf("git mem list: %v\n%s", err, notes)
+	}
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, commitSubject) || ms[0].Agent != "claude-code" {
+		t.Fatalf("SessionEnd did not save one note recording the commit: %+v\nhooks.log:\n%s", ms, hooksLog(repo))
+	}
+	t.Logf("session note:\n%s", ms[0].Text)
+
+	// Codex, with git-mem installed in its user config ($CODEX_HOME)
+	codexHome := t.TempDir()
+	out = gm(t, repo, codexHome, []string{"CODEX_HOME=" + filepath.Join(codexHome, ".codex")}, "install", "codex", "--user", "--binary", "git-mem")
+	t.Logf("git mem install codex --user:\n%s", out)
+	model = StartModel(t, CallTools())
+	res = RunCodex(t, Run{Dir: repo, Home: codexHome, Prompt: "Continue where the last session stopped.", Model: model})
+	if res.Err != nil {
+		t.Fatalf("codex: %s\nhooks.log:\n%s\n%s", res, hooksLog(repo), model.Dump())
+	}
+	got := model.Find("openai", handoffNext)
+	if len(got) == 0 || got[0].N != 0 || !got[0].Contains(hookFact) {
+		t.Fatalf("the first Codex request lacks the handoff and the memory\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
+	}
+}
