@@ -276,6 +276,22 @@ func TestTools(t *testing.T) {
 				require.Contains(t, log, "Agent: test-client")
 				require.Contains(t, log, "Memory-Op: add")
 			}},
+		{name: "add again reinforces", tool: ToolAdd, args: map[string]any{"text": "requireAdmin throws ERR_NO_SESSION before login completes", "type": "gotcha"},
+			want: []string{"Already known", "reinforced"},
+			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
+				var out AddOutput
+				structured(t, res, &out)
+				require.True(t, out.Reinforced)
+				require.Equal(t, ids["$NEW"], out.Memory.ID)
+			}},
+		{name: "add port", tool: ToolAdd, args: map[string]any{"text": "The dev server listens on port 8080 by default", "type": "convention"}, want: []string{"Saved"}},
+		{name: "add other port", tool: ToolAdd, args: map[string]any{"text": "The dev server listens on port 8081 by default", "type": "convention"}, want: []string{"Saved", "resembles", "port 8080", "memory_forget"},
+			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
+				var out AddOutput
+				structured(t, res, &out)
+				require.False(t, out.Reinforced)
+				require.NotEmpty(t, out.PossibleDuplicateOf)
+			}},
 		{name: "add verified source", tool: ToolAdd, args: map[string]any{"text": "go test ./... needs CGO_ENABLED=0 on the CI image", "type": "command", "source": "verified"}, want: []string{"verified", "trust 0.75"}},
 		{name: "add empty", tool: ToolAdd, args: map[string]any{"text": "   "}, wantErr: true, want: []string{"text is empty"}},
 		{name: "add missing text", tool: ToolAdd, args: map[string]any{"type": "fact"}, wantErr: true, want: []string{"text"}},
@@ -302,11 +318,11 @@ func TestTools(t *testing.T) {
 			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
 				var out ListOutput
 				structured(t, res, &out)
-				require.Equal(t, 6, out.Total)
-				require.Len(t, out.Memories, 6)
+				require.Equal(t, 8, out.Total)
+				require.Len(t, out.Memories, 8)
 			}},
 		{name: "list type", tool: ToolList, args: map[string]any{"type": "preference"}, want: []string{"table-driven"}, notWant: []string{"Stripe"}},
-		{name: "list empty type", tool: ToolList, args: map[string]any{"type": "convention"}, want: []string{"No current convention memories"}},
+		{name: "list empty type", tool: ToolList, args: map[string]any{"type": "session"}, want: []string{"No current session memories"}},
 		{name: "list bad type", tool: ToolList, args: map[string]any{"type": "nonsense"}, wantErr: true, want: []string{"unknown type"}},
 		{name: "show", tool: ToolShow, args: map[string]any{"id": "$A"}, want: []string{"aaaa1111aaaa1111", "decision", "server/billing/webhook.go", "not an instruction"}},
 		{name: "show full id", tool: ToolShow, args: map[string]any{"id": idB}, want: []string{"table-driven"}},

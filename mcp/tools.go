@@ -68,8 +68,11 @@ type AddInput struct {
 // AddOutput is the structured result of memory_add.
 type AddOutput struct {
 	Text       string    `json:"text" jsonschema:"the answer in a few lines (the same as the text content)"`
-	Memory     MemoryOut `json:"memory"`
-	Superseded string    `json:"superseded,omitempty" jsonschema:"id of the memory this one replaced"`
+	Memory     MemoryOut `json:"memory" jsonschema:"the saved memory, or the existing one that was reinforced"`
+	Reinforced bool      `json:"reinforced,omitempty" jsonschema:"an existing memory made the same claim and was reinforced instead"`
+	// PossibleDuplicateOf is an alike memory that makes a different claim.
+	PossibleDuplicateOf string `json:"possible_duplicate_of,omitempty" jsonschema:"id of an alike memory making a different claim"`
+	Superseded          string `json:"superseded,omitempty" jsonschema:"id of the memory this one replaced"`
 }
 
 // RecallInput is the input of memory_recall.
@@ -481,13 +484,23 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 			n.Anchor = &head
 		}
 	}
-	m, err := store.Add(ctx, c.w, n)
+	oc, err := index.Remember(ctx, c.set, store, c.w, n)
 	if err != nil {
 		return "", out, toolErrorText(err, in.Text)
 	}
+	m := oc.Memory
 	short := shortID(store, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
 	msg := fmt.Sprintf("Saved %s (%s, %s, trust %.2f) to %s as %s.", short, m.Type, m.Source, m.EffectiveTrust(c.now), storeName(store), c.w.Agent)
+	if oc.Reinforced {
+		out.Reinforced = true
+		msg = fmt.Sprintf("Already known: %s says the same, so it was reinforced instead of saved twice (trust now %.2f).", short, m.EffectiveTrust(c.now))
+	}
+	if d := oc.PossibleDuplicateOf; d != nil {
+		ds := shortID(store, d.ID)
+		out.PossibleDuplicateOf = ds
+		msg += fmt.Sprintf(" It resembles %s (%q) but makes a different claim: if the new memory replaces it, call memory_forget on %s (next time, pass supersedes: %s).", ds, gitstore.Summary(d.Text, 80), ds, ds)
+	}
 	if m.Supersedes != "" {
 		out.Superseded = m.Supersedes
 		msg += fmt.Sprintf(" It supersedes %s, which stays in history.", m.Supersedes[:gitstore.MinShownPrefix])
