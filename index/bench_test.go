@@ -88,26 +88,37 @@ var (
 	benchRepos = map[int]string{}
 )
 
-// benchRepo returns a bare repository holding n generated memories, built
-// once per process; its index is built too.
+// benchRepo returns a bare repository holding n generated memories; its
+// index is built too. Stores are kept between runs under
+// $GIT_MEM_BENCH_DIR (default: <temp dir>/git-mem-bench) and reused when
+// complete; delete that folder to start over. BenchmarkSyncAfterAdd adds to
+// the 10,000 store, so later runs have a few more.
 func benchRepo(b *testing.B, n int) *gitstore.Set {
 	b.Helper()
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	dir, ok := benchRepos[n]
 	if !ok {
-		base, err := os.MkdirTemp("", fmt.Sprintf("git-mem-bench-%d-", n))
-		if err != nil {
-			b.Fatal(err)
+		root := os.Getenv("GIT_MEM_BENCH_DIR")
+		if root == "" {
+			root = filepath.Join(os.TempDir(), "git-mem-bench")
 		}
-		repo, err := scratchRepo(base)
-		if err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		genStore(b, gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject), n, uint64(n))
-		b.Logf("generated %d memories in %s", n, time.Since(start).Round(time.Millisecond))
+		base := filepath.Join(root, fmt.Sprintf("store-%d-v1", n))
 		dir = filepath.Join(base, "eval.git")
+		done := filepath.Join(base, "complete")
+		if _, err := os.Stat(done); err != nil {
+			os.RemoveAll(base)
+			repo, err := scratchRepo(base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			genStore(b, gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject), n, uint64(n))
+			b.Logf("generated %d memories in %s", n, time.Since(start).Round(time.Millisecond))
+			if err := os.WriteFile(done, nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
 		benchRepos[n] = dir
 	}
 	repo, err := gitstore.Open(dir)
@@ -186,7 +197,8 @@ func BenchmarkSyncAfterAdd(b *testing.B) {
 	})
 }
 
-// BenchmarkReindex100k is a full rebuild at 100,000 memories.
+// BenchmarkReindex100k is a full rebuild at 100,000 memories (run it with
+// -benchtime 1x or 3x: one rebuild takes about a minute).
 func BenchmarkReindex100k(b *testing.B) {
 	set := benchRepo(b, 100000)
 	b.ResetTimer()

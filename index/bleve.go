@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 
@@ -351,7 +352,9 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 	st.Batches++
 	if st.Batches >= mergeEvery {
 		if sc, ok := adv.(*scorch.Scorch); ok {
-			if err := sc.ForceMerge(ctx, nil); err == nil {
+			// tiered: merges the small segments of recent syncs, not the whole index
+			opts := mergeplan.DefaultMergePlanOptions
+			if err := sc.ForceMerge(ctx, &opts); err == nil {
 				st.Batches = 0
 			}
 		}
@@ -507,6 +510,53 @@ func (c *bleveCorpus) postings(term string, fn func(doc uint64, tf, dl int)) err
 		}
 		fn(binary.BigEndian.Uint64(next.ID), int(next.Freq), normLen(next.Norm))
 	}
+}
+
+func (c *bleveCorpus) df(term string) (int, error) {
+	tfr, err := c.r.TermFieldReader(c.ctx, []byte(term), fieldTerms, false, false, false)
+	if err != nil {
+		return 0, err
+	}
+	defer tfr.Close()
+	return int(tfr.Count()), nil
+}
+
+// postingsAmong seeks each candidate in the term's postings (leapfrogging
+// over the ones the postings skip past).
+func (c *bleveCorpus) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	tfr, err := c.r.TermFieldReader(c.ctx, []byte(term), fieldTerms, true, true, false)
+	if err != nil {
+		return err
+	}
+	defer tfr.Close()
+	var d bindex.TermFieldDoc
+	var id [8]byte
+	i := 0
+	for i < len(docs) {
+		binary.BigEndian.PutUint64(id[:], docs[i])
+		next, err := tfr.Advance(bindex.IndexInternalID(id[:]), &d)
+		if err != nil {
+			return err
+		}
+		if next == nil {
+			return nil
+		}
+		if len(next.ID) != 8 {
+			return fmt.Errorf("index: unexpected internal id %x", next.ID)
+		}
+		got := binary.BigEndian.Uint64(next.ID)
+		for i < len(docs) && docs[i] < got {
+			i++
+		}
+		if i < len(docs) && docs[i] == got {
+			fn(got, int(next.Freq), normLen(next.Norm))
+			i++
+		}
+	}
+	return nil
 }
 
 func (c *bleveCorpus) external(doc uint64) (string, error) {

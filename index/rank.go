@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -90,9 +91,14 @@ func (c *config) floorValue() float64 {
 type corpus interface {
 	docCount() int
 	avgLen() float64
+	// df is the number of documents containing term.
+	df(term string) (int, error)
 	// postings calls fn for every document containing term, with the term's
 	// frequency and the document's length; doc keys are opaque to scoring.
 	postings(term string, fn func(doc uint64, tf int, dl int)) error
+	// postingsAmong calls fn for at least the documents of docs (ascending)
+	// that contain term.
+	postingsAmong(term string, docs []uint64, fn func(doc uint64, tf int, dl int)) error
 }
 
 type posting struct {
@@ -146,28 +152,36 @@ type weighted struct {
 	w    float64
 }
 
-// score computes the relevance of every document matching a query group.
+// score computes the relevance of every document that can reach the floor.
+//
+// Groups are scored rarest first (MaxScore): once the groups left cannot
+// lift a document that has matched nothing yet to the floor (or to the
+// minimum number of matched groups), only the documents already seen are
+// looked up in the remaining, commoner terms' postings (by seeking, in the
+// index), instead of walking those postings whole. Documents left out that
+// way could not have been returned, so the answer is the same as a full
+// evaluation's.
 func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	n := c.docCount()
 	avgdl := c.avgLen()
+	if avgdl <= 0 {
+		avgdl = 1
+	}
 	groups := expand(terms, cfg)
-	post := map[string][]posting{}
+	df := map[string]int{}
 	for _, members := range groups {
 		for _, m := range members {
-			if _, done := post[m.term]; done {
+			if _, done := df[m.term]; done {
 				continue
 			}
-			var ps []posting
-			err := c.postings(m.term, func(doc uint64, tf, dl int) {
-				ps = append(ps, posting{doc, tf, dl})
-			})
+			d, err := c.df(m.term)
 			if err != nil {
 				return nil, err
 			}
-			post[m.term] = ps
+			df[m.term] = d
 		}
 	}
 	// reference weight of each group
@@ -175,12 +189,12 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	refs := make([]float64, G)
 	total := 0.0
 	for g, members := range groups {
-		ref := idf(n, len(post[members[0].term]))
-		if len(post[members[0].term]) == 0 {
+		ref := idf(n, df[members[0].term])
+		if df[members[0].term] == 0 {
 			best := 0.0
 			for _, m := range members[1:] {
-				if df := len(post[m.term]); df > 0 {
-					best = math.Max(best, idf(n, df))
+				if d := df[m.term]; d > 0 {
+					best = math.Max(best, idf(n, d))
 				}
 			}
 			if best > 0 {
@@ -195,35 +209,65 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	if total <= 0 {
 		return nil, nil
 	}
+	capv := cfg.capValue()
+	need := min(G, cfg.minGroupsValue())
+	order := make([]int, G)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return refs[order[a]] > refs[order[b]] })
+	suffix := make([]float64, G+1)
+	for k := G - 1; k >= 0; k-- {
+		suffix[k] = suffix[k+1] + capv*refs[order[k]]
+	}
+	floor := cfg.floorValue() * total
+
 	// best[slot*G+g]: the best score of group g in the document at slot
 	slots := newSlotTable()
 	var docs []uint64
 	var best []float64
-	if avgdl <= 0 {
-		avgdl = 1
-	}
-	for g, members := range groups {
-		for _, m := range members {
-			ps := post[m.term]
-			w := m.w * idf(n, len(ps))
-			for _, p := range ps {
-				i := slots.get(p.doc)
+	var sorted []uint64 // candidates, ascending, once no new ones can enter
+	for k, g := range order {
+		open := suffix[k] >= floor-1e-12 && G-k >= need
+		if !open && sorted == nil {
+			sorted = append([]uint64(nil), docs...)
+			slices.Sort(sorted)
+		}
+		for _, m := range groups[g] {
+			d := df[m.term]
+			if d == 0 {
+				continue
+			}
+			w := m.w * idf(n, d)
+			gg := g
+			add := func(doc uint64, tf, dl int) {
+				i := slots.get(doc)
 				if i < 0 {
+					if !open {
+						return
+					}
 					i = int32(len(docs))
-					slots.set(p.doc, i)
-					docs = append(docs, p.doc)
+					slots.set(doc, i)
+					docs = append(docs, doc)
 					best = append(best, make([]float64, G)...)
 				}
-				tf := float64(p.tf)
-				s := w * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
-				if k := int(i)*G + g; s > best[k] {
+				t := float64(tf)
+				s := w * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
+				if k := int(i)*G + gg; s > best[k] {
 					best[k] = s
 				}
 			}
+			var err error
+			if open || 4*len(sorted) > d {
+				err = c.postings(m.term, add)
+			} else {
+				err = c.postingsAmong(m.term, sorted, add)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	need := min(G, cfg.minGroupsValue())
-	capv := cfg.capValue()
 	out := make([]cand, 0, len(docs))
 	for i, doc := range docs {
 		rel, matched := 0.0, 0
