@@ -190,7 +190,7 @@ func toolErrorText(err error, text string) error {
 		}
 		return errors.New(b.String())
 	case errors.Is(err, gitstore.ErrNotFound):
-		return fmt.Errorf("no memory has that id in this repository's memory or your personal store (%v); use an id exactly as memory_recall, memory_list or memory_boot shows it", trimSentinel(err))
+		return errors.New("no memory has that id in this repository's memory or your personal store; use an id exactly as memory_recall, memory_list or memory_boot shows it")
 	case errors.Is(err, gitstore.ErrSecret):
 		kinds := "a credential"
 		if fs := secret.Scan(text); len(fs) > 0 {
@@ -202,16 +202,27 @@ func toolErrorText(err error, text string) error {
 		}
 		return fmt.Errorf("refused: the text contains a secret (%s), and memory is shared through git, so nothing was saved. Call again without the value: say where the secret lives (e.g. 'the Stripe key is in the team vault, entry payments-prod'), never the secret itself", kinds)
 	case errors.Is(err, gitstore.ErrRetired):
-		return fmt.Errorf("%s", trimSentinel(err)+"; memory_show it to see what replaced it")
+		return fmt.Errorf("%s; memory_show it to see what replaced it", cliHints.Replace(trimSentinel(err)))
 	case errors.Is(err, gitstore.ErrBusy):
 		return fmt.Errorf("the memory is busy (other writers kept it locked); nothing was saved: call the tool again")
 	case errors.Is(err, gitstore.ErrNoRepo):
-		return fmt.Errorf("%s", trimSentinel(err))
+		return errors.New(cliHints.Replace(trimSentinel(err)))
 	case errors.Is(err, gitstore.ErrInvalid):
-		return fmt.Errorf("invalid input: %s", trimSentinel(err))
+		return fmt.Errorf("invalid input: %s", cliHints.Replace(trimSentinel(err)))
 	}
 	return err
 }
+
+// cliHints turns the CLI commands engine messages suggest into the tools
+// that do the same.
+var cliHints = strings.NewReplacer(
+	"git mem list --all", "memory_list",
+	"git mem list", "memory_list",
+	"git mem show", "memory_show",
+	"git mem recall", "memory_recall",
+	"git mem add --supersedes", "memory_add with supersedes",
+	"git mem add", "memory_add",
+)
 
 // trimSentinel drops the "<sentinel>: " prefix of a wrapped gitstore error.
 func trimSentinel(err error) string {

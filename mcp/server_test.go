@@ -329,7 +329,7 @@ func TestTools(t *testing.T) {
 		{name: "show new", tool: ToolShow, args: map[string]any{"id": "$NEW"}, want: []string{"requireAdmin", "via test-client"}},
 		{name: "show unknown", tool: ToolShow, args: map[string]any{"id": "ffff0000"}, wantErr: true, want: []string{"no memory has that id", "memory_recall"}},
 		{name: "show ambiguous", tool: ToolShow, args: map[string]any{"id": "cccc"}, wantErr: true, want: []string{"ambiguous", "matches 2 memories", "cccc0000cccc0001", "cccc0000cccc0002", "more characters"}},
-		{name: "show too short", tool: ToolShow, args: map[string]any{"id": "cc"}, wantErr: true, want: []string{"invalid input"}},
+		{name: "show too short", tool: ToolShow, args: map[string]any{"id": "cc"}, wantErr: true, want: []string{"invalid input", "memory_list"}, notWant: []string{"git mem"}},
 		{name: "show empty", tool: ToolShow, args: map[string]any{"id": ""}, wantErr: true, want: []string{"give the id"}},
 		{name: "revise", tool: ToolRevise, args: map[string]any{"id": "$A", "text": "Stripe refunds are issued only by the webhook handler (server/billing/webhook.go)"}, want: []string{"Revised"}},
 		{name: "revise same", tool: ToolRevise, args: map[string]any{"id": "$A", "text": "Stripe refunds are issued only by the webhook handler (server/billing/webhook.go)"}, wantErr: true, want: []string{"same as the current"}},
