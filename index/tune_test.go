@@ -1,0 +1,90 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// Tuning helpers, skipped unless asked for. They look at the tune split only:
+// the holdout split stays unseen while ranking parameters are chosen.
+//
+//	GIT_MEM_TUNE=paraphrase go test ./index/ -run TestTuneQueries -v   (or developer, offtopic, superseded, all)
+//	GIT_MEM_TUNE_SWEEP=1 go test ./index/ -run TestTuneSweep -v
+
+// TestTuneQueries prints, for each tune query of a kind, its terms, the top
+// candidates' relevance and where the expected memories rank (marked *).
+func TestTuneQueries(t *testing.T) {
+	kind := os.Getenv("GIT_MEM_TUNE")
+	if kind == "" {
+		t.Skip("set GIT_MEM_TUNE to a query kind or all")
+	}
+	ds, _ := LoadDataset(evalDir())
+	repo := gitstore.NewMemoryRepo()
+	repo.Now = func() time.Time { return evalEpoch }
+	set := gitstore.NewSet(repo)
+	st, _ := set.Writable(gitstore.ScopeProject)
+	ctx := context.Background()
+	if err := ds.Load(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	keyOf := map[string]string{}
+	for _, m := range ds.Memories {
+		keyOf[docKey("project", evalID(m.Key))] = m.Key
+	}
+	entries, _ := readEntries(ctx, set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
+	c := newScanCorpus(entries, analyzer{})
+	for _, q := range ds.Queries {
+		if q.Split != "tune" || (kind != "all" && q.Kind != kind) {
+			continue
+		}
+		terms := QueryTerms(q.Query)
+		cands, _ := score(c, terms, &config{floor: 1e-9}) // no pruning: show everything
+		sort.Slice(cands, func(i, j int) bool { return cands[i].rel > cands[j].rel })
+		exp := map[string]bool{}
+		for _, e := range q.Expect {
+			exp[e] = true
+		}
+		line := fmt.Sprintf("%s %q %v\n   ", q.Kind, q.Query, terms)
+		for i, cd := range cands {
+			k := keyOf[c.list[cd.doc].key]
+			if i < 4 || exp[k] {
+				mark := ""
+				if exp[k] {
+					mark = "*"
+				}
+				line += fmt.Sprintf(" %s%s=%.2f@%d", mark, k, cd.rel, i+1)
+			}
+		}
+		t.Log(line)
+	}
+}
+
+// TestTuneSweep prints the tune-split rates over a grid of floors.
+func TestTuneSweep(t *testing.T) {
+	if os.Getenv("GIT_MEM_TUNE_SWEEP") == "" {
+		t.Skip("set GIT_MEM_TUNE_SWEEP=1")
+	}
+	ds, err := LoadDataset(evalDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, capv := range []float64{1.0, 1.5} {
+		for _, groups := range []int{1, 2} {
+			for _, floor := range []float64{0.22, 0.25, 0.28, 0.31, 0.34, 0.38, 0.42} {
+				rep, err := runEvalCfg(ds, &config{floor: floor, groupCap: capv, minGroups: groups})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("cap %.1f minGroups %d floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d)",
+					capv, groups, floor, rep.Row("developer", "tune").Rate, rep.Row("paraphrase", "tune").Rate,
+					rep.Row("offtopic", "tune").Rate, rep.Row("superseded", "tune").Rate, rep.Row("superseded", "tune").Forbidden)
+			}
+		}
+	}
+}
