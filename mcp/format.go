@@ -15,7 +15,7 @@ type MemoryOut struct {
 	ID           string     `json:"id" jsonschema:"short id (a unique prefix); pass it to the tools that take an id"`
 	FullID       string     `json:"full_id"`
 	Type         string     `json:"type"`
-	Text         string     `json:"text"`
+	Text         string     `json:"text,omitempty" jsonschema:"the memory's text; left out in lists (memory_recall, memory_list), whose text field shows it"`
 	Tags         []string   `json:"tags,omitempty"`
 	Paths        []string   `json:"paths,omitempty"`
 	Source       string     `json:"source" jsonschema:"user, verified or inferred"`
