@@ -113,6 +113,12 @@ func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) 
 	if install && target.Binary == "" {
 		target.Binary = defaultBinary()
 	}
+	if install && hooks.NormalizeAgent(o.agent) == hooks.Codex {
+		// Codex runs only trusted hooks: ask codex for their hashes and record them
+		if bin, err := exec.LookPath("codex"); err == nil {
+			target.CodexBin, target.Env = bin, os.Environ()
+		}
+	}
 	var rep *hooks.Report
 	if install {
 		rep, err = hooks.Install(ctx, target)

@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-mem/git-mem/hooks"
 )
 
 // Hook tests: after git mem install, the agents' own hook machinery runs
@@ -100,9 +103,25 @@ func TestHooksClaudeThenCodex(t *testing.T) {
 	t.Logf("session note:\n%s", ms[0].Text)
 
 	// Codex, with git-mem installed in its user config ($CODEX_HOME)
+	// (codex on PATH: install records hook trust through codex app-server)
 	codexHome := t.TempDir()
-	out = gm(t, repo, codexHome, []string{"CODEX_HOME=" + filepath.Join(codexHome, ".codex")}, "install", "codex", "--user", "--binary", "git-mem")
+	codexDir := filepath.Join(codexHome, ".codex")
+	codexPath := "PATH=" + GitMemDir + string(os.PathListSeparator) + filepath.Dir(Codex(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
+	out = gm(t, repo, codexHome, []string{"CODEX_HOME=" + codexDir, codexPath}, "install", "codex", "--user", "--binary", "git-mem")
 	t.Logf("git mem install codex --user:\n%s", out)
+	listed, err := hooks.ListCodexHooks(context.Background(), Codex(t), cleanEnv(codexHome, []string{"CODEX_HOME=" + codexDir}), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := 0
+	for _, h := range listed {
+		if hooks.IsOwnCommand(h.Command) && h.TrustStatus == "trusted" {
+			trusted++
+		}
+	}
+	if trusted != 4 {
+		t.Fatalf("codex trusts %d of git-mem's 4 hooks: %+v", trusted, listed)
+	}
 	model = StartModel(t, CallTools())
 	res = RunCodex(t, Run{Dir: repo, Home: codexHome, Prompt: "Continue where the last session stopped.", Model: model})
 	if res.Err != nil {

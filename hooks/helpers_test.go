@@ -38,7 +38,7 @@ func isolate(t *testing.T) {
 	t.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	out, err := cmd.CombinedOutput()
@@ -47,7 +47,7 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 // newRepo makes a repository on branch main, with one commit unless empty.
-func newRepo(t *testing.T, empty bool) string {
+func newRepo(t testing.TB, empty bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
@@ -61,14 +61,14 @@ func newRepo(t *testing.T, empty bool) string {
 	return dir
 }
 
-func write(t *testing.T, dir, name, text string) {
+func write(t testing.TB, dir, name, text string) {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 }
 
-func openSet(t *testing.T, dir string) *gitstore.Set {
+func openSet(t testing.TB, dir string) *gitstore.Set {
 	t.Helper()
 	set, err := gitstore.OpenSet(dir)
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ type seedMem struct {
 }
 
 // seed writes memories in one commit and returns their ids in order.
-func seed(t *testing.T, dir string, mems ...seedMem) []string {
+func seed(t testing.TB, dir string, mems ...seedMem) []string {
 	t.Helper()
 	set := openSet(t, dir)
 	st := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject)

@@ -30,6 +30,11 @@ type InstallOptions struct {
 	Home, CodexHome string
 	// Binary is the command that runs git-mem ("git-mem" when empty).
 	Binary string
+	// CodexBin, when set, is the codex program used to record trust for
+	// git-mem's Codex hooks (codex app-server hooks/list); Env is the
+	// environment it runs with.
+	CodexBin string
+	Env      []string
 }
 
 // FileChange is what an install or uninstall did to one file.
@@ -321,8 +326,34 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		}
 		rep.Files = append(rep.Files, fc)
 	}
-	if install && o.Agent == Codex {
-		rep.Notes = append(rep.Notes, CodexTrustNote(hooksPath))
+	if o.Agent == Codex {
+		trustPath := filepath.Join(o.codexHome(), "config.toml")
+		if !install {
+			if changed, err := UntrustCodexHooks(o.codexHome(), hooksPath); err != nil {
+				return rep, err
+			} else if changed {
+				rep.Files = append(rep.Files, FileChange{Path: trustPath, Action: "updated", What: "hook trust"})
+			}
+			return rep, nil
+		}
+		if o.CodexBin == "" {
+			rep.Notes = append(rep.Notes, CodexTrustNote(hooksPath))
+			return rep, nil
+		}
+		cwd := o.Root
+		if cwd == "" {
+			cwd = o.Home
+		}
+		keys, err := TrustCodexHooks(ctx, o.CodexBin, o.codexHome(), o.Env, cwd)
+		if err != nil {
+			why := err.Error()
+			if errors.Is(err, gitstore.ErrNotFound) && !o.User {
+				why = "codex does not load " + filepath.Dir(hooksPath) + " yet: it reads a project's .codex only once you trusted the project (codex asks when it first starts there); then run git mem install codex again, or install with --user"
+			}
+			rep.Notes = append(rep.Notes, "could not record hook trust with codex: "+why+". "+CodexTrustNote(hooksPath))
+			return rep, nil
+		}
+		rep.Files = append(rep.Files, FileChange{Path: trustPath, Action: "updated", What: fmt.Sprintf("trust for %d hooks", len(keys))})
 	}
 	return rep, nil
 }

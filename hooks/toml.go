@@ -27,7 +27,12 @@ func tomlSections(lines []string) []tomlSection {
 	for i, l := range lines {
 		if m := tomlHeader.FindStringSubmatch(l); m != nil {
 			if len(out) > 0 {
-				out[len(out)-1].end = i
+				// comment lines right above a header belong to it
+				end := i
+				for end > out[len(out)-1].start+1 && strings.HasPrefix(strings.TrimSpace(lines[end-1]), "#") {
+					end--
+				}
+				out[len(out)-1].end = end
 			}
 			out = append(out, tomlSection{name: m[1], start: i, end: len(lines)})
 		}
