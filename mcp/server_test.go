@@ -518,3 +518,28 @@ func TestFreshness(t *testing.T) {
 	_, err = os.Stat(index.Dir(set))
 	require.NoError(t, err, "recall built the index")
 }
+
+// TestPanicIsToolError: a bug in one call becomes a tool error; the server
+// keeps serving.
+func TestPanicIsToolError(t *testing.T) {
+	dir := newRepo(t)
+	s := New(Options{Dir: dir})
+	sdkmcp.AddTool(s.sdk, &sdkmcp.Tool{Name: "boom"}, handle(s, func(ctx context.Context, c *call, in StatsInput) (string, StatsOutput, error) {
+		panic("kaboom")
+	}))
+	ctx := context.Background()
+	st, ct := sdkmcp.NewInMemoryTransports()
+	ss, err := s.sdk.Connect(ctx, st, nil)
+	require.NoError(t, err)
+	defer ss.Close()
+	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "x", Version: "1"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "boom", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Contains(t, resultText(res), "internal error in git-mem (kaboom)")
+	res, err = cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: ToolStats, Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, resultText(res))
+}

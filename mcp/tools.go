@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -291,8 +292,15 @@ type handler[In, Out any] func(ctx context.Context, c *call, in In) (string, Out
 // handle adapts a handler to the SDK: it resolves the scope (asking the
 // client for its roots when needed), opens the stores and wraps the answer.
 func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In, Out] {
-	return func(ctx context.Context, req *sdkmcp.CallToolRequest, in In) (*sdkmcp.CallToolResult, Out, error) {
+	return func(ctx context.Context, req *sdkmcp.CallToolRequest, in In) (res *sdkmcp.CallToolResult, out Out, err error) {
 		var zero Out
+		defer func() {
+			// a bug in one call must not take the server (and the agent's memory tools) down
+			if p := recover(); p != nil {
+				s.o.Logger.Error("tool call panicked", "panic", p, "stack", string(debug.Stack()))
+				res, out, err = nil, zero, fmt.Errorf("internal error in git-mem (%v); nothing more is known, the call may or may not have been applied: check with memory_list before retrying", p)
+			}
+		}()
 		c, ask, err := s.open(ctx, req)
 		if err != nil || ask != nil {
 			return ask, zero, err
