@@ -95,7 +95,7 @@ func Save(ctx context.Context, set *gitstore.Set, w gitstore.Writer, in HandoffI
 		Type: gitstore.TypeHandoff, Text: text, Tags: tags, Source: gitstore.SourceInferred,
 		Anchor: anchor,
 	}
-	if prev != nil && prev.Scope() == gitstore.ScopeProject {
+	if prev != nil { // Handoffs reads refs/memory/main only
 		n.Supersedes = prev.ID
 	}
 	st := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject)

@@ -1,0 +1,64 @@
+package cmd_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/cmd"
+)
+
+// runStdin runs one command line with stdin and an environment.
+func (sb *sandbox) runStdin(stdin string, env map[string]string, args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	e := &cmd.Env{
+		Streams: cmd.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb},
+		Dir:     sb.home, // hooks take the repository from the payload, never from here
+		Getenv:  func(k string) string { return env[k] },
+		Now:     func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+	}
+	code := cmd.Run(context.Background(), e, args)
+	return out.String(), errb.String(), code
+}
+
+func TestCLIHookAlwaysExitsZero(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	sb.git("commit", "-q", "--allow-empty", "-m", "init")
+	mustRun(t, sb, "add", "--type", "preference", "--", "Prefer small pull requests")
+	start, _ := json.Marshal(map[string]any{"session_id": "c1", "cwd": sb.repo, "hook_event_name": "SessionStart", "source": "startup", "transcript_path": "/t.jsonl"})
+	cursor, _ := json.Marshal(map[string]any{"conversation_id": "c2", "workspace_roots": []string{sb.repo}, "hook_event_name": "sessionStart"})
+	cases := []struct {
+		name, stdin string
+		args        []string
+		env         map[string]string
+		want        string // in stdout; "" means stdout must be empty
+	}{
+		{"session start", string(start), []string{"hook", "session-start"}, nil, `"hookEventName":"SessionStart"`},
+		{"cursor", string(cursor), []string{"hook", "session-start"}, nil, `"additional_context"`},
+		{"garbage", "}{", []string{"hook", "prompt"}, nil, ""},
+		{"empty", "", []string{"hook", "session-end"}, nil, ""},
+		{"unknown event", string(start), []string{"hook", "post-everything"}, nil, ""},
+		{"no event", string(start), []string{"hook"}, nil, ""},
+		{"unknown flag", string(start), []string{"hook", "stop", "--future-flag"}, nil, ""},
+		{"debug to stderr only", "x", []string{"hook", "prompt"}, map[string]string{"GIT_MEM_DEBUG": "1"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, code := sb.runStdin(c.stdin, c.env, c.args...)
+			require.Equal(t, 0, code)
+			if c.want == "" {
+				require.Empty(t, out)
+				return
+			}
+			require.Contains(t, out, c.want)
+			require.True(t, json.Valid([]byte(out)))
+			require.Contains(t, out, "Prefer small pull requests")
+		})
+	}
+}

@@ -1,0 +1,35 @@
+package cmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCLIInstallUninstall(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	sb.git("commit", "-q", "--allow-empty", "-m", "init")
+	for _, agent := range []string{"claude", "codex", "gemini", "cursor"} {
+		t.Run(agent, func(t *testing.T) {
+			out := mustRun(t, sb, "install", agent, "--binary", "git-mem")
+			require.Contains(t, out, "git-mem installed for "+agent+" (project scope)")
+			out = mustRun(t, sb, "install", agent, "--binary", "git-mem")
+			require.NotContains(t, out, "created")
+			doctor, _, _ := sb.run("doctor", "--offline")
+			require.Contains(t, doctor, "agent "+agent+" (project)")
+			out = mustRun(t, sb, "uninstall", agent)
+			require.Contains(t, out, "removed")
+		})
+	}
+	entries, err := os.ReadDir(sb.repo)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.Equal(t, ".git", e.Name(), "uninstall left %s behind", filepath.Join(sb.repo, e.Name()))
+	}
+	_, errOut, code := sb.run("install", "vim")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "unknown agent")
+}
