@@ -166,7 +166,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 // and re-ranked per result wanted (at least minCandidates).
 const (
 	candidatesPerResult = 5
-	minCandidates       = 50
+	minCandidates       = 30
 )
 
 func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
