@@ -49,7 +49,7 @@ func BenchmarkHookCost(b *testing.B) {
 	}
 
 	n := max(b.N, 10)
-	var tNoop, tStart, tPrompt []time.Duration
+	var tNoop, tBare, tStart, tPrompt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < n; i++ {
 		sid := fmt.Sprintf("bench-%d", i)
@@ -58,6 +58,9 @@ func BenchmarkHookCost(b *testing.B) {
 		d, err := spawn(noop, nil, start)
 		must(b, err)
 		tNoop = append(tNoop, d)
+		d, err = spawn(gitMem, []string{"hook", "session-start"}, "")
+		must(b, err)
+		tBare = append(tBare, d)
 		d, err = spawn(gitMem, []string{"hook", "session-start", "--agent", "claude"}, start)
 		must(b, err)
 		tStart = append(tStart, d)
@@ -66,14 +69,15 @@ func BenchmarkHookCost(b *testing.B) {
 		tPrompt = append(tPrompt, d)
 	}
 	b.StopTimer()
-	mn, ms, mp := median(tNoop), median(tStart), median(tPrompt)
+	mn, mb, ms, mp := median(tNoop), median(tBare), median(tStart), median(tPrompt)
 	b.ReportMetric(float64(mn.Microseconds())/1000, "noop-ms")
+	b.ReportMetric(float64(mb.Microseconds())/1000, "bare-ms")
 	b.ReportMetric(float64(ms.Microseconds())/1000, "start-ms")
 	b.ReportMetric(float64(mp.Microseconds())/1000, "prompt-ms")
 	b.ReportMetric(float64(ms)/float64(mn), "start/noop")
 	b.ReportMetric(float64(mp)/float64(mn), "prompt/noop")
-	fmt.Fprintf(os.Stderr, "hook cost at 10,000 memories, median of %d runs each (interleaved):\n  no-op Go binary  %8.1f ms\n  session-start    %8.1f ms  (%.1fx no-op)\n  prompt           %8.1f ms  (%.1fx no-op)\n",
-		n, ms2(mn), ms2(ms), float64(ms)/float64(mn), ms2(mp), float64(mp)/float64(mn))
+	fmt.Fprintf(os.Stderr, "hook cost at 10,000 memories, median of %d runs each (interleaved):\n  no-op Go binary               %8.1f ms\n  git-mem started, empty stdin  %8.1f ms  (%.1fx no-op: process start and package init)\n  session-start                 %8.1f ms  (%.1fx no-op)\n  prompt                        %8.1f ms  (%.1fx no-op)\n",
+		n, ms2(mn), ms2(mb), float64(mb)/float64(mn), ms2(ms), float64(ms)/float64(mn), ms2(mp), float64(mp)/float64(mn))
 	if log := filepath.Join(dir, ".git", "mem", "hooks.log"); fileHas(log) {
 		data, _ := os.ReadFile(log)
 		fmt.Fprintf(os.Stderr, "hooks.log:\n%s", data)
