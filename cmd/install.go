@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/index"
 )
 
 type installOptions struct {
@@ -208,8 +209,25 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 	}
 	if set != nil && set.Repo != nil && set.Repo.CommonDir != "" {
 		out = append(out, recentHookErrors(hooks.LogPath(set.Repo), env.Now()))
+		out = append(out, indexState(set))
 	}
 	return out
+}
+
+// indexState says whether the recall index exists: it is a cache brought up
+// to date by every read, but building it from nothing takes a while, which
+// a hook's deadline may not allow on a large store.
+func indexState(set *gitstore.Set) gitstore.Finding {
+	f := gitstore.Finding{Check: "index", Status: gitstore.FindingOK}
+	dir := index.Dir(set)
+	st, err := os.Stat(dir)
+	if err != nil {
+		f.Status, f.Message = gitstore.FindingInfo, "the recall index is not built yet; the first recall or hook builds it"
+		f.Fix = "git mem reindex (builds it now, so the first session's hooks stay fast)"
+		return f
+	}
+	f.Message = fmt.Sprintf("recall index at %s (changed %s); every read brings it up to date with the memory refs", dir, st.ModTime().UTC().Format(time.RFC3339))
+	return f
 }
 
 // recentHookErrors reports the hook errors logged in the last day.
