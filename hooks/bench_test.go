@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,12 @@ func BenchmarkHookCost(b *testing.B) {
 		b.Fatal(err)
 	}
 
+	// runs of each command: GIT_MEM_BENCH_RUNS (scripts/bench-hooks.sh sets
+	// it and runs the benchmark once), else b.N, at least 10
 	n := max(b.N, 10)
+	if v, err := strconv.Atoi(os.Getenv("GIT_MEM_BENCH_RUNS")); err == nil && v > 0 {
+		n = v
+	}
 	var tNoop, tBare, tStart, tPrompt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < n; i++ {
