@@ -377,3 +377,18 @@ func TestDetectAgent(t *testing.T) {
 		})
 	}
 }
+
+func TestHookLogIsCapped(t *testing.T) {
+	isolate(t)
+	dir := newRepo(t, false)
+	logPath := filepath.Join(dir, ".git", "mem", "hooks.log")
+	require.NoError(t, os.MkdirAll(filepath.Dir(logPath), 0o755))
+	require.NoError(t, os.WriteFile(logPath, []byte(strings.Repeat("old error line\n", 20000)), 0o644))
+	o := run(t, "no-such-event", "claude", payload("claude", "PreToolUse", "s9", dir, nil))
+	require.Error(t, o.Err)
+	st, err := os.Stat(logPath)
+	require.NoError(t, err)
+	require.Less(t, st.Size(), int64(1024), "the full log was rotated away")
+	require.FileExists(t, logPath+".1")
+	require.Contains(t, logText(t, dir), "unknown hook event")
+}
