@@ -249,6 +249,13 @@ func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, re
 	if st != nil {
 		idx, err = openBleve(e.dir, false)
 		if errors.Is(err, ErrBusy) {
+			// another process may be bringing it up to date right now: when
+			// it has, share the result read-only
+			if st2 := readState(e.dir); st2 != nil && sameTips(st2.Tips, tips) {
+				if idx, err2 := openBleve(e.dir, true); err2 == nil {
+					return idx, st2, false, nil
+				}
+			}
 			return nil, nil, false, err
 		}
 		if err == nil {

@@ -2,14 +2,18 @@ package index
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 // holdEnv makes the test binary a helper process that holds an index open
@@ -95,4 +99,38 @@ func TestRecallAfterTheHolderExits(t *testing.T) {
 	res := r.recall("deploy previews cloudflare pages")
 	require.Equal(t, "index", res.Source, res.Fallback)
 	require.Equal(t, m.ID, res.Hits[0].Memory.ID)
+}
+
+// TestConcurrentRecallsAndWrites: recalls racing each other and a writer
+// never fail, and once the writes stop the index and the scan agree.
+func TestConcurrentRecallsAndWrites(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 6; i++ {
+				if _, err := Recall(ctx, r.set, Options{Query: "deploy api playwright timeout", Now: testNow}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		_, err := r.main.Add(ctx, gitstore.Writer{Agent: "test"}, gitstore.NewMemory{Text: fmt.Sprintf("Concurrent note %d: the deploy api job number %d uses playwright timeout %d.", i, i*7, i*13)})
+		require.NoError(t, err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	a := r.recall("deploy api playwright timeout concurrent note")
+	b := r.recall("deploy api playwright timeout concurrent note", func(o *Options) { o.NoIndex = true })
+	require.Equal(t, "index", a.Source, a.Fallback)
+	require.Equal(t, ids(b), ids(a))
 }

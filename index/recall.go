@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -145,7 +147,9 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if err != nil {
 		var busy bool
 		if busy = errors.Is(err, ErrBusy); !busy && res.Source == "index" {
-			// a damaged index answered badly: retry by scanning
+			// a damaged index answered badly: forget its state so that the
+			// next recall rebuilds it, and answer by scanning
+			os.Remove(filepath.Join(dir, stateFile))
 			o.NoIndex = true
 			r2, err2 := Recall(ctx, set, o)
 			if err2 == nil {
