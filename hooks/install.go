@@ -281,7 +281,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install)})
 		}
 	}
-	if p := sp.instrFile(o); p != "" {
+	if p := sp.instrFile(o); p != "" && (install || !sharedInstructions(o, p)) {
 		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
 			if install {
 				return SetInstructions(old), nil
@@ -803,4 +803,24 @@ func CommandBinary(cmd string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// sharedInstructions reports whether another agent still installed in the
+// same scope reads the instruction file (Codex and Cursor share AGENTS.md),
+// so uninstalling one keeps the block.
+func sharedInstructions(o InstallOptions, path string) bool {
+	for _, a := range Agents {
+		if a == NormalizeAgent(o.Agent) {
+			continue
+		}
+		o2 := o
+		o2.Agent = a
+		if specs[a].instrFile(o2) != path {
+			continue
+		}
+		if in, err := Inspect(o2); err == nil && (in.Hooks || in.MCP) {
+			return true
+		}
+	}
+	return false
 }

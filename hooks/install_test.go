@@ -288,3 +288,24 @@ func TestIsOwnCommand(t *testing.T) {
 		require.Equal(t, want, hooks.IsOwnCommand(cmd), cmd)
 	}
 }
+
+func TestUninstallKeepsSharedInstructions(t *testing.T) {
+	isolate(t)
+	root := t.TempDir()
+	ctx := context.Background()
+	o := func(agent string) hooks.InstallOptions {
+		return hooks.InstallOptions{Agent: agent, Root: root, Home: t.TempDir(), Binary: "git-mem"}
+	}
+	for _, a := range []string{hooks.Codex, hooks.Cursor} {
+		_, err := hooks.Install(ctx, o(a))
+		require.NoError(t, err)
+	}
+	_, err := hooks.Uninstall(ctx, o(hooks.Cursor))
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "AGENTS.md"))
+	require.NoError(t, err, "Codex still reads AGENTS.md")
+	require.Contains(t, string(data), hooks.InstructionsBegin)
+	_, err = hooks.Uninstall(ctx, o(hooks.Codex))
+	require.NoError(t, err)
+	require.NoFileExists(t, filepath.Join(root, "AGENTS.md"))
+}
