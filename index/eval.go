@@ -197,7 +197,8 @@ type EvalOptions struct {
 	// otherwise the store is in memory and scanned.
 	Dir string
 	// Ablation switches parts off: "stem", "split", "thesaurus", "rerank"
-	// (comma-separated); it implies scanning.
+	// (trust, recency and boosts), "floor" (relevance floor and the
+	// two-matched-terms rule); comma-separated; it implies scanning.
 	Ablation string
 	// Floor overrides DefaultFloor (0 keeps it).
 	Floor float64
@@ -237,9 +238,11 @@ func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, erro
 				cfg.noThesaurus = true
 			case "rerank":
 				cfg.noRerank = true
+			case "floor":
+				cfg.floor, cfg.minGroups = 1e-9, 1
 			case "":
 			default:
-				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus or rerank", gitstore.ErrInvalid, a)
+				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, rerank or floor", gitstore.ErrInvalid, a)
 			}
 		}
 	}
@@ -450,15 +453,16 @@ var Ablations = []struct{ Name, Off string }{
 	{"no identifier/path splitting", "split"},
 	{"no thesaurus", "thesaurus"},
 	{"no trust/recency re-ranking", "rerank"},
-	{"none of these", "stem,split,thesaurus,rerank"},
+	{"no relevance floor", "floor"},
+	{"none of stem, split, thesaurus, rerank", "stem,split,thesaurus,rerank"},
 }
 
 // FormatAblation renders one line per ablation: recall@3 per kind (all splits).
 func FormatAblation(names []string, reps []*EvalReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-30s %-10s %-10s %-10s %-10s\n", "variant", "developer", "paraphrase", "offtopic", "superseded")
+	fmt.Fprintf(&b, "%-38s %-10s %-10s %-10s %-10s\n", "variant", "developer", "paraphrase", "offtopic", "superseded")
 	for i, rep := range reps {
-		fmt.Fprintf(&b, "%-30s %-10.2f %-10.2f %-10.2f %-10.2f\n", names[i],
+		fmt.Fprintf(&b, "%-38s %-10.2f %-10.2f %-10.2f %-10.2f\n", names[i],
 			rep.Row("developer", "all").Rate, rep.Row("paraphrase", "all").Rate,
 			rep.Row("offtopic", "all").Rate, rep.Row("superseded", "all").Rate)
 	}
