@@ -1,9 +1,11 @@
 package hooks_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -295,22 +297,18 @@ func TestIndexLockedByAnotherProcess(t *testing.T) {
 	set := openSet(t, dir)
 	_, err := index.Recall(context.Background(), set, index.Options{Query: "stripe webhook"})
 	require.NoError(t, err)
-	var locked []*os.File
+	// another process holds each of the index's bolt files, as a writer would
+	var bolts []string
 	filepath.Walk(index.Dir(set), func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".bolt") {
-			f, err := os.OpenFile(p, os.O_RDWR, 0)
-			require.NoError(t, err)
-			require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
-			locked = append(locked, f)
+			bolts = append(bolts, p)
 		}
 		return nil
 	})
-	require.NotEmpty(t, locked)
-	defer func() {
-		for _, f := range locked {
-			f.Close()
-		}
-	}()
+	require.NotEmpty(t, bolts)
+	for _, p := range bolts {
+		holdLock(t, p)
+	}
 	start := time.Now()
 	o := run(t, "prompt", "codex", payload("codex", "UserPromptSubmit", "s7", dir, map[string]any{"prompt": "how are stripe webhook signatures verified", "turn_id": "t1"}))
 	require.Less(t, time.Since(start), 2500*time.Millisecond)
@@ -391,4 +389,26 @@ func TestHookLogIsCapped(t *testing.T) {
 	require.Less(t, st.Size(), int64(1024), "the full log was rotated away")
 	require.FileExists(t, logPath+".1")
 	require.Contains(t, logText(t, dir), "unknown hook event")
+}
+
+// holdLock has another process take an exclusive flock on path until the
+// test ends (in this process when the flock command is missing).
+func holdLock(t *testing.T, path string) {
+	t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		require.NoError(t, err)
+		require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+		t.Cleanup(func() { f.Close() })
+		return
+	}
+	cmd := exec.Command("flock", "-x", path, "-c", "echo locked; exec sleep 60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, to end it with its child
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "locked\n", line)
 }
