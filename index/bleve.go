@@ -394,6 +394,7 @@ func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error)
 	if err := os.MkdirAll(filepath.Dir(e.dir), 0o755); err != nil {
 		return nil, err
 	}
+	removeLeftovers(e.dir)
 	tmp := fmt.Sprintf("%s.tmp-%d-%d", e.dir, os.Getpid(), rand.Uint32())
 	idx, err := bleve.NewUsing(tmp, newMapping(), scorch.Name, scorch.Name, nil)
 	if err != nil {
@@ -460,6 +461,20 @@ func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error)
 		progress(0, 0)
 	}
 	return st, nil
+}
+
+// removeLeftovers deletes the temporary and replaced index directories that
+// a killed rebuild left behind (older than ten minutes, so that a rebuild in
+// progress in another process is left alone).
+func removeLeftovers(dir string) {
+	for _, pat := range []string{dir + ".tmp-*", dir + ".old-*"} {
+		matches, _ := filepath.Glob(pat)
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
+				os.RemoveAll(m)
+			}
+		}
+	}
 }
 
 // bleveCorpus scores against an open index.

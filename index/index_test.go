@@ -370,3 +370,22 @@ func TestAsOf(t *testing.T) {
 	require.Len(t, res.Hits, 1)
 	require.NotEqual(t, old.ID, res.Hits[0].Memory.ID)
 }
+
+func TestRebuildRemovesLeftovers(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	dir := Dir(r.set)
+	require.NoError(t, os.MkdirAll(filepath.Dir(dir), 0o755))
+	old := dir + ".tmp-1-2"
+	fresh := dir + ".tmp-3-4"
+	require.NoError(t, os.MkdirAll(old, 0o755))
+	require.NoError(t, os.MkdirAll(fresh, 0o755))
+	long := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(old, long, long))
+	_, err := Rebuild(context.Background(), r.set, nil)
+	require.NoError(t, err)
+	_, err = os.Stat(old)
+	require.True(t, os.IsNotExist(err), "a killed rebuild's directory is removed")
+	_, err = os.Stat(fresh)
+	require.NoError(t, err, "a rebuild that may be in progress is left alone")
+}
