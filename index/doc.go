@@ -27,6 +27,12 @@
 // See analyze.go (analysis: splitting, stopwords, stemming, at most
 // MaxQueryTerms terms, never query syntax), thesaurus.txt (synonyms) and
 // rank.go (normalized BM25 x trust x recency x boosts, one relevance floor).
+// The analysis is done here, not by bleve: documents are indexed as
+// pre-analyzed terms (whitespace tokenizer only), and scoring reads bleve's
+// postings (term frequency, field length) and document counts, so the index
+// and the fallback scan compute the very same numbers. Terms are scored
+// rarest first; once the remaining terms cannot lift a new document over the
+// floor, only the documents already found are looked up (MaxScore pruning).
 // Injectable tells a prompt hook whether a prompt has enough terms to
 // inject anything.
 //
