@@ -131,4 +131,7 @@ func TestHooksClaudeThenCodex(t *testing.T) {
 	if len(got) == 0 || got[0].N != 0 || !got[0].Contains(hookFact) {
 		t.Fatalf("the first Codex request lacks the handoff and the memory\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
 	}
+	if log := hooksLog(repo); log != "" {
+		t.Errorf("the hooks logged errors in real sessions:\n%s", log)
+	}
 }
