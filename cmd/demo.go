@@ -111,7 +111,7 @@ func runDemo(ctx context.Context, env *Env, o *demoOptions) error {
 	}
 
 	step("Thursday: a Codex session starts in the same repository and asks its questions")
-	if _, err := mem("recall", "--", "how do we deploy to production?"); err != nil {
+	if _, err := mem("recall", "--", "how do we deploy?"); err != nil {
 		return err
 	}
 	if _, err := mem("recall", "--", `why does requireAdmin fail with ERR_NO_SESSION in server/auth.ts`); err != nil {
