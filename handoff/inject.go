@@ -88,7 +88,7 @@ type StartResult struct {
 // the branch, then preferences and pinned memories, then the memories most
 // relevant to the branch and the files being changed — each with id, trust
 // and author — framed as recorded evidence, not instructions, within the
-// cap and ending "N more memories: call memory_recall" when anything was
+// cap and ending "N more memories — call memory_recall" when anything was
 // left out. Memories under the injection floor (trust 0.40) and, unless
 // asked for, memories written by subagents are never included.
 func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*StartResult, error) {
@@ -267,7 +267,7 @@ func (res *StartResult) pack(o StartOptions, matched int) {
 	res.More = more
 	footer := ""
 	if more > 0 {
-		footer = fmt.Sprintf("%d more memories: %s", more, RecallHint)
+		footer = fmt.Sprintf("%d more memories — %s", more, RecallHint)
 	}
 	if len(res.IDs) > 0 {
 		res.Text = p.Text(footer)
@@ -351,7 +351,7 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 	res.More = max(r.Matched, len(res.Hits)) - len(res.IDs)
 	footer := ""
 	if res.More > 0 {
-		footer = fmt.Sprintf("%d more memories: %s", res.More, RecallHint)
+		footer = fmt.Sprintf("%d more memories — %s", res.More, RecallHint)
 	}
 	if len(res.IDs) > 0 {
 		res.Text = p.Text(footer)

@@ -340,7 +340,7 @@ func TestTenThousandMemories(t *testing.T) {
 	t.Logf("warm session-start at 10,000 memories: %v", time.Since(start))
 	text := injected(t, o)
 	require.LessOrEqual(t, utf8.RuneCountInString(text), handoff.StartChars)
-	require.Contains(t, text, "more memories: call memory_recall")
+	require.Contains(t, text, "more memories — call memory_recall")
 	o = run(t, "prompt", "claude", payload("claude", "UserPromptSubmit", "big", dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"}))
 	require.NoError(t, o.Err)
 	text = injected(t, o)
