@@ -389,3 +389,31 @@ func TestRebuildRemovesLeftovers(t *testing.T) {
 	_, err = os.Stat(fresh)
 	require.NoError(t, err, "a rebuild that may be in progress is left alone")
 }
+
+func TestTopByRelevance(t *testing.T) {
+	var cands []cand
+	for i, r := range []float64{0.1, 0.9, 0.5, 0.5, 0.7, 0.3, 0.5, 0.95, 0.2} {
+		cands = append(cands, cand{doc: uint64(i), rel: r})
+	}
+	cases := []struct {
+		k    int
+		want []uint64
+	}{
+		{1, []uint64{7}},
+		{3, []uint64{7, 1, 4}},
+		{4, []uint64{7, 1, 4, 2, 3, 6}}, // ties with the 4th are kept
+		{10, []uint64{7, 1, 4, 2, 3, 6, 5}},
+	}
+	for _, tc := range cases {
+		top, above := topByRelevance(cands, 0.25, tc.k)
+		var got []uint64
+		for _, c := range top {
+			got = append(got, c.doc)
+		}
+		require.Equal(t, 7, above, "0.1 and 0.2 are under the floor")
+		require.Equal(t, tc.want, got, "k=%d", tc.k)
+	}
+	top, above := topByRelevance(nil, 0.25, 5)
+	require.Empty(t, top)
+	require.Zero(t, above)
+}

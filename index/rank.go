@@ -383,27 +383,70 @@ func finalScore(rel float64, m *gitstore.Memory, o *Options, touched map[string]
 }
 
 // topByRelevance keeps the k most relevant candidates above the floor, plus
-// any tied with the last one, sorted by relevance.
+// any tied with the last one, sorted by relevance; above counts every
+// candidate over the floor. It selects with a k-sized heap, so a query
+// matching most of a large store does not sort all of it.
 func topByRelevance(cands []cand, floor float64, k int) (top []cand, above int) {
-	kept := cands[:0:0]
+	if k <= 0 {
+		k = 1
+	}
+	// min-heap of the k highest relevances seen
+	h := make([]float64, 0, k)
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && h[r] < h[l] {
+				m = r
+			}
+			if h[i] <= h[m] {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
 	for _, c := range cands {
-		if c.rel >= floor {
-			kept = append(kept, c)
+		if c.rel < floor {
+			continue
+		}
+		above++
+		switch {
+		case len(h) < k:
+			h = append(h, c.rel)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if h[p] <= h[i] {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
+		case c.rel > h[0]:
+			h[0] = c.rel
+			down(0)
 		}
 	}
-	sort.Slice(kept, func(i, j int) bool {
-		if kept[i].rel != kept[j].rel {
-			return kept[i].rel > kept[j].rel
+	if above == 0 {
+		return nil, 0
+	}
+	threshold := floor
+	if len(h) == k {
+		threshold = h[0]
+	}
+	for _, c := range cands {
+		if c.rel >= floor && c.rel >= threshold {
+			top = append(top, c)
 		}
-		return kept[i].doc < kept[j].doc
+	}
+	sort.Slice(top, func(i, j int) bool {
+		if top[i].rel != top[j].rel {
+			return top[i].rel > top[j].rel
+		}
+		return top[i].doc < top[j].doc
 	})
-	above = len(kept)
-	if len(kept) > k {
-		cut := k
-		for cut < len(kept) && kept[cut].rel == kept[k-1].rel {
-			cut++
-		}
-		kept = kept[:cut]
-	}
-	return kept, above
+	return top, above
 }
