@@ -164,3 +164,22 @@ func TestClaudeScopeFromRoots(t *testing.T) {
 		t.Fatalf("the server did not take its scope from Claude Code's roots:\n%s", out)
 	}
 }
+
+// TestClaudeDeferredTools: with Claude Code's default tool search, the model
+// first selects the git-mem tool, then calls it.
+func TestClaudeDeferredTools(t *testing.T) {
+	repo := NewRepo(t)
+	ClaudeMCP(t, repo)
+	model := StartModel(t, CallTools(
+		ToolCall{Name: "ToolSearch", Args: map[string]any{"query": "select:mcp__gitmem__memory_add"}},
+		ToolCall{Name: "mcp__gitmem__memory_add", Args: map[string]any{"text": "Release builds are cut from the release/* branches by CI only", "type": "convention"}},
+	))
+	res := RunClaude(t, Run{Dir: repo, Prompt: "Remember how releases are cut.", Model: model, Env: []string{"ENABLE_TOOL_SEARCH=true"}})
+	if res.Err != nil {
+		t.Fatalf("claude: %s\n%s", res, model.Dump())
+	}
+	if _, ok := model.ToolResult(CallToolsID(1)); !ok {
+		t.Fatalf("the deferred memory_add was never called\n%s\n%s", res, model.Dump())
+	}
+	requireCommit(t, repo, "Release builds are cut from the release/* branches by CI only", "claude-code")
+}
