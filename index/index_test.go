@@ -417,3 +417,57 @@ func TestTopByRelevance(t *testing.T) {
 	require.Empty(t, top)
 	require.Zero(t, above)
 }
+
+// TestPruningChangesNothing: scoring with MaxScore pruning finds exactly the
+// candidates over the floor, with the same relevance, as a full evaluation,
+// for every eval query, on the scan and on the bleve index.
+func TestPruningChangesNothing(t *testing.T) {
+	ds, err := LoadDataset(evalDir())
+	require.NoError(t, err)
+	r := newTestRepo(t)
+	require.NoError(t, ds.Load(context.Background(), r.main))
+	// generated memories make common words common, so that pruning (and
+	// seeking in the index's postings) really happens
+	genStore(t, r.main, 1500, 99)
+	entries, err := readEntries(context.Background(), r.set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
+	require.NoError(t, err)
+	scan := newScanCorpus(entries, analyzer{})
+	e := &engine{dir: Dir(r.set), stores: r.set.Stores()}
+	idx, st, _, err := e.openSynced(context.Background())
+	require.NoError(t, err)
+	defer idx.Close()
+	bc, err := newBleveCorpus(context.Background(), idx, st)
+	require.NoError(t, err)
+	defer bc.close()
+
+	over := func(c loader, cands []cand) map[string]float64 {
+		out := map[string]float64{}
+		for _, cd := range cands {
+			if cd.rel >= DefaultFloor {
+				key, err := c.external(cd.doc)
+				require.NoError(t, err)
+				out[key] = cd.rel
+			}
+		}
+		return out
+	}
+	queries := append([]string(nil), benchQueries...)
+	for _, q := range ds.Queries {
+		queries = append(queries, q.Query)
+	}
+	for _, q := range queries {
+		terms := QueryTerms(q)
+		full, err := score(scan, terms, &config{floor: 1e-9})
+		require.NoError(t, err)
+		want := over(scan, full)
+		for name, c := range map[string]loader{"scan": scan, "index": bc} {
+			pruned, err := score(c, terms, nil)
+			require.NoError(t, err)
+			got := over(c, pruned)
+			require.Equal(t, len(want), len(got), "%s: %q", name, q)
+			for k, v := range want {
+				require.InDelta(t, v, got[k], 1e-9, "%s: %q", name, q)
+			}
+		}
+	}
+}
