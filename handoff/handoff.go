@@ -129,7 +129,7 @@ func Handoffs(ctx context.Context, set *gitstore.Set) ([]*gitstore.Memory, error
 	if set == nil || set.Repo == nil {
 		return nil, nil
 	}
-	standing, _, _, err := startMemories(ctx, &gitstore.Set{Repo: set.Repo}, set.Repo.Now())
+	standing, _, _, err := startMemories(ctx, set, set.Repo.Now())
 	if err != nil {
 		return nil, err
 	}

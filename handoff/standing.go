@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -97,12 +98,8 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 			return nil, nil, nil, err
 		}
 	}
-	for scope := range c.Tips {
-		if !seen[scope] {
-			c.drop(scope)
-			changed = true
-		}
-	}
+	// a store this set does not see (the personal store, read by another
+	// caller) keeps its entries: they are filtered out below, not dropped
 	if len(c.Recent) < recentMin && changed {
 		// removals thinned the recent list: read it again in full
 		for _, st := range set.Stores() {
@@ -121,13 +118,19 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 		c.save(path)
 	}
 	for _, e := range c.Standing {
-		if !e.M.Retired(now) {
+		if seen[e.Scope] && !e.M.Retired(now) {
 			standing = append(standing, e)
 		}
 	}
 	for _, e := range c.Recent {
-		if !e.M.Retired(now) {
+		if seen[e.Scope] && !e.M.Retired(now) {
 			recentMs = append(recentMs, e)
+		}
+	}
+	subagent = map[string]bool{}
+	for k := range c.Subagent {
+		if seen[gitstore.Scope(k[:strings.Index(k, "/")])] {
+			subagent[k] = true
 		}
 	}
 	byNewest := func(xs []cachedMem) {
@@ -140,7 +143,7 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 	}
 	byNewest(standing)
 	byNewest(recentMs)
-	return standing, recentMs, c.Subagent, nil
+	return standing, recentMs, subagent, nil
 }
 
 // update brings one store's entries from commit old ("" or unknown: none)
