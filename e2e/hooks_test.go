@@ -135,3 +135,26 @@ func TestHooksClaudeThenCodex(t *testing.T) {
 		t.Errorf("the hooks logged errors in real sessions:\n%s", log)
 	}
 }
+
+// TestHooksPromptClaude: the UserPromptSubmit hook adds the memories that
+// match the prompt. The memory is a subagent's, which session start leaves
+// out, so only the prompt hook can have brought it.
+func TestHooksPromptClaude(t *testing.T) {
+	repo := NewRepo(t)
+	home := t.TempDir()
+	const fact = "The nightly export job writes CSV files to the exports bucket with gzip compression"
+	gm(t, repo, home, nil, "add", "--tag", "subagent:explore", "--", fact)
+	gm(t, repo, home, nil, "install", "claude", "--binary", "git-mem")
+	model := StartModel(t, CallTools())
+	res := RunClaude(t, Run{Dir: repo, Prompt: "Where does the nightly export job write its CSV files?", Model: model})
+	if res.Err != nil {
+		t.Fatalf("claude: %s\nhooks.log:\n%s\n%s", res, hooksLog(repo), model.Dump())
+	}
+	got := model.Find("anthropic", fact)
+	if len(got) == 0 || !got[0].Contains("UserPromptSubmit hook additional context: Recorded memories that may bear on this prompt") {
+		t.Fatalf("the prompt hook's memory did not reach the model\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
+	}
+	if log := hooksLog(repo); log != "" {
+		t.Errorf("the hooks logged errors:\n%s", log)
+	}
+}
