@@ -20,6 +20,9 @@ if ls index/*_test.go >/dev/null 2>&1 && grep -q '^func Benchmark' index/*_test.
 	go test ./index/ -run '^$' -bench . -benchtime "${RECALL_BENCHTIME:-20x}" -timeout 60m
 fi
 
+echo "== MCP tool calls at 10,000 memories (one stdio connection)"
+go test ./mcp/ -run '^$' -bench BenchmarkToolCall -benchtime 300x -timeout 30m
+
 echo "== sync of 1,000 new memories"
 go test ./gitstore/ -run '^$' -bench '^BenchmarkSyncThousandNew$' -benchtime 3x
 
