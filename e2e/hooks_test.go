@@ -158,3 +158,26 @@ func TestHooksPromptClaude(t *testing.T) {
 		t.Errorf("the hooks logged errors:\n%s", log)
 	}
 }
+
+// TestHooksPromptCodex is TestHooksPromptClaude with Codex (hooks installed
+// in its user config).
+func TestHooksPromptCodex(t *testing.T) {
+	repo := NewRepo(t)
+	home := t.TempDir()
+	const fact = "The ledger service rounds currency amounts with banker's rounding in ledger/round.go"
+	gm(t, repo, home, nil, "add", "--tag", "subagent:explore", "--", fact)
+	codexHome := t.TempDir()
+	gm(t, repo, codexHome, []string{"CODEX_HOME=" + filepath.Join(codexHome, ".codex")}, "install", "codex", "--user", "--binary", "git-mem")
+	model := StartModel(t, CallTools())
+	res := RunCodex(t, Run{Dir: repo, Home: codexHome, Prompt: "How does the ledger service round currency amounts?", Model: model})
+	if res.Err != nil {
+		t.Fatalf("codex: %s\nhooks.log:\n%s\n%s", res, hooksLog(repo), model.Dump())
+	}
+	got := model.Find("openai", "banker")
+	if len(got) == 0 || !got[0].Contains("Recorded memories that may bear on this prompt") {
+		t.Fatalf("the prompt hook's memory did not reach the model\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
+	}
+	if log := hooksLog(repo); log != "" {
+		t.Errorf("the hooks logged errors:\n%s", log)
+	}
+}
