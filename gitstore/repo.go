@@ -1,15 +1,14 @@
 package gitstore
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
@@ -190,8 +189,10 @@ func OpenPersonal(create bool) (r *Repo, created bool, err error) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return nil, false, fmt.Errorf("cannot create the personal store at %s: %w", dir, err)
 		}
-		if _, err := git.PlainInit(dir, true); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
-			return nil, false, fmt.Errorf("cannot create the personal store at %s: %w", dir, err)
+		// git itself initialises the store: linking go-git's porcelain for this
+		// alone would pull its transports into every start of the binary.
+		if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+			return nil, false, fmt.Errorf("cannot create the personal store at %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
 		}
 		created = true
 	}
