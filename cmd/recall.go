@@ -138,6 +138,9 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		opts.Branch = set.Repo.Head().Branch
 		opts.Touched, _ = set.Repo.WorktreeChanges(ctx)
 	}
+	if env.Terminal {
+		opts.Progress = indexProgress(env)
+	}
 	res, err := index.Recall(ctx, set, opts)
 	if err != nil {
 		return err
@@ -163,6 +166,22 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 	}
 	fmt.Fprint(env.Out, text)
 	return nil
+}
+
+// indexProgress reports on stderr how the first build of the search index
+// advances, so that a first recall in a large store does not look stuck.
+func indexProgress(env *Env) index.Progress {
+	shown := false
+	return func(done, total int) {
+		if total < 2000 && !shown {
+			return
+		}
+		shown = true
+		fmt.Fprintf(env.Err, "\rbuilding the search index: %d/%d memories", done, total)
+		if done == total {
+			fmt.Fprintln(env.Err)
+		}
+	}
 }
 
 // asOfTime reads --as-of: a time, a date, or a commit of the project memory

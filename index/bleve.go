@@ -222,8 +222,9 @@ type Progress func(done, total int)
 
 // engine is the bleve index of one set of stores.
 type engine struct {
-	dir    string
-	stores []*gitstore.Store
+	dir      string
+	stores   []*gitstore.Store
+	progress Progress // told how a full rebuild advances; may be nil
 }
 
 // openSynced opens the index up to date with the stores' tips: read-only when
@@ -269,7 +270,7 @@ func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, re
 			}
 		}
 	}
-	st, err = e.rebuild(ctx, nil)
+	st, err = e.rebuild(ctx, e.progress)
 	if err != nil {
 		return nil, nil, true, err
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	NoStale bool
 	// NoIndex scans the store instead of using the bleve index.
 	NoIndex bool
+	// Progress, when set, is told how a full rebuild of the index advances
+	// (the first recall in a repository, or after history was rewritten).
+	Progress Progress
 
 	cfg *config
 }
@@ -105,7 +108,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	dir := Dir(set)
 	useIndex := !o.NoIndex && o.AsOf == nil && dir != "" && o.cfg == nil
 	if useIndex {
-		e := &engine{dir: dir, stores: stores}
+		e := &engine{dir: dir, stores: stores, progress: o.Progress}
 		idx, st, rebuilt, err := e.openSynced(ctx)
 		res.Rebuilt = rebuilt
 		if err == nil {
