@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 )
 
@@ -46,8 +47,10 @@ Memories with trust under 0.40 are left out.`,
 type bootJSON struct {
 	Task     string       `json:"task"`
 	Branch   string       `json:"branch,omitempty"`
+	Handoff  *memoryJSON  `json:"handoff,omitempty"`
 	Standing []recallJSON `json:"standing"`
 	Relevant []recallJSON `json:"relevant"`
+	Newest   []recallJSON `json:"newest"`
 	Text     string       `json:"text"`
 	Shown    int          `json:"shown"`
 	More     int          `json:"more"`
@@ -69,10 +72,15 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 		return err
 	}
 	if o.json {
-		return writeJSON(env.Out, bootJSON{
+		out := bootJSON{
 			Task: o.task, Branch: opts.Branch, Standing: hitsJSON(res.Standing), Relevant: hitsJSON(res.Relevant),
-			Text: res.Text, Shown: res.Shown, More: res.More,
-		})
+			Newest: hitsJSON(res.Newest), Text: res.Text, Shown: res.Shown, More: res.More,
+		}
+		if h := res.Handoff; h != nil {
+			j := toJSON(h, h.ID[:gitstore.MinShownPrefix], env.Now())
+			out.Handoff = &j
+		}
+		return writeJSON(env.Out, out)
 	}
 	if res.Text == "" {
 		fmt.Fprintln(env.Err, "no memories to start with yet; save one with git mem add -- TEXT")

@@ -166,19 +166,34 @@ func TestCLIBoot(t *testing.T) {
 	require.Contains(t, out, "Preferences and pinned memories:")
 	require.Contains(t, out, "Memories relevant to this task:")
 	require.Less(t, strings.Index(out, "squash merge"), strings.Index(out, "idempotency key"))
-	require.NotContains(t, out, "Bookings are stored in UTC")
+	// Not relevant to the task, but among the newest: boot keeps a quarter for them.
+	require.Less(t, strings.Index(out, "Memories relevant to this task:"), strings.Index(out, "Newest memories:\n- ["))
+	require.Contains(t, out[strings.Index(out, "Newest memories:"):], "Bookings are stored in UTC")
+
+	mustRun(t, sb, "handoff", "--next", "wire the refund retries")
+	out = mustRun(t, sb, "boot", "--", "add stripe refunds")
+	require.Contains(t, out, "Handoff left for this branch (main):", "the branch's handoff comes first")
+	require.Less(t, strings.Index(out, "wire the refund retries"), strings.Index(out, "squash merge"))
 
 	raw := mustRun(t, sb, "boot", "--json", "--", "add stripe refunds")
 	var b struct {
 		Standing []recallItem `json:"standing"`
 		Relevant []recallItem `json:"relevant"`
-		Text     string       `json:"text"`
-		More     int          `json:"more"`
+		Newest   []recallItem `json:"newest"`
+		Handoff  *struct {
+			Text string `json:"text"`
+		} `json:"handoff"`
+		Text string `json:"text"`
+		More int    `json:"more"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(raw), &b))
 	require.Len(t, b.Standing, 1)
 	require.Len(t, b.Relevant, 1)
 	require.Contains(t, b.Relevant[0].Text, "idempotency")
+	require.Len(t, b.Newest, 1)
+	require.Contains(t, b.Newest[0].Text, "Bookings")
+	require.NotNil(t, b.Handoff)
+	require.Contains(t, b.Handoff.Text, "wire the refund retries")
 }
 
 func TestCLIEval(t *testing.T) {

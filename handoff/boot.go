@@ -50,10 +50,16 @@ type BootOptions struct {
 
 // BootResult is what a session starts with.
 type BootResult struct {
+	// Handoff is the latest handoff left for the branch; Other, when the
+	// branch has none, the newest handoff of another branch (shown labelled).
+	Handoff, Other *gitstore.Memory
 	// Standing are the preferences and pinned memories shown first.
 	Standing []index.Hit
 	// Relevant are the memories most relevant to the task and branch.
 	Relevant []index.Hit
+	// Newest are the newest memories, kept whatever their score so that a
+	// stale summary never hides the latest state.
+	Newest []index.Hit
 	// Text is the packed text, within the budget.
 	Text string
 	// Shown counts memories in Text; More counts the ones left out.
@@ -62,11 +68,14 @@ type BootResult struct {
 	Query string
 }
 
-// Boot assembles what a new session should start with: preferences and
-// pinned memories first (most trusted first), then the memories most
-// relevant to the task and the branch, all within the budget. Without a task
-// or a meaningful branch name, the most trusted and recent memories stand in
-// for the relevant ones. Memories under the injection floor are left out.
+// Boot assembles what a new session should start with: the latest handoff
+// for the branch, preferences and pinned memories (most trusted first), the
+// memories most relevant to the task and the branch, and the newest
+// memories — a quarter of the list, whatever their score — all within the
+// budget. Without a task or a meaningful branch name, the most trusted and
+// recent memories stand in for the relevant ones. Memories under the
+// injection floor and memories written by subagents are left out. It reads
+// the start cache, never the whole store.
 func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -77,27 +86,49 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 	if o.MaxChars <= 0 {
 		o.MaxChars = MaxBootChars
 	}
-	current, err := set.List(gitstore.Filter{Now: o.Now})
+	standingMs, recentMs, subagentKeys, err := startMemories(ctx, set, o.Now)
 	if err != nil {
 		return nil, err
 	}
 	res := &BootResult{Query: strings.TrimSpace(o.Task + " " + branchWords(o.Branch))}
 	shown := map[string]bool{}
-	for _, m := range current {
-		if m.Type != gitstore.TypePreference && !m.Pinned {
+	for k := range subagentKeys {
+		shown[k[strings.LastIndex(k, "/")+1:]] = true
+	}
+	var handoffs []*gitstore.Memory
+	for _, e := range standingMs {
+		m := e.M
+		if m.Type == gitstore.TypeHandoff {
+			if e.Scope == gitstore.ScopeProject && m.EffectiveTrust(o.Now) >= MinTrust {
+				handoffs = append(handoffs, m)
+			}
+			shown[m.ID] = true
 			continue
 		}
 		t := m.EffectiveTrust(o.Now)
-		if t < MinTrust {
+		if t < MinTrust || IsSubagent(m) || shown[m.ID] {
 			continue
 		}
-		res.Standing = append(res.Standing, index.Hit{Memory: m, Scope: m.Scope(), Trust: t, Score: t})
+		res.Standing = append(res.Standing, index.Hit{Memory: m, Scope: e.Scope, Trust: t, Score: t})
 		shown[m.ID] = true
+	}
+	sort.SliceStable(handoffs, func(i, j int) bool { return handoffs[i].Created.After(handoffs[j].Created) })
+	for _, h := range handoffs {
+		if HandoffBranch(h) == o.Branch && res.Handoff == nil {
+			res.Handoff = h
+		} else if HandoffBranch(h) != o.Branch && res.Other == nil {
+			res.Other = h
+		}
+	}
+	if res.Handoff != nil {
+		res.Other = nil
 	}
 	sort.SliceStable(res.Standing, func(i, j int) bool { return res.Standing[i].Trust > res.Standing[j].Trust })
 	if len(res.Standing) > maxStanding {
 		res.Standing = res.Standing[:maxStanding]
 	}
+	// A quarter of the list goes to the newest memories, whatever their score.
+	newestSlots := maxRelevant / 4
 	matched := 0
 	if len(index.QueryTerms(res.Query)) > 0 {
 		r, err := index.Recall(ctx, set, index.Options{
@@ -107,26 +138,64 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 		if err != nil {
 			return nil, err
 		}
-		res.Relevant, matched = r.Hits, r.Matched
+		for _, h := range r.Hits {
+			if h.Memory.Type != gitstore.TypeSession {
+				res.Relevant = append(res.Relevant, h)
+			}
+		}
+		matched = max(len(res.Relevant), r.Matched)
 	}
 	if len(res.Relevant) == 0 {
-		res.Relevant = recent(current, shown, o.Now)
+		res.Relevant = recentHits(recentMs, shown, o.Now)
 		matched = len(res.Relevant)
 	}
-	if len(res.Relevant) > maxRelevant {
-		res.Relevant = res.Relevant[:maxRelevant]
+	if len(res.Relevant) > maxRelevant-newestSlots {
+		res.Relevant = res.Relevant[:maxRelevant-newestSlots]
 	}
-	all := append(append([]index.Hit(nil), res.Standing...), res.Relevant...)
+	for _, h := range res.Relevant {
+		shown[h.Memory.ID] = true
+	}
+	res.Newest = newestHits(recentMs, shown, o.Now, newestSlots)
+	res.pack(o, matched)
+	return res, nil
+}
+
+// newestHits returns up to n of the newest trusted memories not yet shown.
+func newestHits(ms []cachedMem, exclude map[string]bool, now time.Time, n int) []index.Hit {
+	sorted := append([]cachedMem(nil), ms...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].M.Created.After(sorted[j].M.Created) })
+	var out []index.Hit
+	for _, e := range sorted {
+		m := e.M
+		if len(out) == n {
+			break
+		}
+		if exclude[m.ID] || m.Type == gitstore.TypeSession || m.Type == gitstore.TypeHandoff || IsSubagent(m) {
+			continue
+		}
+		if t := m.EffectiveTrust(now); t >= MinTrust {
+			out = append(out, index.Hit{Memory: m, Scope: e.Scope, Trust: t, Score: t})
+		}
+	}
+	return out
+}
+
+// pack renders the result within the budget: handoff, standing, relevant, newest.
+func (res *BootResult) pack(o BootOptions, matched int) {
+	var handoffHits []index.Hit
+	for _, h := range []*gitstore.Memory{res.Handoff, res.Other} {
+		if h != nil {
+			handoffHits = append(handoffHits, index.Hit{Memory: h, Scope: gitstore.ScopeProject, Trust: h.EffectiveTrust(o.Now)})
+		}
+	}
+	all := append(append(append(append([]index.Hit(nil), handoffHits...), res.Standing...), res.Relevant...), res.Newest...)
 	short := index.ShortIDs(all)
 	p := index.NewPacker(o.BudgetTokens, o.MaxChars)
 	p.Line(Preamble)
-	section := func(title string, hits []index.Hit) {
-		if len(hits) == 0 {
-			return
-		}
+	section := func(title string, hits []index.Hit, format func(index.Hit, string) string) {
 		titled := false
 		for _, h := range hits {
-			item := index.FormatHit(h, short[h.Memory.ID])
+			item := format(h, short[h.Memory.ID])
 			if !titled {
 				// the heading goes in only with its first item
 				if !p.Line(title) {
@@ -138,48 +207,31 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 			p.Add(item)
 		}
 	}
-	section("Preferences and pinned memories:", res.Standing)
+	if res.Handoff != nil {
+		section("Handoff left for this branch ("+o.Branch+"):", handoffHits, formatHandoff)
+	} else if res.Other != nil {
+		section("Handoff left on another branch ("+HandoffBranch(res.Other)+"), not this one:", handoffHits, formatHandoff)
+	}
+	section("Preferences and pinned memories:", res.Standing, index.FormatHit)
 	heading := "Memories relevant to this task:"
 	if res.Query == "" || len(index.QueryTerms(res.Query)) == 0 {
 		heading = "Recent, trusted memories:"
 	}
-	section(heading, res.Relevant)
+	section(heading, res.Relevant, index.FormatHit)
+	section("Newest memories:", res.Newest, index.FormatHit)
 	res.Shown = p.Shown
-	res.More = len(res.Standing) + max(matched, len(res.Relevant)) - p.Shown
+	res.More = len(all) + max(0, matched-len(res.Relevant)) - p.Shown
 	footer := ""
 	if res.More > 0 {
 		hint := o.More
 		if hint == "" {
 			hint = "git mem recall -- QUERY"
 		}
-		footer = fmt.Sprintf("%d more memories: %s", res.More, hint)
+		footer = fmt.Sprintf("%d more memories — %s", res.More, hint)
 	}
 	if p.Shown > 0 || res.More > 0 {
 		res.Text = p.Text(footer)
 	}
-	return res, nil
-}
-
-// recent ranks current memories by trust and recency, for a session
-// without a task.
-func recent(ms []*gitstore.Memory, shown map[string]bool, now time.Time) []index.Hit {
-	var out []index.Hit
-	for _, m := range ms {
-		if shown[m.ID] || m.Type == gitstore.TypeSession || m.Type == gitstore.TypeHandoff {
-			continue
-		}
-		t := m.EffectiveTrust(now)
-		if t < MinTrust {
-			continue
-		}
-		age := now.Sub(m.Updated).Hours() / 24
-		out = append(out, index.Hit{Memory: m, Scope: m.Scope(), Trust: t, Score: t / (1 + age/30)})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	if len(out) > maxRelevant {
-		out = out[:maxRelevant]
-	}
-	return out
 }
 
 // branchWords turns a branch name into query words: feature/stripe-refunds

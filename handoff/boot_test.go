@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 var bootNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -46,40 +47,48 @@ func TestBoot(t *testing.T) {
 	webhook := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Stripe webhooks are verified with the signing secret from Doppler."})
 	other := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeConvention, Text: "React components live in apps/web/src/components, one per file."})
 	weak := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Source: gitstore.SourceInferred, Tentative: true, Text: "Maybe prefer tabs over spaces."})
+	ho, err := Save(context.Background(), set, gitstore.Writer{Agent: "test"}, HandoffInput{Next: "finish the refund retries", Branch: "feature/stripe-refunds"})
+	require.NoError(t, err)
 
 	cases := []struct {
 		name     string
 		opts     BootOptions
 		first    []string // ids expected in order at the start of Standing
 		relevant []string // ids expected in Relevant
-		absent   []string // ids that must not appear in the text
+		newest   []string // ids expected among the newest, whatever their score
+		handoff  string   // the handoff section heading expected first, if any
 	}{
-		{"task", BootOptions{Task: "add refunds to the stripe webhook handler"}, []string{pinned.ID, pref.ID}, []string{refund.ID, webhook.ID}, []string{weak.ID, other.ID}},
-		{"branch words", BootOptions{Branch: "feature/stripe-refunds"}, []string{pinned.ID, pref.ID}, []string{refund.ID}, []string{weak.ID}},
-		{"nothing to search", BootOptions{Branch: "main"}, []string{pinned.ID, pref.ID}, []string{refund.ID, webhook.ID, other.ID}, []string{weak.ID}},
+		{"task", BootOptions{Task: "add refunds to the stripe webhook handler"}, []string{pinned.ID, pref.ID}, []string{refund.ID, webhook.ID}, []string{other.ID}, "Handoff left on another branch (feature/stripe-refunds), not this one:"},
+		{"branch words", BootOptions{Branch: "feature/stripe-refunds"}, []string{pinned.ID, pref.ID}, []string{refund.ID}, []string{other.ID}, "Handoff left for this branch (feature/stripe-refunds):"},
+		{"nothing to search", BootOptions{Branch: "main"}, []string{pinned.ID, pref.ID}, []string{refund.ID, webhook.ID, other.ID}, nil, "Handoff left on another branch (feature/stripe-refunds), not this one:"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Now = bootNow
 			res, err := Boot(context.Background(), set, tc.opts)
 			require.NoError(t, err)
-			var standing, relevant []string
-			for _, h := range res.Standing {
-				standing = append(standing, h.Memory.ID)
+			ids := func(hits []index.Hit) []string {
+				var out []string
+				for _, h := range hits {
+					out = append(out, h.Memory.ID)
+				}
+				return out
 			}
-			for _, h := range res.Relevant {
-				relevant = append(relevant, h.Memory.ID)
-			}
+			standing, relevant, newest := ids(res.Standing), ids(res.Relevant), ids(res.Newest)
 			require.ElementsMatch(t, tc.first, standing)
 			for _, id := range tc.relevant {
 				require.Contains(t, relevant, id)
 			}
-			require.True(t, strings.HasPrefix(res.Text, Preamble))
-			require.Less(t, strings.Index(res.Text, pref.ID[:6]), strings.Index(res.Text, tc.relevant[0][:6]), "preferences come first")
-			for _, id := range tc.absent {
-				require.NotContains(t, res.Text, id[:6])
+			for _, id := range tc.newest {
+				require.Contains(t, newest, id, "the newest quarter keeps it whatever its score")
+				require.NotContains(t, relevant, id)
 			}
-			require.Equal(t, len(res.Standing)+len(res.Relevant), res.Shown+res.More)
+			require.True(t, strings.HasPrefix(res.Text, Preamble+"\n"+tc.handoff), "the handoff comes first:\n%s", res.Text)
+			require.Contains(t, res.Text, "Next: finish the refund retries")
+			require.Less(t, strings.Index(res.Text, pref.ID[:6]), strings.Index(res.Text, tc.relevant[0][:6]), "preferences come before the relevant memories")
+			require.NotContains(t, res.Text, weak.ID[:6], "under the injection floor")
+			require.NotContains(t, relevant, ho.ID)
+			require.Equal(t, 1+len(res.Standing)+len(res.Relevant)+len(res.Newest), res.Shown+res.More)
 		})
 	}
 }
@@ -95,7 +104,7 @@ func TestBootBudget(t *testing.T) {
 		require.LessOrEqual(t, len([]rune(res.Text)), budget*4)
 		require.Greater(t, res.More, 0)
 		lines := strings.Split(strings.TrimSpace(res.Text), "\n")
-		require.Contains(t, lines[len(lines)-1], "more memories: git mem recall")
+		require.Contains(t, lines[len(lines)-1], "more memories — git mem recall")
 	}
 	res, err := Boot(context.Background(), set, BootOptions{Task: "how do deploys work", BudgetTokens: 100000, Now: bootNow})
 	require.NoError(t, err)

@@ -363,7 +363,7 @@ func TestTools(t *testing.T) {
 				require.Contains(t, log, "handoff")
 			}},
 		{name: "handoff replaces", tool: ToolHandoff, args: map[string]any{"next": "ship it"}, want: []string{"replaces the previous handoff"}},
-		{name: "boot shows handoff", tool: ToolBoot, args: map[string]any{"task": "refunds"}, want: []string{"Handoff left for branch main", "Next: ship it", "by test-client"}, notWant: []string{"write the refund e2e test"}},
+		{name: "boot shows handoff", tool: ToolBoot, args: map[string]any{"task": "refunds"}, want: []string{"Handoff left for this branch (main)", "Next: ship it", "via test-client"}, notWant: []string{"write the refund e2e test"}},
 		{name: "handoff empty", tool: ToolHandoff, args: map[string]any{"done": " ", "warnings": []string{""}}, wantErr: true, want: []string{"handoff is empty"}},
 		{name: "stats after", tool: ToolStats, args: map[string]any{}, want: []string{"superseded or expired", "handoff 1"}},
 	}

@@ -394,14 +394,9 @@ func text(s string) *sdkmcp.CallToolResult {
 func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootOutput, error) {
 	var out BootOutput
 	opts := handoff.BootOptions{Task: in.Task, BudgetTokens: in.BudgetTokens, Now: c.now, More: "call memory_recall with a query"}
-	var ho *gitstore.Memory
-	var err error
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
 		opts.Touched, _ = c.set.Repo.WorktreeChanges(ctx)
-		if ho, err = s.latestHandoff(c, opts.Branch); err != nil {
-			return "", out, toolError(err)
-		}
 	}
 	res, err := handoff.Boot(ctx, c.set, opts)
 	if err != nil {
@@ -409,20 +404,12 @@ func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootO
 	}
 	out = BootOutput{Text: res.Text, Branch: opts.Branch, IDs: []string{}, Shown: res.Shown, More: res.More}
 	var b strings.Builder
+	ho := res.Handoff
 	if ho != nil {
-		short := shortIn(c.set, ho)
-		mo := memoryOut(ho, short, c.now)
+		mo := memoryOut(ho, shortIn(c.set, ho), c.now)
 		out.Handoff = &mo
-		by := ho.Agent
-		if by == "" {
-			by = ho.Author
-		}
-		fmt.Fprintf(&b, "Handoff left for branch %s (%s, by %s, %s):\n%s\n\n", handoff.HandoffBranch(ho), short, by, ho.Created.UTC().Format(time.RFC3339), ho.Text)
 	}
-	for _, h := range append(append([]index.Hit(nil), res.Standing...), res.Relevant...) {
-		if ho != nil && h.Memory.ID == ho.ID {
-			continue
-		}
+	for _, h := range append(append(append([]index.Hit(nil), res.Standing...), res.Relevant...), res.Newest...) {
 		out.IDs = append(out.IDs, h.Memory.ID)
 	}
 	switch {
@@ -438,21 +425,6 @@ func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootO
 	}
 	out.Text = b.String()
 	return out.Text, out, nil
-}
-
-// latestHandoff is handoff.Latest read through the document cache: the
-// newest current handoff of the project memory for the branch, or nil.
-func (s *Server) latestHandoff(c *call, branch string) (*gitstore.Memory, error) {
-	ms, err := s.docs.list(c.set, gitstore.Filter{Type: gitstore.TypeHandoff, Now: c.now})
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range ms { // newest first
-		if m.Scope() == gitstore.ScopeProject && handoff.HandoffBranch(m) == branch {
-			return m, nil
-		}
-	}
-	return nil, nil
 }
 
 func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutput, error) {
