@@ -253,3 +253,19 @@ func TestCLIAddDedupes(t *testing.T) {
 	require.Len(t, strings.Split(strings.TrimSpace(mustRun(t, sb, "list")), "\n"), 2)
 	require.Contains(t, mustRun(t, sb, "show", id), "reinforce by codex")
 }
+
+func TestCLILowTrustIsFoundButMarked(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	id := strings.TrimSpace(mustRun(t, sb, "add", "--source", "inferred", "--tentative", "--", "The nightly export job writes parquet files to the archive bucket"))
+	out := mustRun(t, sb, "recall", "--", "nightly export parquet archive")
+	require.Contains(t, out, id)
+	require.Contains(t, out, "trust 0.30, low trust: verify before relying on it")
+	var hits []struct {
+		LowTrust bool `json:"low_trust"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "recall", "--json", "--", "nightly export parquet archive")), &hits))
+	require.Len(t, hits, 1)
+	require.True(t, hits[0].LowTrust)
+	require.NotContains(t, mustRun(t, sb, "boot"), id, "never injected by boot")
+}

@@ -104,6 +104,10 @@ func cutRunes(s string, n int, tail string) string {
 	return string(r[:max(0, n-utf8.RuneCountInString(tail))]) + tail
 }
 
+// LowTrust is the trust under which a memory is never injected by hooks or
+// boot (DESIGN §4); recall still finds it, marked as low-trust.
+const LowTrust = 0.40
+
 // FormatHit renders one memory for an agent or a person: id, type, trust and
 // who wrote it, the text (cut at MaxItemChars with a pointer to the id), and
 // a staleness warning.
@@ -111,6 +115,9 @@ func FormatHit(h Hit, short string) string {
 	m := h.Memory
 	var meta []string
 	meta = append(meta, short, m.Type, fmt.Sprintf("trust %.2f", h.Trust))
+	if h.Trust < LowTrust {
+		meta = append(meta, "low trust: verify before relying on it")
+	}
 	if h.Scope != "" && h.Scope != gitstore.ScopeProject {
 		meta = append(meta, string(h.Scope))
 	}
