@@ -46,8 +46,11 @@ const (
 	minGroups = 2
 	// unknownWeight scales the reference weight of a query word no memory contains.
 	unknownWeight = 1.0
-	branchBoost   = 1.15
-	touchedBoost  = 1.3
+	// unknownCap bounds the reference weight of a word no memory contains to
+	// this multiple of the highest reference weight among the query's known words.
+	unknownCap   = 100.0
+	branchBoost  = 1.15
+	touchedBoost = 1.3
 )
 
 // config switches parts of analysis and ranking off, for the eval's ablation.
@@ -57,6 +60,23 @@ type config struct {
 	groupCap                               float64
 	minGroups                              int
 	unknown                                float64
+	// unknownCap caps an unknown word's reference weight at this multiple of
+	// the highest known one (0: unknownCap); synWeight overrides SynonymWeight.
+	unknownCap, synWeight float64
+}
+
+func (c *config) unknownCapValue() float64 {
+	if c == nil || c.unknownCap == 0 {
+		return unknownCap
+	}
+	return c.unknownCap
+}
+
+func (c *config) synWeightValue() float64 {
+	if c == nil || c.synWeight == 0 {
+		return SynonymWeight
+	}
+	return c.synWeight
 }
 
 func (c *config) capValue() float64 {
@@ -140,7 +160,7 @@ func expand(terms []string, cfg *config) [][]weighted {
 		}
 		for _, s := range Synonyms(t) {
 			if !inQuery[s] {
-				groups[i] = append(groups[i], weighted{s, SynonymWeight})
+				groups[i] = append(groups[i], weighted{s, cfg.synWeightValue()})
 			}
 		}
 	}
@@ -187,7 +207,8 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	// reference weight of each group
 	G := len(groups)
 	refs := make([]float64, G)
-	total := 0.0
+	unknown := make([]bool, G)
+	maxKnown := 0.0
 	for g, members := range groups {
 		ref := idf(n, df[members[0].term])
 		if df[members[0].term] == 0 {
@@ -201,10 +222,20 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 				ref = best
 			} else {
 				ref *= cfg.unknownValue()
+				unknown[g] = true
 			}
 		}
 		refs[g] = ref
-		total += ref
+		if !unknown[g] {
+			maxKnown = max(maxKnown, ref)
+		}
+	}
+	total := 0.0
+	for g := range refs {
+		if unknown[g] && maxKnown > 0 {
+			refs[g] = min(refs[g], cfg.unknownCapValue()*maxKnown)
+		}
+		total += refs[g]
 	}
 	if total <= 0 {
 		return nil, nil
