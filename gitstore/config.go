@@ -84,3 +84,15 @@ func (c *Config) Int(section, key string, def int) int {
 	}
 	return def
 }
+
+// Bool returns section.key as a git boolean (true/yes/on/1, false/no/off/0),
+// or def when unset or malformed.
+func (c *Config) Bool(section, key string, def bool) bool {
+	switch strings.ToLower(strings.TrimSpace(c.Get(section, "", key))) {
+	case "true", "yes", "on", "1":
+		return true
+	case "false", "no", "off", "0":
+		return false
+	}
+	return def
+}

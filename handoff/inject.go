@@ -36,8 +36,13 @@ func SubagentTag(agentType string) string {
 	return SubagentTagPrefix + strings.TrimPrefix(t, BranchTagPrefix)
 }
 
-// IsSubagent reports whether a subagent wrote the memory.
+// IsSubagent reports whether a subagent wrote the memory: recorded in the
+// document (a write through a hook payload naming agent_id/agent_type) or
+// tagged so by a session note.
 func IsSubagent(m *gitstore.Memory) bool {
+	if m.Subagent != "" {
+		return true
+	}
 	for _, t := range m.Tags {
 		if strings.HasPrefix(t, SubagentTagPrefix) {
 			return true

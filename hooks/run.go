@@ -237,7 +237,11 @@ type handler struct {
 }
 
 func (h *handler) writer() gitstore.Writer {
-	return gitstore.Writer{Agent: WriterName(h.agent), Session: h.p.Session()}
+	w := gitstore.Writer{Agent: WriterName(h.agent), Session: h.p.Session()}
+	if h.p.Subagent() {
+		w.Subagent = strings.Trim(h.p.AgentType+":"+h.p.AgentID, ":")
+	}
+	return w
 }
 
 func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
@@ -287,7 +291,11 @@ func StartOptionsFor(ctx context.Context, repo *gitstore.Repo, now time.Time) ha
 }
 
 func startOptions(repo *gitstore.Repo, now time.Time) handoff.StartOptions {
-	return handoff.StartOptions{Branch: repo.Head().Branch, Now: now, MaxChars: repo.Config().Int("mem", "injectChars", handoff.StartChars)}
+	return handoff.StartOptions{
+		Branch: repo.Head().Branch, Now: now, MaxChars: repo.Config().Int("mem", "injectChars", handoff.StartChars),
+		// Memories written by subagents are left out unless git config mem.injectSubagents is true.
+		Subagents: repo.Config().Bool("mem", "injectSubagents", false),
+	}
 }
 
 // warm brings the start cache and the index up to date, once at a time.
