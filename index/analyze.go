@@ -47,12 +47,58 @@ func Analyze(text string) []string { return analyzer{}.analyze(text) }
 
 // analyzer is the analysis with parts switched off (for the eval's ablation);
 // the zero value is the real one.
-type analyzer struct{ noStem, noSplit bool }
+type analyzer struct{ noStem, noSplit, noPhrase bool }
 
-func (a analyzer) analyze(text string) []string {
+func (a analyzer) analyze(text string) []string { return a.terms(text, false) }
+
+// terms analyzes text (a query when query is set) and replaces the thesaurus
+// phrases it contains ("log in", "sign off", "time zone") by their joined
+// word (login, signoff, timezone), so that the phrase, not its loose words,
+// is matched and expanded. Phrases are recognized on consecutive plain words,
+// stopwords included, compared by their stems ("signed off" is "sign off").
+func (a analyzer) terms(text string, query bool) []string {
 	var out []string
+	type word struct {
+		stem  string
+		start int // len(out) before the word's terms
+	}
+	var window []word // the last plain words, at most maxPhraseWords-1
+	var table map[string]string
+	if !a.noPhrase {
+		table = phraseTable()
+	}
 	eachChunk(text, func(chunk string) {
-		out = a.appendChunkTerms(out, chunk, false)
+		start := len(out)
+		out = a.appendChunkTerms(out, chunk, query)
+		if query && !a.noPhrase {
+			if t, ok := askedFor[strings.ToLower(chunk)]; ok {
+				out = append(out, t)
+			}
+		}
+		if table == nil {
+			return
+		}
+		if !isLetters(chunk) {
+			window = window[:0]
+			return
+		}
+		w := word{stem(strings.ToLower(chunk)), start}
+		// longest phrase first
+		for k := 0; k < len(window); k++ {
+			key := ""
+			for _, x := range window[k:] {
+				key += x.stem + " "
+			}
+			if tok, ok := table[key+w.stem]; ok {
+				out = append(out[:window[k].start], tok)
+				window = window[:0]
+				return
+			}
+		}
+		window = append(window, w)
+		if len(window) >= maxPhraseWords {
+			window = window[1:]
+		}
 	})
 	return out
 }
@@ -69,14 +115,12 @@ func (a analyzer) queryTerms(query string) []string {
 	}
 	seen := map[string]bool{}
 	var terms []string
-	eachChunk(query, func(chunk string) {
-		for _, t := range a.appendChunkTerms(nil, chunk, true) {
-			if !seen[t] {
-				seen[t] = true
-				terms = append(terms, t)
-			}
+	for _, t := range a.terms(query, true) {
+		if !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
 		}
-	})
+	}
 	if len(terms) <= MaxQueryTerms {
 		return terms
 	}
@@ -279,6 +323,11 @@ theirs them themselves then there these they this those through to too under unt
 we were weren what when where which while who whom why will with won would wouldn you your yours
 yourself yourselves let lets us also etc eg ie via vs
 `)
+
+// askedFor maps question words that name what is asked for to a query
+// term: "who" asks for a person responsible, which memories state as
+// ownership (owns, maintainer, contact: the owner group of the thesaurus).
+var askedFor = map[string]string{"who": "owner", "whom": "owner", "whose": "owner"}
 
 // fillers are dropped from queries only: the words of asking, not of the
 // thing asked about ("how do we use X", "what do I need to know about Y").

@@ -26,7 +26,7 @@ import (
 
 // MappingVersion changes whenever the mapping, the analysis or the stored
 // document changes; an index of another version is rebuilt.
-const MappingVersion = 1
+const MappingVersion = 2
 
 // stateFile is the sidecar next to the bleve files: the mapping version and
 // the commit of each memory ref the index reflects. Reading it (and the refs)

@@ -196,7 +196,8 @@ type EvalOptions struct {
 	// Dir, when set, holds a scratch repository so the bleve index is used;
 	// otherwise the store is in memory and scanned.
 	Dir string
-	// Ablation switches parts off: "stem", "split", "thesaurus", "rerank"
+	// Ablation switches parts off: "stem", "split", "thesaurus", "phrase"
+	// (thesaurus phrases), "rerank"
 	// (trust, recency and boosts), "floor" (relevance floor and the
 	// two-matched-terms rule); comma-separated; it implies scanning.
 	Ablation string
@@ -236,13 +237,15 @@ func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, erro
 				cfg.noSplit = true
 			case "thesaurus":
 				cfg.noThesaurus = true
+			case "phrase":
+				cfg.noPhrase = true
 			case "rerank":
 				cfg.noRerank = true
 			case "floor":
 				cfg.floor, cfg.minGroups = 1e-9, 1
 			case "":
 			default:
-				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, rerank or floor", gitstore.ErrInvalid, a)
+				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, phrase, rerank or floor", gitstore.ErrInvalid, a)
 			}
 		}
 	}
@@ -452,6 +455,7 @@ var Ablations = []struct{ Name, Off string }{
 	{"no stemming", "stem"},
 	{"no identifier/path splitting", "split"},
 	{"no thesaurus", "thesaurus"},
+	{"no thesaurus phrases", "phrase"},
 	{"no trust/recency re-ranking", "rerank"},
 	{"no relevance floor", "floor"},
 	{"none of stem, split, thesaurus, rerank", "stem,split,thesaurus,rerank"},

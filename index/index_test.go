@@ -73,11 +73,25 @@ func TestInjectable(t *testing.T) {
 func TestSynonymsAreSymmetricAndAnalyzed(t *testing.T) {
 	require.Contains(t, Synonyms("deploy"), "ship")
 	require.Contains(t, Synonyms("ship"), "deploy")
-	for term, syns := range parseThesaurus(thesaurusText) {
+	syns, phrases := parseThesaurus(thesaurusText)
+	for term, syns := range syns {
 		require.Equal(t, term, strings.ToLower(term))
 		require.NotContains(t, syns, term)
 	}
 	require.Nil(t, Synonyms("no-such-word-here"))
+	require.NotEmpty(t, phrases)
+}
+
+func TestPhrasesBecomeOneWord(t *testing.T) {
+	// "log in" is the login, not logging; "signed off" is an approval
+	require.Equal(t, []string{"login", "googl"}, Analyze("Log in with Google"))
+	require.Contains(t, Synonyms("login"), "signin")
+	require.Equal(t, []string{"rollback", "deploy"}, QueryTerms("how do I roll back a deploy?"))
+	require.Contains(t, Synonyms("rollback"), "revert")
+	// the loose words still count elsewhere
+	require.Equal(t, []string{"log", "file"}, Analyze("log file"))
+	// a phrase is only recognized in plain words
+	require.Equal(t, []string{"log", "in.txt", "txt"}, Analyze("log in.txt"))
 }
 
 func TestRecallFindsAndRanks(t *testing.T) {

@@ -94,7 +94,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	}
 	a := analyzer{}
 	if o.cfg != nil {
-		a = analyzer{noStem: o.cfg.noStem, noSplit: o.cfg.noSplit}
+		a = analyzer{noStem: o.cfg.noStem, noSplit: o.cfg.noSplit, noPhrase: o.cfg.noPhrase}
 	}
 	res := &Result{Terms: a.queryTerms(o.Query), Source: "none"}
 	if len(res.Terms) == 0 || set == nil {

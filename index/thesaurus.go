@@ -14,29 +14,61 @@ var thesaurusText string
 // query's own word.
 const SynonymWeight = 0.6
 
+// maxPhraseWords is the longest thesaurus phrase, in words.
+const maxPhraseWords = 3
+
 var (
 	thesaurusOnce sync.Once
 	thesaurus     map[string][]string
+	phrases       map[string]string
 )
+
+func loadThesaurus() {
+	thesaurusOnce.Do(func() { thesaurus, phrases = parseThesaurus(thesaurusText) })
+}
 
 // Synonyms returns the analyzed words sharing a thesaurus group with the
 // analyzed term (itself excluded), sorted.
 func Synonyms(term string) []string {
-	thesaurusOnce.Do(func() { thesaurus = parseThesaurus(thesaurusText) })
+	loadThesaurus()
 	return thesaurus[term]
 }
 
-// parseThesaurus reads groups of comma-separated words, one group a line,
-// "#" starting a comment. Every word is analyzed like indexed text.
-func parseThesaurus(text string) map[string][]string {
+// phraseTable maps the stems of a thesaurus phrase's words, space-separated
+// ("sign off"), to its joined word as analyzed ("signoff").
+func phraseTable() map[string]string {
+	loadThesaurus()
+	return phrases
+}
+
+// parseThesaurus reads groups of comma-separated entries, one group a line,
+// "#" starting a comment. An entry of one word is analyzed like indexed
+// text; an entry of several words (at most maxPhraseWords, stopwords
+// allowed) is a phrase: its words are joined into one word, which joins the
+// group, and the analysis replaces the phrase by that word wherever it occurs.
+func parseThesaurus(text string) (map[string][]string, map[string]string) {
 	sets := map[string]map[string]bool{}
+	phrases := map[string]string{}
+	plain := analyzer{noPhrase: true}
 	for _, line := range strings.Split(text, "\n") {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
 		var group []string
 		for _, w := range strings.Split(line, ",") {
-			for _, t := range Analyze(w) {
+			if words := strings.Fields(strings.ToLower(w)); len(words) > 1 && len(words) <= maxPhraseWords {
+				stems := make([]string, len(words))
+				for i, x := range words {
+					stems[i] = stem(x)
+				}
+				joined := plain.analyze(strings.Join(words, ""))
+				if len(joined) == 1 {
+					phrases[strings.Join(stems, " ")] = joined[0]
+					group = append(group, joined[0])
+				}
+				continue
+			}
+			for _, t := range plain.analyze(w) {
 				if !strings.ContainsAny(t, "_-./\\@#$") {
 					group = append(group, t)
 				}
@@ -63,5 +95,5 @@ func parseThesaurus(text string) map[string][]string {
 		sort.Strings(l)
 		out[t] = l
 	}
-	return out
+	return out, phrases
 }
