@@ -198,8 +198,8 @@ type EvalOptions struct {
 	Dir string
 	// Ablation switches parts off: "stem", "split", "thesaurus", "phrase"
 	// (thesaurus phrases), "rerank"
-	// (trust, recency and boosts), "floor" (relevance floor and the
-	// two-matched-terms rule); comma-separated; it implies scanning.
+	// (trust, recency and boosts), "floor" (relevance floor, the
+	// two-matched-terms rule and the specific-words rule); comma-separated; it implies scanning.
 	Ablation string
 	// Floor overrides DefaultFloor (0 keeps it).
 	Floor float64
@@ -242,7 +242,7 @@ func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, erro
 			case "rerank":
 				cfg.noRerank = true
 			case "floor":
-				cfg.floor, cfg.minGroups = 1e-9, 1
+				cfg.floor, cfg.minGroups, cfg.specific = 1e-9, 1, -1
 			case "":
 			default:
 				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, phrase, rerank or floor", gitstore.ErrInvalid, a)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,7 +198,7 @@ func TestRebuildWhenNeeded(t *testing.T) {
 			st.Version = MappingVersion
 			require.NoError(t, writeState(dir, st))
 			data, _ := os.ReadFile(filepath.Join(dir, stateFile))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(strings.Replace(string(data), `"version":1`, `"version":999`, 1)), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(strings.Replace(string(data), fmt.Sprintf(`"version":%d`, MappingVersion), `"version":999`, 1)), 0o644))
 		}},
 		{"corrupt bleve", func(r *testRepo, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "index_meta.json"), []byte("{garbage"), 0o644))

@@ -52,6 +52,9 @@ const (
 	// nothing, 1.0 lets an off-topic question through; in a store of a few
 	// memories the smallStore rule, not a cap, is what answers.
 	unknownCap = 0
+	// specificShare: a memory must match one of the query's rarest known
+	// words, the first specificShare of them by reference weight (0: off).
+	specificShare = 0.5
 	// smallStore: in a store of fewer memories, one matched query word can
 	// be enough (see score).
 	smallStore   = 10
@@ -69,6 +72,15 @@ type config struct {
 	// unknownCap caps an unknown word's reference weight at this multiple of
 	// the highest known one (0: unknownCap); synWeight overrides SynonymWeight.
 	unknownCap, synWeight float64
+	// specific overrides specificShare (a negative value switches it off).
+	specific float64
+}
+
+func (c *config) specificValue() float64 {
+	if c == nil || c.specific == 0 {
+		return specificShare
+	}
+	return max(c.specific, 0)
 }
 
 func (c *config) unknownCapValue() float64 {
@@ -277,8 +289,31 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	var docs []uint64
 	var best []float64
 	var sorted []uint64 // candidates, ascending, once no new ones can enter
+	// the specific groups: the first ceil(specificShare × known) known
+	// groups in order (the rarest); a memory must match one of them
+	nspec, known := 0, 0
+	for g := range groups {
+		if !unknown[g] {
+			known++
+		}
+	}
+	if sh := cfg.specificValue(); sh > 0 {
+		nspec = int(math.Ceil(sh * float64(known)))
+	}
+	specific := make([]bool, G)
+	lastSpecific := -1 // position in order of the last specific group
 	for k, g := range order {
-		open := suffix[k] >= floor-1e-12 && G-k >= need
+		if nspec == 0 {
+			break
+		}
+		if !unknown[g] {
+			specific[g] = true
+			lastSpecific = k
+			nspec--
+		}
+	}
+	for k, g := range order {
+		open := suffix[k] >= floor-1e-12 && G-k >= need && (lastSpecific < 0 || k <= lastSpecific)
 		if !open && sorted == nil {
 			sorted = append([]uint64(nil), docs...)
 			slices.Sort(sorted)
@@ -320,14 +355,15 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	}
 	out := make([]cand, 0, len(docs))
 	for i, doc := range docs {
-		rel, matched := 0.0, 0
+		rel, matched, spec := 0.0, 0, lastSpecific < 0
 		for g, s := range best[i*G : i*G+G] {
 			if s > 0 {
 				matched++
+				spec = spec || specific[g]
 			}
 			rel += math.Min(s, capv*refs[g])
 		}
-		if matched < need {
+		if matched < need || !spec {
 			continue
 		}
 		out = append(out, cand{doc: doc, rel: rel / total})

@@ -89,8 +89,8 @@ func TestTuneSweep(t *testing.T) {
 	}
 }
 
-// TestTuneGrid prints the tune-split rates over floors, synonym weights and
-// unknown-word caps.
+// TestTuneGrid prints the tune-split rates over group caps, unknown-word
+// weights, synonym weights and floors.
 func TestTuneGrid(t *testing.T) {
 	if os.Getenv("GIT_MEM_TUNE_GRID") == "" {
 		t.Skip("set GIT_MEM_TUNE_GRID=1")
@@ -100,14 +100,14 @@ func TestTuneGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, capv := range []float64{1.0, 1.5} {
-		for _, unk := range []float64{100, 1.25, 1.0, 0.75} {
+		for _, unk := range []float64{-1, 0.34, 0.5, 0.67} { // specific share
 			for _, syn := range []float64{0.6, 0.8} {
-				for _, floor := range []float64{0.25, 0.28, 0.31, 0.34, 0.38} {
-					rep, err := runEvalCfg(ds, &config{floor: floor, groupCap: capv, unknownCap: unk, synWeight: syn})
+				for _, floor := range []float64{0.16, 0.19, 0.22, 0.25, 0.28, 0.31} {
+					rep, err := runEvalCfg(ds, &config{floor: floor, groupCap: capv, specific: unk, synWeight: syn})
 					if err != nil {
 						t.Fatal(err)
 					}
-					t.Logf("cap %.1f unk %.2f syn %.1f floor %.2f: dev %.2f para %.2f off %.2f sup %.2f (forbidden %d)",
+					t.Logf("cap %.1f spec %.2f syn %.1f floor %.2f: dev %.2f para %.2f off %.2f sup %.2f (forbidden %d)",
 						capv, unk, syn, floor, rep.Row("developer", "tune").Rate, rep.Row("paraphrase", "tune").Rate,
 						rep.Row("offtopic", "tune").Rate, rep.Row("superseded", "tune").Rate, rep.Row("superseded", "tune").Forbidden)
 				}
