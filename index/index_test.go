@@ -89,6 +89,9 @@ func TestPhrasesBecomeOneWord(t *testing.T) {
 	require.Contains(t, Synonyms("login"), "signin")
 	require.Equal(t, []string{"rollback", "deploy"}, QueryTerms("how do I roll back a deploy?"))
 	require.Contains(t, Synonyms("rollback"), "revert")
+	// phrases that stem alike are one word
+	require.Equal(t, Analyze("the tests time out"), Analyze("the tests timed out"))
+	require.Equal(t, []string{"test", "timeout"}, Analyze("the tests timed out"))
 	// the loose words still count elsewhere
 	require.Equal(t, []string{"log", "file"}, Analyze("log file"))
 	// a phrase is only recognized in plain words

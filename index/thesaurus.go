@@ -61,9 +61,15 @@ func parseThesaurus(text string) (map[string][]string, map[string]string) {
 				for i, x := range words {
 					stems[i] = stem(x)
 				}
+				key := strings.Join(stems, " ")
+				if tok, ok := phrases[key]; ok {
+					// "timed out" is "time out" once stemmed: one word for both
+					group = append(group, tok)
+					continue
+				}
 				joined := plain.analyze(strings.Join(words, ""))
 				if len(joined) == 1 {
-					phrases[strings.Join(stems, " ")] = joined[0]
+					phrases[key] = joined[0]
 					group = append(group, joined[0])
 				}
 				continue
