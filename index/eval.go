@@ -197,7 +197,7 @@ type EvalOptions struct {
 	// otherwise the store is in memory and scanned.
 	Dir string
 	// Ablation switches parts off: "stem", "split", "thesaurus", "phrase"
-	// (thesaurus phrases), "rerank"
+	// (thesaurus phrases and question words such as "who"), "rerank"
 	// (trust, recency and boosts), "floor" (relevance floor, the
 	// two-matched-terms rule and the specific-words rule); comma-separated; it implies scanning.
 	Ablation string
@@ -455,7 +455,7 @@ var Ablations = []struct{ Name, Off string }{
 	{"no stemming", "stem"},
 	{"no identifier/path splitting", "split"},
 	{"no thesaurus", "thesaurus"},
-	{"no thesaurus phrases", "phrase"},
+	{"no phrases or question words", "phrase"},
 	{"no trust/recency re-ranking", "rerank"},
 	{"no relevance floor", "floor"},
 	{"none of stem, split, thesaurus, rerank", "stem,split,thesaurus,rerank"},

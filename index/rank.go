@@ -27,6 +27,15 @@ import (
 // carry the highest idf and pull relevance down: an off-topic question that
 // shares one incidental word with the store stays under the floor.
 //
+// Besides the floor, a memory is returned only when it matches at least two
+// query groups (minGroups) and at least one of the query's specific words:
+// the rarer half, by ref_g, of the groups the store knows (specificShare).
+// A memory that answers only a question's commonest words ("enable",
+// "code") answers its incidentals, not what it is about. In a store of fewer
+// than smallStore memories, where most words of any question are unknown,
+// one matched group is enough (the floor still applies): "how do we deploy
+// to production?" finds the deploy memory among three.
+//
 // recency is 1 + ½·ln(1 + age^-½ + ½·Σ reinforcement_age^-½) (ACT-R base-level
 // activation, ages in days, at least one day; reinforcements and
 // confirmations count). boosts: ×1.15 when the memory was written on the
