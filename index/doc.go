@@ -25,9 +25,9 @@
 // # Query building and ranking
 //
 // See analyze.go (analysis: splitting, stopwords, stemming, thesaurus
-// phrases, at most
-// MaxQueryTerms terms, never query syntax), thesaurus.txt (synonyms) and
-// rank.go (normalized BM25 x trust x recency x boosts, one relevance floor).
+// phrases, at most MaxQueryTerms terms, never query syntax), thesaurus.txt
+// (synonyms and phrases) and rank.go (normalized BM25 x trust x recency x
+// boosts, one relevance floor, the two-words and specific-words rules).
 // The analysis is done here, not by bleve: documents are indexed as
 // pre-analyzed terms (whitespace tokenizer only), and scoring reads bleve's
 // postings (term frequency, field length) and document counts, so the index
