@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -229,7 +230,11 @@ type engine struct {
 
 // openSynced opens the index up to date with the stores' tips: read-only when
 // it already is, else read-write after an incremental sync, else rebuilt.
-// rebuilt reports a full rebuild.
+// rebuilt reports a full rebuild. Changing the index (a sync or a rebuild)
+// happens under the sync lock, and the state is read again once it is held:
+// otherwise a rebuild could swap the directory under a sync, or a sync start
+// from a state another process has since moved on from, and the index would
+// silently miss memories.
 func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, rebuilt bool, err error) {
 	tips, err := tipsOf(e.stores)
 	if err != nil {
@@ -238,25 +243,30 @@ func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, re
 	st = readState(e.dir)
 	if st != nil && sameTips(st.Tips, tips) {
 		idx, err = openBleve(e.dir, true)
-		if err == nil {
-			return idx, st, false, nil
+		if err == nil || errors.Is(err, ErrBusy) {
+			return idx, st, false, err
 		}
-		if errors.Is(err, ErrBusy) {
-			return nil, nil, false, err
+		// broken: rebuilt below
+	}
+	unlock, err := lockSync(e.dir, writeTimeout)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer unlock()
+	if tips, err = tipsOf(e.stores); err != nil {
+		return nil, nil, false, err
+	}
+	st = readState(e.dir)
+	if st != nil && sameTips(st.Tips, tips) {
+		// another process synced while this one waited for the lock
+		if idx, err = openBleve(e.dir, true); err == nil || errors.Is(err, ErrBusy) {
+			return idx, st, false, err
 		}
-		// broken: rebuild below
 		st = nil
 	}
 	if st != nil {
 		idx, err = openBleve(e.dir, false)
 		if errors.Is(err, ErrBusy) {
-			// another process may be bringing it up to date right now: when
-			// it has, share the result read-only
-			if st2 := readState(e.dir); st2 != nil && sameTips(st2.Tips, tips) {
-				if idx, err2 := openBleve(e.dir, true); err2 == nil {
-					return idx, st2, false, nil
-				}
-			}
 			return nil, nil, false, err
 		}
 		if err == nil {
@@ -276,6 +286,38 @@ func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, re
 	}
 	idx, err = openBleve(e.dir, true)
 	return idx, st, true, err
+}
+
+// lockSync takes the lock that serializes changes to the index directory (a
+// file beside it, locked with flock so that a killed holder releases it),
+// waiting at most timeout; past that the index is busy.
+func lockSync(dir string, timeout time.Duration) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("%w: another process is updating the index", ErrBusy)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // incremental brings an open index from st.Tips to tips by diffing trees.
@@ -616,6 +658,12 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 		return 0, fmt.Errorf("%w: this store has no directory to hold an index", gitstore.ErrNoRepo)
 	}
 	e := &engine{dir: dir, stores: set.Stores()}
+	// An explicit rebuild waits for a sync in progress rather than giving up.
+	unlock, err := lockSync(dir, 10*time.Minute)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	st, err := e.rebuild(ctx, progress)
 	if err != nil {
 		return 0, err
