@@ -64,8 +64,9 @@ func (a analyzer) terms(text string, query bool) []string {
 	}
 	var window []word // the last plain words, at most maxPhraseWords-1
 	var table map[string]string
+	var ends map[string]bool
 	if !a.noPhrase {
-		table = phraseTable()
+		table, ends = phraseTable()
 	}
 	eachChunk(text, func(chunk string) {
 		start := len(out)
@@ -82,9 +83,15 @@ func (a analyzer) terms(text string, query bool) []string {
 			window = window[:0]
 			return
 		}
-		w := word{stem(strings.ToLower(chunk)), start}
+		var w word
+		if len(out) == start+1 && !a.noStem && !hasCamel(chunk) {
+			// a plain word's one term is its stem: no second stemming
+			w = word{out[start], start}
+		} else {
+			w = word{phraseWord(strings.ToLower(chunk)), start}
+		}
 		// longest phrase first
-		for k := 0; k < len(window); k++ {
+		for k := 0; k < len(window) && ends[w.stem]; k++ {
 			key := ""
 			for _, x := range window[k:] {
 				key += x.stem + " "
@@ -275,6 +282,18 @@ func (a analyzer) normalizePart(p string, query bool) (string, bool) {
 	}
 	return p, p != ""
 }
+
+// phraseWord is how a word of a thesaurus phrase is compared: stopwords as
+// they are, other words by their stem (the term a plain word yields).
+func phraseWord(lower string) string {
+	if utf8.RuneCountInString(lower) < 2 || stopwords[lower] {
+		return lower
+	}
+	return stem(lower)
+}
+
+// hasCamel reports whether a letters-only chunk splits into several parts.
+func hasCamel(chunk string) bool { return len(splitParts(chunk)) > 1 }
 
 func stem(w string) string {
 	env := snowballstem.NewEnv(w)

@@ -21,10 +21,17 @@ var (
 	thesaurusOnce sync.Once
 	thesaurus     map[string][]string
 	phrases       map[string]string
+	phraseEnds    map[string]bool
 )
 
 func loadThesaurus() {
-	thesaurusOnce.Do(func() { thesaurus, phrases = parseThesaurus(thesaurusText) })
+	thesaurusOnce.Do(func() {
+		thesaurus, phrases = parseThesaurus(thesaurusText)
+		phraseEnds = map[string]bool{}
+		for key := range phrases {
+			phraseEnds[key[strings.LastIndexByte(key, ' ')+1:]] = true
+		}
+	})
 }
 
 // Synonyms returns the analyzed words sharing a thesaurus group with the
@@ -34,11 +41,12 @@ func Synonyms(term string) []string {
 	return thesaurus[term]
 }
 
-// phraseTable maps the stems of a thesaurus phrase's words, space-separated
-// ("sign off"), to its joined word as analyzed ("signoff").
-func phraseTable() map[string]string {
+// phraseTable maps the words of a thesaurus phrase as phraseWord compares
+// them, space-separated ("roll back"), to its joined word as analyzed
+// ("rollback"); ends holds the last words of the phrases.
+func phraseTable() (table map[string]string, ends map[string]bool) {
 	loadThesaurus()
-	return phrases
+	return phrases, phraseEnds
 }
 
 // parseThesaurus reads groups of comma-separated entries, one group a line,
@@ -59,7 +67,7 @@ func parseThesaurus(text string) (map[string][]string, map[string]string) {
 			if words := strings.Fields(strings.ToLower(w)); len(words) > 1 && len(words) <= maxPhraseWords {
 				stems := make([]string, len(words))
 				for i, x := range words {
-					stems[i] = stem(x)
+					stems[i] = phraseWord(x)
 				}
 				key := strings.Join(stems, " ")
 				if tok, ok := phrases[key]; ok {
