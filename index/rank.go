@@ -31,7 +31,9 @@ import (
 // query groups (minGroups) and at least one of the query's specific words:
 // the rarer half, by ref_g, of the groups the store knows (specificShare).
 // A memory that answers only a question's commonest words ("enable",
-// "code") answers its incidentals, not what it is about. In a store of fewer
+// "code") answers its incidentals, not what it is about; that rule applies
+// from specificStore memories on, below which document frequencies are too
+// coarse to rank words by rarity. In a store of fewer
 // than smallStore memories, where most words of any question are unknown,
 // one matched group is enough (the floor still applies): "how do we deploy
 // to production?" finds the deploy memory among three.
@@ -64,6 +66,8 @@ const (
 	// specificShare: a memory must match one of the query's rarest known
 	// words, the first specificShare of them by reference weight (0: off).
 	specificShare = 0.5
+	// specificStore: the smallest store the specific-word rule applies to.
+	specificStore = 30
 	// smallStore: in a store of fewer memories, one matched query word can
 	// be enough (see score).
 	smallStore   = 10
@@ -306,19 +310,30 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 			known++
 		}
 	}
-	if sh := cfg.specificValue(); sh > 0 {
+	// Rarity is measured by document frequency, which in a small store is
+	// too coarse to tell a question's subject from its incidentals (one
+	// memory more or less moves a word across the median): the rule applies
+	// from specificStore memories on.
+	if sh := cfg.specificValue(); sh > 0 && n >= specificStore {
 		nspec = int(math.Ceil(sh * float64(known)))
 	}
 	specific := make([]bool, G)
 	lastSpecific := -1 // position in order of the last specific group
+	boundary := -1.0   // the ref of the last group chosen by count
 	for k, g := range order {
-		if nspec == 0 {
+		if unknown[g] {
+			continue
+		}
+		// A group exactly as rare as the last one chosen is as specific:
+		// which of equally rare words counts must not depend on word order.
+		if nspec == 0 && (boundary < 0 || refs[g] < boundary-1e-9) {
 			break
 		}
-		if !unknown[g] {
-			specific[g] = true
-			lastSpecific = k
+		specific[g] = true
+		lastSpecific = k
+		if nspec > 0 {
 			nspec--
+			boundary = refs[g]
 		}
 	}
 	for k, g := range order {
