@@ -632,19 +632,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]plumbing.Hash, whole m
 		}
 		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
 	}
-	var rootEntries []object.TreeEntry
-	if s.root != nil {
-		rootEntries = append(rootEntries, s.root.Entries...)
-	}
-	mh := plumbing.ZeroHash
-	if len(memEntries) > 0 {
-		var err error
-		if mh, err = s.repo.writeTree(memEntries); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
-	rootEntries = setEntry(rootEntries, memoriesDir, filemode.Dir, mh)
-	return s.repo.writeTree(rootEntries)
+	return s.writeRoot(memEntries)
 }
 
 func sortedFans(m map[string][]string) []string {

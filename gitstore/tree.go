@@ -341,6 +341,12 @@ func (s *snapshot) buildTree(changes map[string][]byte) (plumbing.Hash, error) {
 		}
 		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
 	}
+	return s.writeRoot(memEntries)
+}
+
+// writeRoot writes the memories tree with the given fan-out entries and a root
+// tree that keeps the snapshot's other root entries.
+func (s *snapshot) writeRoot(memEntries []object.TreeEntry) (plumbing.Hash, error) {
 	var rootEntries []object.TreeEntry
 	if s.root != nil {
 		rootEntries = append(rootEntries, s.root.Entries...)

@@ -283,7 +283,7 @@ func (res *StartResult) pack(o StartOptions, matched int) {
 func formatHandoff(h index.Hit, short string) string {
 	m := h.Memory
 	meta := []string{short, "handoff", fmt.Sprintf("trust %.2f", h.Trust), m.Created.UTC().Format("2006-01-02 15:04")}
-	if by := memAuthor(m); by != "" {
+	if by := index.Author(m); by != "" {
 		meta = append(meta, "by "+by)
 	}
 	text := strings.TrimSpace(m.Text)
@@ -291,20 +291,6 @@ func formatHandoff(h index.Hit, short string) string {
 		text = string(r[:1500]) + "… [cut: git mem show " + short + "]"
 	}
 	return "- [" + strings.Join(meta, ", ") + "]\n  " + strings.ReplaceAll(text, "\n", "\n  ")
-}
-
-func memAuthor(m *gitstore.Memory) string {
-	name := m.Author
-	if i := strings.Index(name, " <"); i > 0 {
-		name = name[:i]
-	}
-	switch {
-	case name != "" && m.Agent != "":
-		return name + " via " + m.Agent
-	case m.Agent != "":
-		return m.Agent
-	}
-	return name
 }
 
 // PromptPreamble opens a prompt injection.

@@ -121,7 +121,7 @@ func FormatHit(h Hit, short string) string {
 	if h.Scope != "" && h.Scope != gitstore.ScopeProject {
 		meta = append(meta, string(h.Scope))
 	}
-	if by := author(m); by != "" {
+	if by := Author(m); by != "" {
 		meta = append(meta, "by "+by)
 	}
 	if m.SupersededBy != "" {
@@ -136,8 +136,8 @@ func FormatHit(h Hit, short string) string {
 	return s
 }
 
-// author is "Name via agent" for a memory.
-func author(m *gitstore.Memory) string {
+// Author is who wrote a memory, as shown to agents: "Name via agent".
+func Author(m *gitstore.Memory) string {
 	name := m.Author
 	if i := strings.Index(name, " <"); i > 0 {
 		name = name[:i]
