@@ -1,3 +1,5 @@
+//go:build tune
+
 package index
 
 import (
@@ -11,11 +13,11 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// Tuning helpers, skipped unless asked for. They look at the tune split only:
+// Tuning helpers, built only with -tags tune and run only when asked for. They look at the tune split only:
 // the holdout split stays unseen while ranking parameters are chosen.
 //
-//	GIT_MEM_TUNE=paraphrase go test ./index/ -run TestTuneQueries -v   (or developer, offtopic, superseded, all)
-//	GIT_MEM_TUNE_SWEEP=1 go test ./index/ -run TestTuneSweep -v
+//	GIT_MEM_TUNE=paraphrase go test -tags tune ./index/ -run TestTuneQueries -v   (or developer, offtopic, superseded, all)
+//	GIT_MEM_TUNE_SWEEP=1 go test -tags tune ./index/ -run TestTuneSweep -v
 
 // TestTuneQueries prints, for each tune query of a kind, its terms, the top
 // candidates' relevance and where the expected memories rank (marked *).
