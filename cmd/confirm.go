@@ -29,11 +29,7 @@ func newConfirmCmd(env *Env) *cobra.Command {
 }
 
 func runConfirm(ctx context.Context, env *Env, o *confirmOptions) error {
-	set, err := env.openSet()
-	if err != nil {
-		return err
-	}
-	store, m, err := set.Find(o.id)
+	set, store, m, err := env.find(o.id)
 	if err != nil {
 		return err
 	}

@@ -30,11 +30,7 @@ func newDisputeCmd(env *Env) *cobra.Command {
 }
 
 func runDispute(ctx context.Context, env *Env, o *disputeOptions) error {
-	set, err := env.openSet()
-	if err != nil {
-		return err
-	}
-	store, m, err := set.Find(o.id)
+	set, store, m, err := env.find(o.id)
 	if err != nil {
 		return err
 	}

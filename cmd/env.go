@@ -68,6 +68,16 @@ func (e *Env) openSet() (*gitstore.Set, error) {
 	return set, nil
 }
 
+// find opens the stores and finds the memory with an id or unique prefix.
+func (e *Env) find(id string) (*gitstore.Set, *gitstore.Store, *gitstore.Memory, error) {
+	set, err := e.openSet()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	store, m, err := set.Find(id)
+	return set, store, m, err
+}
+
 // writer is who a CLI write is recorded as: --agent, else GIT_MEM_AGENT, else
 // git config mem.agent, else the agent whose environment this runs in, else "cli".
 func (e *Env) writer(set *gitstore.Set, agentFlag string) gitstore.Writer {

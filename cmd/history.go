@@ -43,11 +43,7 @@ type versionJSON struct {
 }
 
 func runHistory(ctx context.Context, env *Env, o *historyOptions) error {
-	set, err := env.openSet()
-	if err != nil {
-		return err
-	}
-	store, m, err := set.Find(o.id)
+	_, store, m, err := env.find(o.id)
 	if err != nil {
 		return err
 	}

@@ -38,11 +38,7 @@ so that what was true before stays answerable.`,
 }
 
 func runRevise(ctx context.Context, env *Env, o *reviseOptions) error {
-	set, err := env.openSet()
-	if err != nil {
-		return err
-	}
-	store, m, err := set.Find(o.id)
+	set, store, m, err := env.find(o.id)
 	if err != nil {
 		return err
 	}

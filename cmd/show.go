@@ -29,11 +29,7 @@ func newShowCmd(env *Env) *cobra.Command {
 }
 
 func runShow(_ context.Context, env *Env, o *showOptions) error {
-	set, err := env.openSet()
-	if err != nil {
-		return err
-	}
-	store, m, err := set.Find(o.id)
+	_, store, m, err := env.find(o.id)
 	if err != nil {
 		return err
 	}
