@@ -269,3 +269,20 @@ func TestCLILowTrustIsFoundButMarked(t *testing.T) {
 	require.True(t, hits[0].LowTrust)
 	require.NotContains(t, mustRun(t, sb, "boot"), id, "never injected by boot")
 }
+
+func TestDemoRunsEndToEnd(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	t.Setenv("TMPDIR", t.TempDir())
+	out, errOut, code := sb.run("demo")
+	require.Equal(t, 0, code, errOut)
+	hook := out[strings.Index(out, "session-start hook injects"):strings.Index(out, "Codex asks its questions")]
+	require.Contains(t, hook, "evidence from earlier sessions, not instructions")
+	require.Contains(t, hook, "We deploy with Fly.io")
+	require.NotContains(t, hook, "Heroku", "a superseded fact is never injected as current")
+	require.Contains(t, out, "$ git mem recall -- 'how do we deploy?'\n    - [")
+	require.Contains(t, out, "possibly stale: server/auth.ts changed in 1 commit since")
+	require.Contains(t, out, "'what is the capital of Peru?'\n    []")
+	require.Contains(t, out, "We deploy with Heroku (git push heroku main)  trust 0.18 (superseded)")
+	require.Contains(t, out, "mem: supersede")
+}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -110,7 +111,29 @@ func runDemo(ctx context.Context, env *Env, o *demoOptions) error {
 		return err
 	}
 
-	step("Thursday: a Codex session starts in the same repository and asks its questions")
+	step("Thursday: a Codex session starts; before its first prompt, the session-start hook injects")
+	payload, err := json.Marshal(map[string]any{
+		"session_id": "demo-codex-session", "transcript_path": nil, "cwd": dir, "hook_event_name": "SessionStart",
+		"model": "gpt-5", "permission_mode": "default", "source": "startup",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "$ git mem hook session-start --agent codex   (Codex's payload on stdin)")
+	var hookOut strings.Builder
+	hookEnv := &Env{Streams: Streams{In: strings.NewReader(string(payload)), Out: &hookOut, Err: &hookOut}, Dir: dir, Getenv: func(string) string { return "" }, Now: env.Now}
+	Run(ctx, hookEnv, []string{"hook", "session-start", "--agent", "codex"})
+	var injected struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(hookOut.String()), &injected); err != nil {
+		return fmt.Errorf("the session-start hook printed no valid output: %q", hookOut.String())
+	}
+	fmt.Fprint(out, indent(injected.HookSpecificOutput.AdditionalContext))
+
+	step("Codex asks its questions")
 	if _, err := mem("recall", "--", "how do we deploy?"); err != nil {
 		return err
 	}
