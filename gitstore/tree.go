@@ -307,41 +307,18 @@ func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h
 // root are rewritten: the cost of a write grows with the size of one fan-out
 // directory, not with the store.
 func (s *snapshot) buildTree(changes map[string][]byte) (plumbing.Hash, error) {
-	byFan := map[string][]string{}
-	for id := range changes {
-		byFan[fanout(id)] = append(byFan[fanout(id)], id)
-	}
-	var memEntries []object.TreeEntry
-	if s.mems != nil {
-		memEntries = append(memEntries, s.mems.Entries...)
-	}
-	for prefix, ids := range byFan {
-		t, err := s.fan(prefix)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		var entries []object.TreeEntry
-		if t != nil {
-			entries = append(entries, t.Entries...)
-		}
-		for _, id := range ids {
-			h := plumbing.ZeroHash
-			if data := changes[id]; data != nil {
-				if h, err = s.repo.writeBlob(data); err != nil {
-					return plumbing.ZeroHash, err
-				}
-			}
-			entries = setEntry(entries, blobName(id), filemode.Regular, h)
-		}
-		fh := plumbing.ZeroHash
-		if len(entries) > 0 {
-			if fh, err = s.repo.writeTree(entries); err != nil {
+	hashes := make(map[string]plumbing.Hash, len(changes))
+	for id, data := range changes {
+		h := plumbing.ZeroHash
+		if data != nil {
+			var err error
+			if h, err = s.repo.writeBlob(data); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}
-		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
+		hashes[id] = h
 	}
-	return s.writeRoot(memEntries)
+	return s.buildTreeFromHashes(hashes, nil)
 }
 
 // writeRoot writes the memories tree with the given fan-out entries and a root
