@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -175,7 +176,7 @@ type EvalReport struct {
 	Source string     `json:"source"`
 }
 
-// Row returns the row of a kind and split ("all" sums both).
+// Row returns the row of a kind and split ("all" sums every split).
 func (r *EvalReport) Row(kind, split string) EvalRow {
 	out := EvalRow{Kind: kind, Split: split}
 	for _, x := range r.Rows {
@@ -376,10 +377,23 @@ func scratchRepo(dir string) (*gitstore.Repo, error) {
 	return gitstore.Open(gd)
 }
 
-// FormatEval renders a report as a table: recall@3 (or rejection) per kind and split.
+// FormatEval renders a report as a table: recall@3 (or rejection) per kind
+// and split, a column per split present (tune, holdout, then any other, such
+// as fresh) and one for all.
 func FormatEval(rep *EvalReport) string {
+	splits := []string{"tune", "holdout"}
+	for _, r := range rep.Rows {
+		if !slices.Contains(splits, r.Split) {
+			splits = append(splits, r.Split)
+		}
+	}
+	sort.SliceStable(splits[2:], func(i, j int) bool { return splits[2+i] < splits[2+j] })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-11s %-14s %-14s %-14s %s\n", "kind", "tune", "holdout", "all", "measure")
+	fmt.Fprintf(&b, "%-11s", "kind")
+	for _, s := range append(splits, "all") {
+		fmt.Fprintf(&b, " %-14s", s)
+	}
+	fmt.Fprintf(&b, " %s\n", "measure")
 	for _, kind := range []string{"developer", "paraphrase", "offtopic", "superseded"} {
 		all := rep.Row(kind, "all")
 		if all.N == 0 {
@@ -392,13 +406,16 @@ func FormatEval(rep *EvalReport) string {
 		case "superseded":
 			measure = fmt.Sprintf("answered without the old fact; superseded returned: %d", all.Forbidden)
 		}
-		cell := func(r EvalRow) string {
-			if r.N == 0 {
-				return "-"
+		fmt.Fprintf(&b, "%-11s", kind)
+		for _, s := range append(splits, "all") {
+			r := rep.Row(kind, s)
+			cell := "-"
+			if r.N > 0 {
+				cell = fmt.Sprintf("%.2f (%d/%d)", r.Rate, r.Hits, r.N)
 			}
-			return fmt.Sprintf("%.2f (%d/%d)", r.Rate, r.Hits, r.N)
+			fmt.Fprintf(&b, " %-14s", cell)
 		}
-		fmt.Fprintf(&b, "%-11s %-14s %-14s %-14s %s\n", kind, cell(rep.Row(kind, "tune")), cell(rep.Row(kind, "holdout")), cell(all), measure)
+		fmt.Fprintf(&b, " %s\n", measure)
 	}
 	return b.String()
 }
