@@ -60,18 +60,29 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
+// BenchmarkList reads every memory: objects loose as written, and packed
+// as after git gc.
 func BenchmarkList(b *testing.B) {
 	for _, n := range sizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			s, _ := seededStore(b, n)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				ms, err := s.List(Filter{Now: time.Now()})
-				if err != nil || len(ms) != n {
-					b.Fatalf("list: %d, %v", len(ms), err)
-				}
+		for _, packed := range []bool{false, true} {
+			name := fmt.Sprintf("n=%d/loose", n)
+			if packed {
+				name = fmt.Sprintf("n=%d/packed", n)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				s, _ := seededStore(b, n)
+				if packed {
+					runGitB(b, s.Repo.CommonDir, "gc", "-q")
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					ms, err := s.List(Filter{Now: time.Now()})
+					if err != nil || len(ms) != n {
+						b.Fatalf("list: %d, %v", len(ms), err)
+					}
+				}
+			})
+		}
 	}
 }
 

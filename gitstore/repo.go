@@ -82,7 +82,7 @@ func (r *Repo) reopenObjects() {
 	if r.CommonDir == "" {
 		return
 	}
-	r.objects = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{})
+	r.objects = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 8})
 }
 
 // discover walks up from dir to the repository, honouring GIT_DIR and GIT_WORK_TREE.
