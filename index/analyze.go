@@ -221,6 +221,10 @@ func (a analyzer) appendChunkTerms(out []string, chunk string, query bool) []str
 	}
 	if len(parts) > 1 {
 		out = append(out, strings.ToLower(chunk))
+		if tok, ok := a.hyphenPhrase(parts); ok {
+			// "sign-off" is the phrase "sign off": signoff, not sign
+			return append(out, tok)
+		}
 	}
 	for _, p := range parts {
 		if t, ok := a.normalizePart(p, query); ok {
@@ -228,6 +232,24 @@ func (a analyzer) appendChunkTerms(out []string, chunk string, query bool) []str
 		}
 	}
 	return out
+}
+
+// hyphenPhrase returns the thesaurus phrase a chunk of several plain words
+// spells ("sign-off", "end-to-end", "add-on"), if any.
+func (a analyzer) hyphenPhrase(parts []string) (string, bool) {
+	if a.noPhrase || len(parts) > maxPhraseWords {
+		return "", false
+	}
+	words := make([]string, len(parts))
+	for i, p := range parts {
+		if !isLetters(p) {
+			return "", false
+		}
+		words[i] = phraseWord(strings.ToLower(p))
+	}
+	table, _ := phraseTable()
+	tok, ok := table[strings.Join(words, " ")]
+	return tok, ok
 }
 
 // splitParts splits a chunk at separators and camelCase boundaries.
@@ -355,4 +377,13 @@ use uses used using way ways need needs needed want wants wanted thing things kn
 happen happens happened work works worked working again still actually exactly ok okay hey hi hello
 thanks thank help anyone someone something anything everything remind reminder remember recall
 correct right supposed currently current now today
+many much several various few fewer less least lot lots plenty every whole both either neither
+already yet anyway anyways instead otherwise however though although whether else elsewhere
+around away beside besides across along among amongst toward towards upon onto within versus per
+one ones two three couple
+get gets got getting gotten goes going gone went come comes came
+say says said see sees saw seen seem seems seemed look looks looking
+like likely maybe perhaps probably really quite rather just even ever never always often sometimes usually
+able allow allows let lets
+sure kind sort stuff bit
 `)

@@ -70,7 +70,10 @@ const (
 	specificStore = 30
 	// smallStore: in a store of fewer memories, one matched query word can
 	// be enough (see score).
-	smallStore   = 10
+	smallStore = 10
+	// longQuery: a memory answers a question of more groups than this in
+	// proportion to longQuery groups, not to all of them (0: off).
+	longQuery    = 0
 	branchBoost  = 1.15
 	touchedBoost = 1.3
 )
@@ -86,7 +89,8 @@ type config struct {
 	// the highest known one (0: unknownCap); synWeight overrides SynonymWeight.
 	unknownCap, synWeight float64
 	// specific overrides specificShare (a negative value switches it off).
-	specific float64
+	specific  float64
+	longQuery int
 }
 
 func (c *config) specificValue() float64 {
@@ -129,6 +133,13 @@ func (c *config) minGroupsValue() int {
 		return minGroups
 	}
 	return c.minGroups
+}
+
+func (c *config) longQueryValue() int {
+	if c == nil || c.longQuery == 0 {
+		return longQuery
+	}
+	return max(c.longQuery, 0)
 }
 
 func (c *config) floorValue() float64 {
@@ -270,6 +281,9 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 	}
 	if total <= 0 {
 		return nil, nil
+	}
+	if k := cfg.longQueryValue(); k > 0 && G > k {
+		total *= float64(k) / float64(G)
 	}
 	capv := cfg.capValue()
 	need := min(G, cfg.minGroupsValue())

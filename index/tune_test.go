@@ -55,12 +55,25 @@ func TestTuneQueries(t *testing.T) {
 		line := fmt.Sprintf("%s %q %v\n   ", q.Kind, q.Query, terms)
 		for i, cd := range cands {
 			k := keyOf[c.list[cd.doc].key]
-			if i < 4 || exp[k] {
+			if i < 2 || exp[k] {
 				mark := ""
 				if exp[k] {
 					mark = "*"
 				}
-				line += fmt.Sprintf(" %s%s=%.2f@%d", mark, k, cd.rel, i+1)
+				dt := map[string]bool{}
+				for _, x := range docTerms(c.list[cd.doc].m, analyzer{}) {
+					dt[x] = true
+				}
+				var hit []string
+				for _, g := range expand(terms, nil) {
+					for _, m := range g {
+						if dt[m.term] {
+							hit = append(hit, g[0].term+"~"+m.term)
+							break
+						}
+					}
+				}
+				line += fmt.Sprintf(" %s%s=%.2f@%d%v", mark, k, cd.rel, i+1, hit)
 			}
 		}
 		t.Log(line)
@@ -76,15 +89,15 @@ func TestTuneSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, capv := range []float64{1.0, 1.5} {
-		for _, groups := range []int{1, 2} {
-			for _, floor := range []float64{0.22, 0.25, 0.28, 0.31, 0.34, 0.38, 0.42} {
-				rep, err := runEvalCfg(ds, &config{floor: floor, groupCap: capv, minGroups: groups})
+	for _, lq := range []int{-1, 6, 8} {
+		for _, syn := range []float64{0.6, 0.8} {
+			for _, floor := range []float64{0.28, 0.31, 0.34, 0.37, 0.40, 0.44} {
+				rep, err := runEvalCfg(ds, &config{floor: floor, synWeight: syn, longQuery: lq})
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("cap %.1f minGroups %d floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d)",
-					capv, groups, floor, rep.Row("developer", "tune").Rate, rep.Row("paraphrase", "tune").Rate,
+				t.Logf("long %d synonyms %.2f floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d)",
+					lq, syn, floor, rep.Row("developer", "tune").Rate, rep.Row("paraphrase", "tune").Rate,
 					rep.Row("offtopic", "tune").Rate, rep.Row("superseded", "tune").Rate, rep.Row("superseded", "tune").Forbidden)
 			}
 		}
