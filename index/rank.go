@@ -12,13 +12,17 @@ import (
 
 // Ranking (DESIGN §3), identical for the bleve index and the fallback scan:
 //
-//	relevance = Σ_groups min(best_g(d), 1.5·ref_g) / Σ_groups ref_g
+//	relevance = Σ_groups min(best_g(d), 1.5·ref_g) / (Σ_groups ref_g × min(1, 8/G))
 //	score     = relevance × (0.5 + effective trust) × recency × boosts
 //
 // Each query term is a group with its thesaurus synonyms. best_g(d) is the
 // highest BM25 term score (k1 1.2, b 0.75, idf ln(1 + (N-df+0.5)/(df+0.5)))
-// in the document of the term itself or of a synonym (× SynonymWeight), so a
-// group counts once however many of its words match. ref_g is the idf of the
+// in the document of the term itself or of a synonym (× SynonymWeight, the
+// synonym's idf capped at the term's), so a group counts once however many
+// of its words match, and a synonym never counts more than the word itself.
+// G is the number of groups: a question of more than 8 (longQuery) is
+// measured against 8 groups' worth of it, as a memory answers a part of a
+// long prompt. ref_g is the idf of the
 // term (or, when only synonyms occur in the store, of its rarest synonym):
 // what one occurrence in a document of average length scores. Relevance is
 // therefore the idf-weighted share of the query the memory answers, about 1
@@ -50,7 +54,7 @@ const (
 )
 
 // DefaultFloor is the relevance under which a memory is not returned.
-const DefaultFloor = 0.28
+const DefaultFloor = 0.37
 
 const (
 	groupCap  = 1.5
@@ -71,9 +75,10 @@ const (
 	// smallStore: in a store of fewer memories, one matched query word can
 	// be enough (see score).
 	smallStore = 10
-	// longQuery: a memory answers a question of more groups than this in
-	// proportion to longQuery groups, not to all of them (0: off).
-	longQuery    = 0
+	// longQuery: the relevance of a question of more groups than this is
+	// measured against longQuery groups' worth of it, not all of it: a
+	// memory answers one part of a long, many-part prompt.
+	longQuery    = 8
 	branchBoost  = 1.15
 	touchedBoost = 1.3
 )
@@ -273,8 +278,14 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 		}
 	}
 	total := 0.0
+	capu := cfg.unknownCapValue()
+	if n < smallStore && capu == 0 {
+		// In a store of a few memories nearly every word is unknown, and
+		// unknown words, rarest of all, would outweigh what it does know.
+		capu = 1
+	}
 	for g := range refs {
-		if capu := cfg.unknownCapValue(); unknown[g] && maxKnown > 0 && capu > 0 {
+		if unknown[g] && maxKnown > 0 && capu > 0 {
 			refs[g] = min(refs[g], capu*maxKnown)
 		}
 		total += refs[g]
@@ -361,7 +372,9 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 			if d == 0 {
 				continue
 			}
-			w := m.w * idf(n, d)
+			// a synonym counts at most SynonymWeight of the word itself,
+			// however much rarer it is
+			w := m.w * min(idf(n, d), refs[g])
 			gg := g
 			add := func(doc uint64, tf, dl int) {
 				i := slots.get(doc)

@@ -7,12 +7,18 @@ import (
 	"sync"
 )
 
-//go:embed thesaurus.txt
-var thesaurusText string
+// The thesaurus is two files in one syntax: thesaurus.txt, and glossary.txt,
+// a larger list written without sight of the evaluation data.
+var (
+	//go:embed thesaurus.txt
+	thesaurusText string
+	//go:embed glossary.txt
+	glossaryText string
+)
 
 // SynonymWeight is how much a thesaurus match counts against a match of the
 // query's own word.
-const SynonymWeight = 0.6
+const SynonymWeight = 0.8
 
 // maxPhraseWords is the longest thesaurus phrase, in words.
 const maxPhraseWords = 3
@@ -26,7 +32,7 @@ var (
 
 func loadThesaurus() {
 	thesaurusOnce.Do(func() {
-		thesaurus, phrases = parseThesaurus(thesaurusText)
+		thesaurus, phrases = parseThesaurus(thesaurusText + "\n" + glossaryText)
 		phraseEnds = map[string]bool{}
 		for key := range phrases {
 			phraseEnds[key[strings.LastIndexByte(key, ' ')+1:]] = true

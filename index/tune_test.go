@@ -89,16 +89,18 @@ func TestTuneSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lq := range []int{-1, 6, 8} {
-		for _, syn := range []float64{0.6, 0.8} {
-			for _, floor := range []float64{0.28, 0.31, 0.34, 0.37, 0.40, 0.44} {
-				rep, err := runEvalCfg(ds, &config{floor: floor, synWeight: syn, longQuery: lq})
-				if err != nil {
-					t.Fatal(err)
+	for _, lq := range []int{8} {
+		for _, unk := range []float64{1} {
+			for _, syn := range []float64{0.6, 0.8} {
+				for _, floor := range []float64{0.35, 0.37, 0.39, 0.41, 0.43, 0.45} {
+					rep, err := runEvalCfg(ds, &config{floor: floor, synWeight: syn, longQuery: lq, unknown: unk})
+					if err != nil {
+						t.Fatal(err)
+					}
+					dev, para, off, sup := rep.Row("developer", "tune"), rep.Row("paraphrase", "tune"), rep.Row("offtopic", "tune"), rep.Row("superseded", "tune")
+					t.Logf("long %d unknown %.1f synonyms %.2f floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d) sum %.2f",
+						lq, unk, syn, floor, dev.Rate, para.Rate, off.Rate, sup.Rate, sup.Forbidden, para.Rate+off.Rate)
 				}
-				t.Logf("long %d synonyms %.2f floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d)",
-					lq, syn, floor, rep.Row("developer", "tune").Rate, rep.Row("paraphrase", "tune").Rate,
-					rep.Row("offtopic", "tune").Rate, rep.Row("superseded", "tune").Rate, rep.Row("superseded", "tune").Forbidden)
 			}
 		}
 	}
