@@ -197,7 +197,8 @@ type EvalOptions struct {
 	// Dir, when set, holds a scratch repository so the bleve index is used;
 	// otherwise the store is in memory and scanned.
 	Dir string
-	// Ablation switches parts off: "stem", "split", "thesaurus", "phrase"
+	// Ablation switches parts off: "stem", "split", "thesaurus" (with the
+	// concept descriptions), "concepts", "phrase"
 	// (thesaurus phrases and question words such as "who"), "rerank"
 	// (trust, recency and boosts), "floor" (relevance floor, the
 	// two-matched-terms rule and the specific-words rule); comma-separated; it implies scanning.
@@ -240,13 +241,15 @@ func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, erro
 				cfg.noThesaurus = true
 			case "phrase":
 				cfg.noPhrase = true
+			case "concepts":
+				cfg.noConcepts = true
 			case "rerank":
 				cfg.noRerank = true
 			case "floor":
 				cfg.floor, cfg.minGroups, cfg.specific = 1e-9, 1, -1
 			case "":
 			default:
-				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, phrase, rerank or floor", gitstore.ErrInvalid, a)
+				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, concepts, phrase, rerank or floor", gitstore.ErrInvalid, a)
 			}
 		}
 	}
@@ -471,7 +474,8 @@ var Ablations = []struct{ Name, Off string }{
 	{"full", ""},
 	{"no stemming", "stem"},
 	{"no identifier/path splitting", "split"},
-	{"no thesaurus", "thesaurus"},
+	{"no thesaurus (nor concepts)", "thesaurus"},
+	{"no concept descriptions", "concepts"},
 	{"no phrases or question words", "phrase"},
 	{"no trust/recency re-ranking", "rerank"},
 	{"no relevance floor", "floor"},

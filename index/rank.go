@@ -85,17 +85,26 @@ const (
 
 // config switches parts of analysis and ranking off, for the eval's ablation.
 type config struct {
-	noStem, noSplit, noThesaurus, noRerank, noPhrase bool
-	floor                                            float64
-	groupCap                                         float64
-	minGroups                                        int
-	unknown                                          float64
+	noStem, noSplit, noThesaurus, noRerank, noPhrase, noConcepts bool
+	floor                                                        float64
+	groupCap                                                     float64
+	minGroups                                                    int
+	unknown                                                      float64
 	// unknownCap caps an unknown word's reference weight at this multiple of
 	// the highest known one (0: unknownCap); synWeight overrides SynonymWeight.
 	unknownCap, synWeight float64
 	// specific overrides specificShare (a negative value switches it off).
 	specific  float64
 	longQuery int
+	// concept overrides ConceptWeight.
+	concept float64
+}
+
+func (c *config) conceptWeightValue() float64 {
+	if c == nil || c.concept == 0 {
+		return ConceptWeight
+	}
+	return c.concept
 }
 
 func (c *config) specificValue() float64 {
@@ -192,22 +201,38 @@ func bm25(idfv float64, tf, dl int, avgdl float64) float64 {
 	return idfv * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
 }
 
-// expand returns, for each query term, its group: the term and its synonyms
-// (not themselves query terms) with their weights.
+// expand returns, for each query term, its group: the term, its synonyms and
+// the concepts its words describe (none of them query terms), with their
+// weights.
 func expand(terms []string, cfg *config) [][]weighted {
 	inQuery := map[string]bool{}
 	for _, t := range terms {
 		inQuery[t] = true
 	}
 	groups := make([][]weighted, len(terms))
+	var described [][]string
+	if cfg == nil || !cfg.noThesaurus && !cfg.noConcepts {
+		described = describedConcepts(loadConcepts(), terms)
+	}
 	for i, t := range terms {
 		groups[i] = []weighted{{t, 1}}
 		if cfg != nil && cfg.noThesaurus {
 			continue
 		}
+		inGroup := map[string]bool{t: true}
 		for _, s := range Synonyms(t) {
 			if !inQuery[s] {
+				inGroup[s] = true
 				groups[i] = append(groups[i], weighted{s, cfg.synWeightValue()})
+			}
+		}
+		if described == nil {
+			continue
+		}
+		for _, c := range described[i] {
+			if !inQuery[c] && !inGroup[c] {
+				inGroup[c] = true
+				groups[i] = append(groups[i], weighted{c, cfg.conceptWeightValue()})
 			}
 		}
 	}

@@ -90,15 +90,15 @@ func TestTuneSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lq := range []int{8} {
-		for _, unk := range []float64{1} {
+		for _, unk := range []float64{0.5, 0.7} {
 			for _, syn := range []float64{0.6, 0.8} {
-				for _, floor := range []float64{0.35, 0.37, 0.39, 0.41, 0.43, 0.45} {
-					rep, err := runEvalCfg(ds, &config{floor: floor, synWeight: syn, longQuery: lq, unknown: unk})
+				for _, floor := range []float64{0.31, 0.34, 0.37, 0.40, 0.43, 0.46} {
+					rep, err := runEvalCfg(ds, &config{floor: floor, synWeight: syn, longQuery: lq, concept: unk})
 					if err != nil {
 						t.Fatal(err)
 					}
 					dev, para, off, sup := rep.Row("developer", "tune"), rep.Row("paraphrase", "tune"), rep.Row("offtopic", "tune"), rep.Row("superseded", "tune")
-					t.Logf("long %d unknown %.1f synonyms %.2f floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d) sum %.2f",
+					t.Logf("long %d concept %.1f synonyms %.2f floor %.2f: developer %.2f paraphrase %.2f offtopic %.2f superseded %.2f (forbidden %d) sum %.2f",
 						lq, unk, syn, floor, dev.Rate, para.Rate, off.Rate, sup.Rate, sup.Forbidden, para.Rate+off.Rate)
 				}
 			}
