@@ -66,3 +66,18 @@ func TestImportDirection(t *testing.T) {
 	}
 	require.Greater(t, checked, 3)
 }
+
+// TestHookBinaryStaysSmall: git-mem-hook runs before every agent session and
+// prompt, and Go initializes every linked package at start-up; bleve, cobra
+// and the MCP SDK would multiply its cost (see hooks/bench_test.go).
+func TestHookBinaryStaysSmall(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./git-mem-hook").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
+	for _, dep := range deps {
+		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp"} {
+			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
+		}
+	}
+}
