@@ -130,6 +130,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		// snapshot, brought up to date in plain Go, answers the same
 		sc, err := syncSnapshot(ctx, snapshotPath(dir), stores)
 		if err == nil {
+			defer sc.close()
 			c = sc
 			res.Source = "snapshot"
 		} else {

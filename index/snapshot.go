@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,40 +19,47 @@ import (
 
 // The snapshot is a second, compact cache of the index: one file holding
 // what ranking needs (per-term postings, document lengths, the memories'
-// canonical JSON) in a layout read with one os.ReadFile and no decoding of
-// what a query does not touch. It lets a process that links no engine (the
-// hook binary) rank exactly like the bleve index and the scan (it is the
-// same corpus: same terms, same quantized lengths, same counts) without
-// reading every blob of a store. It records the ref tips it reflects and is
-// brought forward by tree diffs in plain Go, atomically replaced (temp file
-// and rename) each time; deleting it is always safe.
+// canonical JSON), laid out so that a recall reads only the header, the
+// tables and the postings of its own terms, and the JSON of the memories it
+// returns. It lets a process that links no engine (the hook binary) rank
+// exactly like the bleve index and the scan (it is the same corpus: same
+// terms, same quantized lengths, same counts) without reading every blob of
+// a store. It records the ref tips it reflects and is brought forward by
+// tree diffs in plain Go, atomically replaced (temp file and rename) each
+// time; deleting it is always safe.
 //
-// Layout (integers little-endian):
+// Layout (integers little-endian; offsets from the start of the file):
 //
 //	0   magic "GMSNAP\x00\n"
 //	8   u32 version (snapshotFormat*1000 + MappingVersion)
-//	12  u32 CRC-32C of everything from offset 20 to the end
-//	16  u32 length of everything from offset 20 to the end
-//	20  uvarint number of tips, then per tip: uvarint-prefixed store key and commit
-//	    uvarint documents, uvarint terms, uvarint total term count
-//	    documents: 20 bytes each, ascending by key:
-//	      u32 key offset, u32 JSON offset (the key runs up to it), u32 JSON length,
-//	      u32 length as scoring reads it (quantized like bleve's norm), u32 number of terms
-//	    terms: 12 bytes each, ascending:
-//	      u32 term offset, u32 postings offset (the term runs up to it), u32 document frequency
-//	    data: keys, JSON, terms and postings (uvarint document delta, uvarint frequency)
+//	12  u32 CRC-32C of bytes 16-64 and of the tables
+//	16  u64 file length
+//	24  u32 documents, u32 terms, u64 total term count, u32 tables length
+//	64  tables:
+//	    uvarint number of tips, then per tip: uvarint-prefixed store key and commit
+//	    documents, 24 bytes each, ascending by key: u64 offset of the key
+//	      (the JSON follows it), u32 key length, u32 JSON length,
+//	      u32 CRC-32C of key and JSON, u32 length as scoring reads it
+//	      (quantized like bleve's norm)
+//	    terms, 28 bytes each, ascending: u32 offset in the term strings,
+//	      u32 term length, u64 offset of the postings, u32 postings length,
+//	      u32 document frequency, u32 CRC-32C of the postings
+//	    term strings
+//	    then keys with JSON, and postings (uvarint document delta, uvarint frequency)
 //
-// Offsets are relative to the start of the data. A missing, truncated,
+// The header and tables are checked as a whole when the file is opened, the
+// file's length against the header (truncation), and each memory and
+// postings list by its own checksum when it is read. A missing, truncated,
 // corrupt or other-version snapshot is rebuilt from the stores; one whose
 // tips differ from the refs is brought forward first, so it never answers
 // for another state of the stores.
 const (
 	snapshotMagic  = "GMSNAP\x00\n"
-	snapshotFormat = 1
+	snapshotFormat = 2
 	snapshotName   = "recall.snapshot"
-	snapHeader     = 20
-	snapDocSize    = 20
-	snapTermSize   = 12
+	snapHeader     = 64
+	snapDocSize    = 24
+	snapTermSize   = 28
 )
 
 var snapshotVersion = uint32(snapshotFormat*1000 + MappingVersion)
@@ -76,43 +84,86 @@ func SnapshotPath(set *gitstore.Set) string {
 	return snapshotPath(dir)
 }
 
-// snapshot is a parsed snapshot file; it implements loader.
+// snapshot is an open snapshot file (or one just encoded in memory); it
+// implements loader.
 type snapshot struct {
+	r             io.ReaderAt
+	closer        io.Closer // the file, when r is one
+	size          int64
 	tips          map[string]string
 	ndocs, nterms int
 	tokens        int
 	docs, terms   []byte // the tables
-	data          []byte
+	strs          []byte // term strings
+	// seen holds the JSON of the documents external found, by key: ranking
+	// loads exactly those, so load does not search the file
+	seen map[string][]byte
 }
 
-func parseSnapshot(b []byte) (*snapshot, error) {
-	if len(b) < snapHeader || string(b[:8]) != snapshotMagic {
+// openSnapshot opens the snapshot at path and checks its header and tables.
+func openSnapshot(path string) (*snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s, err := readSnapshot(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.closer = f
+	return s, nil
+}
+
+func (s *snapshot) close() {
+	if s.closer != nil {
+		s.closer.Close()
+	}
+}
+
+func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
+	head := make([]byte, snapHeader)
+	if _, err := r.ReadAt(head, 0); err != nil || string(head[:8]) != snapshotMagic {
 		return nil, fmt.Errorf("%w: not a snapshot", ErrSnapshot)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != snapshotVersion {
+	if v := binary.LittleEndian.Uint32(head[8:]); v != snapshotVersion {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
 	}
-	body := b[snapHeader:]
-	if n := binary.LittleEndian.Uint32(b[16:]); int(n) != len(body) {
-		return nil, fmt.Errorf("%w: truncated (%d of %d bytes)", ErrSnapshot, len(body), n)
+	if n := binary.LittleEndian.Uint64(head[16:]); int64(n) != size {
+		return nil, fmt.Errorf("%w: %d bytes, the header says %d (truncated?)", ErrSnapshot, size, n)
 	}
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
+	tlen := int64(binary.LittleEndian.Uint32(head[40:]))
+	if snapHeader+tlen > size {
+		return nil, fmt.Errorf("%w: tables past the end", ErrSnapshot)
+	}
+	tables := make([]byte, tlen)
+	if _, err := r.ReadAt(tables, snapHeader); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	crc := crc32.Update(crc32.Checksum(head[16:], castagnoli), castagnoli, tables)
+	if crc != binary.LittleEndian.Uint32(head[12:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
 	}
-	r := &byteReader{b: body}
-	s := &snapshot{tips: map[string]string{}}
-	nt := r.uvarint()
-	for i := uint64(0); i < nt && r.err == nil; i++ {
-		k := r.str()
-		s.tips[k] = r.str()
+	s := &snapshot{r: r, size: size, tips: map[string]string{},
+		ndocs: int(binary.LittleEndian.Uint32(head[24:])), nterms: int(binary.LittleEndian.Uint32(head[28:])),
+		tokens: int(binary.LittleEndian.Uint64(head[32:]))}
+	br := &byteReader{b: tables}
+	nt := br.uvarint()
+	for i := uint64(0); i < nt && br.err == nil; i++ {
+		k := br.str()
+		s.tips[k] = br.str()
 	}
-	s.ndocs, s.nterms, s.tokens = int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
-	s.docs = r.bytes(s.ndocs * snapDocSize)
-	s.terms = r.bytes(s.nterms * snapTermSize)
-	if r.err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSnapshot, r.err)
+	s.docs = br.bytes(s.ndocs * snapDocSize)
+	s.terms = br.bytes(s.nterms * snapTermSize)
+	if br.err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, br.err)
 	}
-	s.data = body[r.off:]
+	s.strs = tables[br.off:]
 	return s, nil
 }
 
@@ -155,26 +206,41 @@ func (r *byteReader) str() string { return string(r.bytes(int(r.uvarint()))) }
 
 func u32(b []byte, i int) int { return int(binary.LittleEndian.Uint32(b[i:])) }
 
-// span returns data[from:to], or an error when the offsets are out of range.
-func (s *snapshot) span(from, to int) ([]byte, error) {
-	if from < 0 || to < from || to > len(s.data) {
+// read reads n bytes at off and checks them against crc.
+func (s *snapshot) read(off int64, n int, crc uint32) ([]byte, error) {
+	if off < 0 || n < 0 || off+int64(n) > s.size {
 		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
 	}
-	return s.data[from:to], nil
+	b := make([]byte, n)
+	if _, err := s.r.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	if crc32.Checksum(b, castagnoli) != crc {
+		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
+	}
+	return b, nil
 }
 
-func (s *snapshot) docKey(doc int) ([]byte, error) {
-	e := s.docs[doc*snapDocSize:]
-	return s.span(u32(e, 0), u32(e, 4))
+// doc reads a document's key and JSON.
+func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
+	e := s.docs[i*snapDocSize:]
+	klen := u32(e, 8)
+	b, err := s.read(int64(binary.LittleEndian.Uint64(e)), klen+u32(e, 12), binary.LittleEndian.Uint32(e[16:]))
+	if err != nil {
+		return "", nil, err
+	}
+	return string(b[:klen]), b[klen:], nil
 }
 
-func (s *snapshot) docLen(doc uint64) int {
-	return u32(s.docs, int(doc)*snapDocSize+12)
-}
+func (s *snapshot) docLen(doc uint64) int { return u32(s.docs, int(doc)*snapDocSize+20) }
 
-func (s *snapshot) termAt(i int) ([]byte, error) {
+func (s *snapshot) termAt(i int) (string, error) {
 	e := s.terms[i*snapTermSize:]
-	return s.span(u32(e, 0), u32(e, 4))
+	off, n := u32(e, 0), u32(e, 4)
+	if off+n > len(s.strs) {
+		return "", fmt.Errorf("%w: term %d out of range", ErrSnapshot, i)
+	}
+	return string(s.strs[off : off+n]), nil
 }
 
 // findTerm returns the table index of term, -1 when absent.
@@ -186,13 +252,13 @@ func (s *snapshot) findTerm(term string) (int, error) {
 			ferr = err
 			return true
 		}
-		return string(t) >= term
+		return t >= term
 	})
 	if ferr != nil {
 		return -1, ferr
 	}
 	if i < s.nterms {
-		if t, _ := s.termAt(i); string(t) == term {
+		if t, _ := s.termAt(i); t == term {
 			return i, nil
 		}
 	}
@@ -213,7 +279,7 @@ func (s *snapshot) df(term string) (int, error) {
 	if i < 0 {
 		return 0, err
 	}
-	return u32(s.terms, i*snapTermSize+8), nil
+	return u32(s.terms, i*snapTermSize+20), nil
 }
 
 func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error {
@@ -221,20 +287,24 @@ func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error 
 	if i < 0 {
 		return err
 	}
+	return s.postingsAt(i, func(doc uint64, tf int) { fn(doc, tf, s.docLen(doc)) })
+}
+
+func (s *snapshot) postingsAt(i int, fn func(doc uint64, tf int)) error {
 	e := s.terms[i*snapTermSize:]
-	df := u32(e, 8)
-	r := &byteReader{b: s.data, off: u32(e, 4)}
-	if r.off > len(s.data) {
-		return fmt.Errorf("%w: postings of %q out of range", ErrSnapshot, term)
+	b, err := s.read(int64(binary.LittleEndian.Uint64(e[8:])), u32(e, 16), binary.LittleEndian.Uint32(e[24:]))
+	if err != nil {
+		return err
 	}
+	r := &byteReader{b: b}
 	doc := uint64(0)
-	for k := 0; k < df; k++ {
+	for k, df := 0, u32(e, 20); k < df; k++ {
 		doc += r.uvarint()
 		tf := r.uvarint()
 		if r.err != nil || doc >= uint64(s.ndocs) {
-			return fmt.Errorf("%w: postings of %q", ErrSnapshot, term)
+			return fmt.Errorf("%w: postings %d", ErrSnapshot, i)
 		}
-		fn(doc, int(tf), s.docLen(doc))
+		fn(doc, int(tf))
 	}
 	return nil
 }
@@ -247,34 +317,43 @@ func (s *snapshot) external(doc uint64) (string, error) {
 	if doc >= uint64(s.ndocs) {
 		return "", fmt.Errorf("%w: no document %d", ErrSnapshot, doc)
 	}
-	k, err := s.docKey(int(doc))
-	return string(k), err
+	k, raw, err := s.doc(int(doc))
+	if err == nil {
+		if s.seen == nil {
+			s.seen = map[string][]byte{}
+		}
+		s.seen[k] = raw
+	}
+	return k, err
 }
 
 func (s *snapshot) load(key string) (*entry, error) {
+	if raw, ok := s.seen[key]; ok {
+		return s.decode(key, raw)
+	}
 	var ferr error
+	var raw []byte
 	i := sort.Search(s.ndocs, func(i int) bool {
-		k, err := s.docKey(i)
+		k, r, err := s.doc(i)
 		if err != nil {
 			ferr = err
 			return true
 		}
-		return string(k) >= key
+		if k == key {
+			raw = r
+		}
+		return k >= key
 	})
 	if ferr != nil {
 		return nil, ferr
 	}
-	if i == s.ndocs {
+	if i == s.ndocs || raw == nil {
 		return nil, fmt.Errorf("%w: document %s is missing", ErrSnapshot, key)
 	}
-	if k, _ := s.docKey(i); string(k) != key {
-		return nil, fmt.Errorf("%w: document %s is missing", ErrSnapshot, key)
-	}
-	e := s.docs[i*snapDocSize:]
-	raw, err := s.span(u32(e, 4), u32(e, 4)+u32(e, 8))
-	if err != nil {
-		return nil, err
-	}
+	return s.decode(key, raw)
+}
+
+func (s *snapshot) decode(key string, raw []byte) (*entry, error) {
 	m, err := gitstore.DecodeMemory(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: document %s: %v", ErrSnapshot, key, err)
@@ -302,31 +381,25 @@ func newSnapDoc(m *gitstore.Memory) (*snapDoc, error) {
 	return d, nil
 }
 
-// docsOf turns a parsed snapshot back into documents by key, to be changed
-// and written again.
+// docsOf turns a snapshot back into documents by key, to be changed and
+// written again.
 func (s *snapshot) docsOf() (map[string]*snapDoc, error) {
 	docs := make([]*snapDoc, s.ndocs)
 	byKey := make(map[string]*snapDoc, s.ndocs)
 	for i := range docs {
-		e := s.docs[i*snapDocSize:]
-		k, err := s.docKey(i)
+		k, raw, err := s.doc(i)
 		if err != nil {
 			return nil, err
 		}
-		raw, err := s.span(u32(e, 4), u32(e, 4)+u32(e, 8))
-		if err != nil {
-			return nil, err
-		}
-		docs[i] = &snapDoc{raw: raw, n: u32(e, 16), tf: map[string]int{}}
-		byKey[string(k)] = docs[i]
+		docs[i] = &snapDoc{raw: raw, tf: map[string]int{}}
+		byKey[k] = docs[i]
 	}
 	for i := 0; i < s.nterms; i++ {
-		t, err := s.termAt(i)
+		term, err := s.termAt(i)
 		if err != nil {
 			return nil, err
 		}
-		term := string(t)
-		if err := s.postings(term, func(doc uint64, tf, _ int) { docs[doc].tf[term] = tf }); err != nil {
+		if err := s.postingsAt(i, func(doc uint64, tf int) { docs[doc].tf[term] = tf; docs[doc].n += tf }); err != nil {
 			return nil, err
 		}
 	}
@@ -343,69 +416,81 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 	type post struct{ doc, tf int }
 	postings := map[string][]post{}
 	tokens := 0
-	var data bytes.Buffer
-	docTable := make([]byte, 0, len(keys)*snapDocSize)
 	for i, k := range keys {
 		d := docs[k]
 		tokens += d.n
-		keyOff := data.Len()
-		data.WriteString(k)
-		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(keyOff))
-		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(data.Len()))
-		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(len(d.raw)))
-		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(normLen(lenAsNorm(d.n))))
-		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(d.n))
-		data.Write(d.raw)
 		for t, tf := range d.tf {
 			postings[t] = append(postings[t], post{i, tf})
 		}
 	}
 	terms := make([]string, 0, len(postings))
+	strsLen := 0
 	for t := range postings {
 		terms = append(terms, t)
+		strsLen += len(t)
 	}
 	sort.Strings(terms)
-	termTable := make([]byte, 0, len(terms)*snapTermSize)
-	var buf []byte
-	for _, t := range terms {
-		ps := postings[t]
-		sort.Slice(ps, func(a, b int) bool { return ps[a].doc < ps[b].doc })
-		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(data.Len()))
-		data.WriteString(t)
-		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(data.Len()))
-		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(len(ps)))
-		prev := 0
-		buf = buf[:0]
-		for _, p := range ps {
-			buf = binary.AppendUvarint(buf, uint64(p.doc-prev))
-			buf = binary.AppendUvarint(buf, uint64(p.tf))
-			prev = p.doc
-		}
-		data.Write(buf)
-	}
-	var body []byte
+
+	var tips0 []byte
 	tipKeys := make([]string, 0, len(tips))
 	for k := range tips {
 		tipKeys = append(tipKeys, k)
 	}
 	sort.Strings(tipKeys)
-	body = binary.AppendUvarint(body, uint64(len(tipKeys)))
+	tips0 = binary.AppendUvarint(tips0, uint64(len(tipKeys)))
 	for _, k := range tipKeys {
-		body = binary.AppendUvarint(body, uint64(len(k)))
-		body = append(body, k...)
-		body = binary.AppendUvarint(body, uint64(len(tips[k])))
-		body = append(body, tips[k]...)
+		tips0 = binary.AppendUvarint(tips0, uint64(len(k)))
+		tips0 = append(tips0, k...)
+		tips0 = binary.AppendUvarint(tips0, uint64(len(tips[k])))
+		tips0 = append(tips0, tips[k]...)
 	}
-	body = binary.AppendUvarint(body, uint64(len(keys)))
-	body = binary.AppendUvarint(body, uint64(len(terms)))
-	body = binary.AppendUvarint(body, uint64(tokens))
-	body = append(append(append(body, docTable...), termTable...), data.Bytes()...)
-	out := make([]byte, snapHeader, snapHeader+len(body))
+	tlen := len(tips0) + len(keys)*snapDocSize + len(terms)*snapTermSize + strsLen
+	dataStart := int64(snapHeader + tlen)
+
+	// the data: keys with JSON, then postings
+	var data []byte
+	docTable := make([]byte, 0, len(keys)*snapDocSize)
+	for _, k := range keys {
+		d := docs[k]
+		off := len(data)
+		data = append(append(data, k...), d.raw...)
+		docTable = binary.LittleEndian.AppendUint64(docTable, uint64(dataStart+int64(off)))
+		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(len(k)))
+		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(len(d.raw)))
+		docTable = binary.LittleEndian.AppendUint32(docTable, crc32.Checksum(data[off:], castagnoli))
+		docTable = binary.LittleEndian.AppendUint32(docTable, uint32(normLen(lenAsNorm(d.n))))
+	}
+	termTable := make([]byte, 0, len(terms)*snapTermSize)
+	strs := make([]byte, 0, strsLen)
+	for _, t := range terms {
+		ps := postings[t]
+		sort.Slice(ps, func(a, b int) bool { return ps[a].doc < ps[b].doc })
+		off := len(data)
+		prev := 0
+		for _, p := range ps {
+			data = binary.AppendUvarint(data, uint64(p.doc-prev))
+			data = binary.AppendUvarint(data, uint64(p.tf))
+			prev = p.doc
+		}
+		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(len(strs)))
+		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(len(t)))
+		termTable = binary.LittleEndian.AppendUint64(termTable, uint64(dataStart+int64(off)))
+		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(len(data)-off))
+		termTable = binary.LittleEndian.AppendUint32(termTable, uint32(len(ps)))
+		termTable = binary.LittleEndian.AppendUint32(termTable, crc32.Checksum(data[off:], castagnoli))
+		strs = append(strs, t...)
+	}
+	out := make([]byte, snapHeader, int(dataStart)+len(data))
 	copy(out, snapshotMagic)
 	binary.LittleEndian.PutUint32(out[8:], snapshotVersion)
-	binary.LittleEndian.PutUint32(out[12:], crc32.Checksum(body, castagnoli))
-	binary.LittleEndian.PutUint32(out[16:], uint32(len(body)))
-	return append(out, body...)
+	binary.LittleEndian.PutUint64(out[16:], uint64(int(dataStart)+len(data)))
+	binary.LittleEndian.PutUint32(out[24:], uint32(len(keys)))
+	binary.LittleEndian.PutUint32(out[28:], uint32(len(terms)))
+	binary.LittleEndian.PutUint64(out[32:], uint64(tokens))
+	binary.LittleEndian.PutUint32(out[40:], uint32(tlen))
+	out = append(append(append(append(out, tips0...), docTable...), termTable...), strs...)
+	binary.LittleEndian.PutUint32(out[12:], crc32.Update(crc32.Checksum(out[16:snapHeader], castagnoli), castagnoli, out[snapHeader:]))
+	return append(out, data...)
 }
 
 // writeFileAtomic replaces path with data: a temp file in the same
@@ -435,16 +520,20 @@ func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*
 	if err != nil {
 		return nil, err
 	}
-	var old *snapshot
-	if data, err := os.ReadFile(path); err == nil {
-		if old, err = parseSnapshot(data); err == nil && SameTips(old.tips, tips) {
-			return old, nil
-		}
+	old, err := openSnapshot(path)
+	if err == nil && SameTips(old.tips, tips) {
+		return old, nil
 	}
 	var docs map[string]*snapDoc
 	if old != nil {
-		if docs, err = old.docsOf(); err != nil {
+		// the whole file is read to bring it forward: once, not per read
+		old.close()
+		if data, err := os.ReadFile(path); err != nil {
 			old = nil
+		} else if old, err = readSnapshot(bytes.NewReader(data), int64(len(data))); err == nil {
+			if docs, err = old.docsOf(); err != nil {
+				old = nil
+			}
 		}
 	}
 	if old == nil {
@@ -476,7 +565,7 @@ func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*
 		}
 	}
 	data := encodeSnapshot(tips, docs)
-	snap, err := parseSnapshot(data)
+	snap, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, err
 	}
@@ -547,8 +636,12 @@ func Refresh(ctx context.Context, set *gitstore.Set) error {
 	if dir == "" {
 		return nil
 	}
-	_, err := syncSnapshot(ctx, snapshotPath(dir), set.Stores())
-	return err
+	s, err := syncSnapshot(ctx, snapshotPath(dir), set.Stores())
+	if err != nil {
+		return err
+	}
+	s.close()
+	return nil
 }
 
 // rebuildSnapshot writes the set's snapshot from scratch.
@@ -561,6 +654,7 @@ func rebuildSnapshot(ctx context.Context, dir string, stores []*gitstore.Store) 
 	if err != nil {
 		return 0, err
 	}
+	s.close()
 	return s.ndocs, nil
 }
 
