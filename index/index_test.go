@@ -211,10 +211,10 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(path, data[:len(data)*2/3], 0o644))
 		}},
-		{"corrupt tables", func(r *testRepo, path string) {
+		{"corrupt table of contents", func(r *testRepo, path string) {
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
-			for i := 70; i < 86; i++ {
+			for i := len(data) - 16; i < len(data); i++ {
 				data[i] ^= 0x5a
 			}
 			require.NoError(t, os.WriteFile(path, data, 0o644))
@@ -223,7 +223,7 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			// every memory and postings list: whatever the query reads is damaged
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
-			for i := len(data) - 1; i > len(data)*2/3; i -= 7 {
+			for i := snapHeader; i < len(data)/2; i += 7 {
 				data[i] ^= 0x5a
 			}
 			require.NoError(t, os.WriteFile(path, data, 0o644))
