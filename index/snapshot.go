@@ -420,80 +420,69 @@ func newSnapDoc(m *gitstore.Memory) (*snapDoc, error) {
 	return d, nil
 }
 
-// docsOf turns a snapshot back into documents by key, to be changed and
-// written again; every part read is checked.
-func (s *snapshot) docsOf() (map[string]*snapDoc, error) {
-	docs := make([]*snapDoc, s.ndocs)
-	byKey := make(map[string]*snapDoc, s.ndocs)
-	for i := range docs {
-		k, raw, err := s.doc(i)
-		if err != nil {
-			return nil, err
-		}
-		docs[i] = &snapDoc{raw: raw, tf: map[string]int{}}
-		byKey[k] = docs[i]
-	}
-	terms := 0
-	for bi := range s.blocks {
-		var ferr error
-		err := s.eachTerm(bi, func(term string, ti termInfo) bool {
-			terms++
-			ferr = s.postingsOf(ti, func(doc uint64, tf, _ int) { docs[doc].tf[term] = tf; docs[doc].n += tf })
-			return ferr == nil
-		})
-		if err == nil {
-			err = ferr
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if terms != s.nterms {
-		return nil, fmt.Errorf("%w: %d terms, the header says %d", ErrSnapshot, terms, s.nterms)
-	}
-	return byKey, nil
-}
+// post is one posting while a snapshot is written: document number, term
+// frequency and document length as scoring reads it.
+type post struct{ doc, tf, dl int }
 
 // encodeSnapshot writes documents by key as a snapshot reflecting tips.
 func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
-	le := binary.LittleEndian
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	type post struct{ doc, tf, dl int }
+	raws := make([][]byte, len(keys))
 	postings := map[string][]post{}
 	tokens := 0
-	out := make([]byte, snapHeader)
-	docTable := make([]byte, 0, len(keys)*snapDocSize)
 	for i, k := range keys {
 		d := docs[k]
+		raws[i] = d.raw
 		tokens += d.n
 		dl := normLen(lenAsNorm(d.n))
 		for t, tf := range d.tf {
 			postings[t] = append(postings[t], post{i, tf, dl})
 		}
-		off := len(out)
-		out = append(append(out, k...), d.raw...)
-		docTable = le.AppendUint64(docTable, uint64(off))
-		docTable = le.AppendUint32(docTable, uint32(len(k)))
-		docTable = le.AppendUint32(docTable, uint32(len(d.raw)))
-		docTable = le.AppendUint32(docTable, crc32.Checksum(out[off:], castagnoli))
 	}
 	terms := make([]string, 0, len(postings))
 	for t := range postings {
 		terms = append(terms, t)
 	}
 	sort.Strings(terms)
+	out, _ := encodeParts(tips, keys, raws, tokens, 0, func(emit func(string, []post)) error {
+		for _, t := range terms {
+			emit(t, postings[t]) // ascending: documents were visited in order
+		}
+		return nil
+	})
+	return out
+}
+
+// encodeParts lays a snapshot out: keys (ascending) with their JSON, the
+// total term count, and the terms, which eachTerm emits in ascending order,
+// each with its postings by ascending document.
+// sizeHint is the expected size of the file (0: unknown).
+func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, sizeHint int, eachTerm func(emit func(string, []post)) error) ([]byte, error) {
+	le := binary.LittleEndian
+	out := make([]byte, snapHeader, max(sizeHint, snapHeader))
+	docTable := make([]byte, 0, len(keys)*snapDocSize)
+	for i, k := range keys {
+		off := len(out)
+		out = append(append(out, k...), raws[i]...)
+		docTable = le.AppendUint64(docTable, uint64(off))
+		docTable = le.AppendUint32(docTable, uint32(len(k)))
+		docTable = le.AppendUint32(docTable, uint32(len(raws[i])))
+		docTable = le.AppendUint32(docTable, crc32.Checksum(out[off:], castagnoli))
+	}
 	type dictEntry struct {
+		term       string
 		off, n, df int
 		crc        uint32
 	}
-	dict := make([]dictEntry, len(terms))
-	for i, t := range terms {
-		ps := postings[t]
-		sort.Slice(ps, func(a, b int) bool { return ps[a].doc < ps[b].doc })
+	var dict []dictEntry
+	err := eachTerm(func(t string, ps []post) {
+		if len(ps) == 0 {
+			return
+		}
 		off, prev := len(out), 0
 		for _, p := range ps {
 			out = binary.AppendUvarint(out, uint64(p.doc-prev))
@@ -501,7 +490,10 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 			out = binary.AppendUvarint(out, uint64(p.dl))
 			prev = p.doc
 		}
-		dict[i] = dictEntry{off, len(out) - off, len(ps), crc32.Checksum(out[off:], castagnoli)}
+		dict = append(dict, dictEntry{t, off, len(out) - off, len(ps), crc32.Checksum(out[off:], castagnoli)})
+	})
+	if err != nil {
+		return nil, err
 	}
 	docOff := len(out)
 	out = append(out, docTable...)
@@ -520,13 +512,13 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 		end := min(len(docTable), (b+1)*snapBlock*snapDocSize)
 		toc = binary.AppendUvarint(toc, uint64(crc32.Checksum(docTable[b*snapBlock*snapDocSize:end], castagnoli)))
 	}
-	nblocks := (len(terms) + snapBlock - 1) / snapBlock
+	nblocks := (len(dict) + snapBlock - 1) / snapBlock
 	toc = binary.AppendUvarint(toc, uint64(nblocks))
 	for b := 0; b < nblocks; b++ {
 		off := len(out)
-		for i := b * snapBlock; i < min(len(terms), (b+1)*snapBlock); i++ {
+		for i := b * snapBlock; i < min(len(dict), (b+1)*snapBlock); i++ {
 			e := dict[i]
-			out = appendStr(out, terms[i])
+			out = appendStr(out, e.term)
 			out = binary.AppendUvarint(out, uint64(e.off))
 			out = binary.AppendUvarint(out, uint64(e.n))
 			out = binary.AppendUvarint(out, uint64(e.df))
@@ -535,7 +527,7 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 		toc = binary.AppendUvarint(toc, uint64(off))
 		toc = binary.AppendUvarint(toc, uint64(len(out)-off))
 		toc = binary.AppendUvarint(toc, uint64(crc32.Checksum(out[off:], castagnoli)))
-		toc = appendStr(toc, terms[b*snapBlock])
+		toc = appendStr(toc, dict[b*snapBlock].term)
 	}
 	tocOff := len(out)
 	out = append(out, toc...)
@@ -543,11 +535,19 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 	le.PutUint32(out[8:], snapshotVersion)
 	le.PutUint64(out[16:], uint64(len(out)))
 	le.PutUint32(out[24:], uint32(len(keys)))
-	le.PutUint32(out[28:], uint32(len(terms)))
+	le.PutUint32(out[28:], uint32(len(dict)))
 	le.PutUint64(out[32:], uint64(tokens))
 	le.PutUint64(out[40:], uint64(tocOff))
 	le.PutUint32(out[48:], uint32(len(toc)))
 	le.PutUint64(out[52:], uint64(docOff))
-	le.PutUint32(out[12:], crc32.Update(crc32.Checksum(out[16:snapHeader], castagnoli), castagnoli, toc))
-	return out
+	le.PutUint32(out[12:], snapChecksum(out))
+	return out, nil
+}
+
+// snapChecksum is the checksum of a snapshot's header (from byte 16) and
+// table of contents.
+func snapChecksum(data []byte) uint32 {
+	le := binary.LittleEndian
+	toc := data[le.Uint64(data[40:]):][:le.Uint32(data[48:])]
+	return crc32.Update(crc32.Checksum(data[16:snapHeader], castagnoli), castagnoli, toc)
 }
