@@ -38,8 +38,8 @@ const (
 	fieldLen    = "n" // number of terms, stored
 )
 
-// Open timeouts: a reader waits this long for a writer's lock before it
-// falls back to scanning the store.
+// Open timeouts: a reader waits this long for a writer's lock before recall
+// falls back to the snapshot or a scan.
 const (
 	readTimeout  = 250 * time.Millisecond
 	writeTimeout = 500 * time.Millisecond
