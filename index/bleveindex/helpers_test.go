@@ -18,7 +18,7 @@ import (
 
 // testRepo is a real git repository in a temp dir, with a worktree.
 type testRepo struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	set  *gitstore.Set
 	main *gitstore.Store
@@ -27,7 +27,7 @@ type testRepo struct {
 
 var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func newTestRepo(t *testing.T) *testRepo {
+func newTestRepo(t testing.TB) *testRepo {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command("git", "init", "-q", "-b", "main", dir)
