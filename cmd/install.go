@@ -266,6 +266,12 @@ func indexState(set *gitstore.Set) gitstore.Finding {
 		return f
 	}
 	f.Message = fmt.Sprintf("recall index at %s (changed %s); every read brings it up to date with the memory refs", dir, st.ModTime().UTC().Format(time.RFC3339))
+	if _, err := os.Stat(index.SnapshotPath(set)); err != nil {
+		// git-mem-hook ranks from the snapshot: without one, its first hook builds it
+		f.Status = gitstore.FindingInfo
+		f.Message += "; the recall snapshot the hook binary reads is not built yet"
+		f.Fix = "git mem reindex (builds it now, so the first session's hooks stay fast)"
+	}
 	return f
 }
 
