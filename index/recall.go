@@ -49,8 +49,6 @@ type Options struct {
 	Progress Progress
 
 	cfg *config
-	// noSnapshot leaves the snapshot out (tests compare the corpora).
-	noSnapshot bool
 }
 
 // Hit is one recalled memory.
@@ -125,7 +123,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 			fallbacks = append(fallbacks, err.Error())
 		}
 	}
-	if c == nil && useIndex && !o.noSnapshot {
+	if c == nil && useIndex {
 		// no engine (the hook binary), or it is busy or broken: the
 		// snapshot, brought up to date in plain Go, answers the same
 		sc, err := syncSnapshot(ctx, snapshotPath(dir), stores)
