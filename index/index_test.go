@@ -230,6 +230,13 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			}
 			require.NoError(t, os.WriteFile(path, data, 0o644))
 		}},
+		{"other thesaurus", func(r *testRepo, path string) {
+			// written under another thesaurus, whose phrases shape documents' terms
+			old := thesaurusText
+			thesaurusText += "\n# another revision"
+			r.recall("deploy api fly.io")
+			thesaurusText = old
+		}},
 		{"garbage", func(r *testRepo, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("\x00\x01"), 0o644))
 		}},

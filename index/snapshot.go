@@ -32,6 +32,7 @@ import (
 //	16  u64 file length
 //	24  u32 documents, u32 terms, u64 total term count
 //	40  u64 offset and u32 length of the table of contents, u64 offset of the document table
+//	60  u32 CRC-32C of the thesaurus, whose phrases are part of the analysis
 //	64  data: each document's key followed by its JSON; each term's postings
 //	    (uvarint document delta, frequency and length as scoring reads it,
 //	    quantized like bleve's norm)
@@ -66,6 +67,11 @@ var snapshotVersion = uint32(snapshotFormat*1000 + MappingVersion)
 var ErrSnapshot = errors.New("recall snapshot unusable")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// analysisPrint identifies the analysis a snapshot's terms come from beyond
+// MappingVersion: thesaurus phrases ("log in") become one term in documents
+// too, so a snapshot written with another thesaurus is rebuilt.
+func analysisPrint() uint32 { return crc32.Checksum([]byte(thesaurusText), castagnoli) }
 
 // snapshotPath is the snapshot of the index in dir: beside it, so that a
 // rebuild swapping the index directory leaves it alone.
@@ -148,6 +154,9 @@ func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
 	le := binary.LittleEndian
 	if v := le.Uint32(head[8:]); v != snapshotVersion {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
+	}
+	if le.Uint32(head[60:]) != analysisPrint() {
+		return nil, fmt.Errorf("%w: written with another thesaurus", ErrSnapshot)
 	}
 	if n := le.Uint64(head[16:]); int64(n) != size {
 		return nil, fmt.Errorf("%w: %d bytes, the header says %d (truncated?)", ErrSnapshot, size, n)
@@ -540,6 +549,7 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, s
 	le.PutUint64(out[40:], uint64(tocOff))
 	le.PutUint32(out[48:], uint32(len(toc)))
 	le.PutUint64(out[52:], uint64(docOff))
+	le.PutUint32(out[60:], analysisPrint())
 	le.PutUint32(out[12:], snapChecksum(out))
 	return out, nil
 }
