@@ -21,10 +21,11 @@ var layer = map[string]int{
 	"cmd":      5,
 }
 
-// owners: each outside library is imported by one package only.
+// owners: each outside library is imported by one package only (its path
+// under the module).
 var owners = map[string]string{
 	"github.com/go-git/go-git/v5":                    "gitstore",
-	"github.com/blevesearch/bleve/v2":                "index",
+	"github.com/blevesearch/bleve/v2":                "index/bleveindex",
 	"github.com/spf13/cobra":                         "cmd",
 	"github.com/modelcontextprotocol/go-sdk/mcp":     "mcp",
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc": "mcp",
@@ -58,10 +59,25 @@ func TestImportDirection(t *testing.T) {
 			}
 			for lib, owner := range owners {
 				if imp == lib || strings.HasPrefix(imp, lib+"/") {
-					require.Equal(t, owner, top, "%s imports %s, which only %s may import", p.ImportPath, imp, owner)
+					require.Equal(t, owner, strings.TrimPrefix(p.ImportPath, module), "%s imports %s, which only %s may import", p.ImportPath, imp, owner)
 				}
 			}
 		}
 	}
 	require.Greater(t, checked, 3)
+}
+
+// TestHookBinaryStaysSmall: git-mem-hook runs before every agent session and
+// prompt, and Go initializes every linked package at start-up; bleve, cobra
+// and the MCP SDK would multiply its cost (see hooks/bench_test.go).
+func TestHookBinaryStaysSmall(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./git-mem-hook").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
+	for _, dep := range deps {
+		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp"} {
+			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
+		}
+	}
 }

@@ -106,6 +106,42 @@ func defaultBinary() string {
 	return "git-mem"
 }
 
+// hookBinary is the git-mem-hook command the hooks are registered with:
+// that binary when it sits next to git-mem (the one named by binary when it
+// is a path, else the running executable), by name when PATH finds that
+// very file, else by path; "" (hooks run "git-mem hook") when there is none.
+func hookBinary(binary string) string {
+	dir := ""
+	if filepath.IsAbs(binary) {
+		dir = filepath.Dir(binary)
+	} else if exe, err := os.Executable(); err == nil {
+		if abs, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = abs
+		}
+		dir = filepath.Dir(exe)
+	}
+	if dir == "" {
+		return ""
+	}
+	full := filepath.Join(dir, hooks.HookBinaryName)
+	st, err := os.Stat(full)
+	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return ""
+	}
+	if !filepath.IsAbs(binary) {
+		if p, err := exec.LookPath(hooks.HookBinaryName); err == nil && sameFile(p, full) {
+			return hooks.HookBinaryName
+		}
+	}
+	return full
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
 func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) error {
 	target, err := installTarget(env, o)
 	if err != nil {
@@ -113,6 +149,9 @@ func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) 
 	}
 	if install && target.Binary == "" {
 		target.Binary = defaultBinary()
+	}
+	if install {
+		target.HookBinary = hookBinary(target.Binary)
 	}
 	if install && hooks.NormalizeAgent(o.agent) == hooks.Codex {
 		// Codex runs only trusted hooks: ask codex for their hashes and record them
@@ -227,6 +266,12 @@ func indexState(set *gitstore.Set) gitstore.Finding {
 		return f
 	}
 	f.Message = fmt.Sprintf("recall index at %s (changed %s); every read brings it up to date with the memory refs", dir, st.ModTime().UTC().Format(time.RFC3339))
+	if _, err := os.Stat(index.SnapshotPath(set)); err != nil {
+		// git-mem-hook ranks from the snapshot: without one, its first hook builds it
+		f.Status = gitstore.FindingInfo
+		f.Message += "; the recall snapshot the hook binary reads is not built yet"
+		f.Fix = "git mem reindex (builds it now, so the first session's hooks stay fast)"
+	}
 	return f
 }
 

@@ -10,6 +10,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/bleveindex"
 )
 
 // Main runs git-mem with the process's arguments and returns the exit code.
@@ -21,6 +24,9 @@ func Main() int {
 
 // Run runs one git-mem command line in env and returns its exit code.
 func Run(ctx context.Context, env *Env, args []string) int {
+	// recall, dedupe and reindex use the bleve index; the hook binary,
+	// which does not link it, recalls from the snapshot alone
+	index.UseEngine(bleveindex.Engine{})
 	root := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetIn(env.In)

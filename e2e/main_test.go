@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// GitMem is the git-mem binary TestMain built; GitMemDir is its directory,
-// put first on the PATH of agent runs (so hooks and MCP configs may say just
-// "git-mem").
+// GitMem is the git-mem binary TestMain built; GitMemDir is its directory
+// (git-mem-hook is built beside it, so install registers the hooks with it,
+// as for a user), put first on the PATH of agent runs (so hooks and MCP
+// configs may say just "git-mem").
 var GitMem, GitMemDir string
 
-// TestMain builds git-mem once for every test of the package.
+// TestMain builds git-mem and git-mem-hook once for every test of the package.
 func TestMain(m *testing.M) {
 	tmp, err := os.MkdirTemp("", "git-mem-e2e-")
 	if err != nil {
@@ -22,11 +23,13 @@ func TestMain(m *testing.M) {
 	}
 	GitMemDir = filepath.Join(tmp, "bin")
 	GitMem = filepath.Join(GitMemDir, "git-mem")
-	build := exec.Command("go", "build", "-o", GitMem, "github.com/git-mem/git-mem/cmd/git-mem")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build git-mem: %v\n%s", err, out)
-		os.RemoveAll(tmp)
-		os.Exit(1)
+	for _, name := range []string{"git-mem", "git-mem-hook"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(GitMemDir, name), "github.com/git-mem/git-mem/cmd/"+name)
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", name, err, out)
+			os.RemoveAll(tmp)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(tmp)

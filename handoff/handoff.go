@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 // BranchTagPrefix starts the tag that names the branch a handoff (or a
@@ -99,7 +100,12 @@ func Save(ctx context.Context, set *gitstore.Set, w gitstore.Writer, in HandoffI
 		n.Supersedes = prev.ID
 	}
 	st := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject)
-	return st.Add(ctx, w, n)
+	m, err := st.Add(ctx, w, n)
+	if err == nil {
+		// the next session's hook then finds the recall snapshot current
+		_ = index.Refresh(ctx, set)
+	}
+	return m, err
 }
 
 // Latest returns the newest current handoff for a branch (the checked-out

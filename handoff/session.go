@@ -155,13 +155,29 @@ func (s *Sessions) Start(ctx context.Context, id, agent string, now time.Time) (
 	return m, false, s.Save(m)
 }
 
-// prune removes session files not touched for SessionTTL.
+// pruneEvery is how often a session start looks for expired session files:
+// listing the folder costs a stat per file, paid by the hook of every new
+// session otherwise, and files expire only after SessionTTL anyway.
+const pruneEvery = time.Hour
+
+// prune removes session files not touched for SessionTTL, at most once per
+// pruneEvery (a stamp file's time says when it last ran).
 func (s *Sessions) prune(now time.Time) {
+	stamp := filepath.Join(s.Dir, ".pruned")
+	if st, err := os.Stat(stamp); err == nil && now.Sub(st.ModTime()) < pruneEvery && !st.ModTime().After(now) {
+		return
+	}
+	if f, err := os.Create(stamp); err == nil {
+		f.Close()
+	}
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
+		if e.Name() == ".pruned" {
+			continue
+		}
 		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > SessionTTL {
 			os.Remove(filepath.Join(s.Dir, e.Name()))
 		}

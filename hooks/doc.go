@@ -34,6 +34,20 @@
 // Cursor gets {"additional_context":X} at session start. A stop reminder is
 // {"decision":"block","reason":X}.
 //
+// # Two binaries, one hooks code
+//
+// Run is called by "git-mem hook EVENT" and by git-mem-hook (cmd/git-mem-hook),
+// a small binary that links this package without bleve, cobra or the MCP
+// SDK: Go initializes every linked package at start-up, and those alone cost
+// several times a bare process start, paid before every session and prompt.
+// Both print the same output: recall ranks the same way from the index
+// (git-mem) or from the recall snapshot (git-mem-hook), and both keep the
+// start cache and the snapshot current in plain Go when they are stale.
+// Writes refresh the snapshot (session notes here, index.Remember for
+// memories), and warm refreshes it too, so the next hook finds it current.
+// Install registers git-mem-hook when it sits next to the git-mem that
+// installs (else "git-mem hook"); uninstall and doctor recognise both forms.
+//
 // # Never hurting a session
 //
 // Run always returns normally, and the command exits 0. The repository is the

@@ -17,7 +17,13 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/bleveindex"
 )
+
+// The hooks run in-process here as they do inside git-mem, with the bleve
+// engine; binary_test.go runs git-mem-hook, which has none.
+func init() { index.UseEngine(bleveindex.Engine{}) }
 
 // clock is the fixed time the tests run at.
 var clock = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)

@@ -30,6 +30,10 @@ type InstallOptions struct {
 	Home, CodexHome string
 	// Binary is the command that runs git-mem ("git-mem" when empty).
 	Binary string
+	// HookBinary, when set, is the git-mem-hook command the hooks run
+	// ("git-mem-hook EVENT --agent AGENT", the same hooks without the
+	// start-up cost of the full binary); else they run "Binary hook ...".
+	HookBinary string
 	// CodexBin, when set, is the codex program used to record trust for
 	// git-mem's Codex hooks (codex app-server hooks/list); Env is the
 	// environment it runs with.
@@ -201,6 +205,18 @@ func spec(o InstallOptions) (agentSpec, error) {
 // HookCommand is the command line registered for an event.
 func HookCommand(binary, event, agent string) string {
 	return shellQuote(binaryOr(binary)) + " hook " + event + " --agent " + agent
+}
+
+// HookBinaryName is the small hook binary built beside git-mem (cmd/git-mem-hook).
+const HookBinaryName = "git-mem-hook"
+
+// hookCommand is the command line registered for an event: git-mem-hook's
+// when the options name one, else git-mem's hook verb.
+func (o InstallOptions) hookCommand(event string) string {
+	if o.HookBinary != "" {
+		return shellQuote(o.HookBinary) + " " + event + " --agent " + o.Agent
+	}
+	return HookCommand(o.Binary, event, o.Agent)
 }
 
 func binaryOr(b string) string {
@@ -432,7 +448,7 @@ func jsonEdit(fn func(root *jobj) error, flat, removing bool) func(old []byte, e
 
 // IsOwnCommand reports whether a hook command line runs git-mem's hook,
 // whatever the path of the binary: "git-mem hook …", "/opt/bin/git-mem hook …",
-// "git mem hook …".
+// "git mem hook …", "git-mem-hook <event> …", "/opt/bin/git-mem-hook <event> …".
 func IsOwnCommand(cmd string) bool {
 	toks := strings.Fields(cmd)
 	for i := 0; i+3 < len(toks); i++ {
@@ -446,6 +462,8 @@ func IsOwnCommand(cmd string) bool {
 		switch strings.TrimSuffix(base, ".exe") {
 		case "git-mem":
 			return i+1 < len(toks) && toks[i+1] == "hook"
+		case HookBinaryName:
+			return i+1 < len(toks) && NormalizeEvent(toks[i+1]) != ""
 		case "git":
 			return i+2 < len(toks) && toks[i+1] == "mem" && toks[i+2] == "hook"
 		}
@@ -464,7 +482,12 @@ func isOwnHandler(v any) bool {
 	// exec form: {"command": "/path/git-mem", "args": ["hook", …]}
 	if args, ok := h.vals["args"].([]any); ok && len(args) > 0 {
 		a0, _ := args[0].(string)
-		return strings.TrimSuffix(filepath.Base(h.str("command")), ".exe") == "git-mem" && a0 == "hook"
+		switch strings.TrimSuffix(filepath.Base(h.str("command")), ".exe") {
+		case "git-mem":
+			return a0 == "hook"
+		case HookBinaryName:
+			return NormalizeEvent(a0) != ""
+		}
 	}
 	return false
 }
@@ -477,7 +500,7 @@ func (sp agentSpec) handler(o InstallOptions, e hookEvent, existing *jobj) *jobj
 	if !sp.flat {
 		h.set("type", "command")
 	}
-	h.set("command", HookCommand(o.Binary, e.event, o.Agent))
+	h.set("command", o.hookCommand(e.event))
 	h.del("args")
 	if sp.named {
 		h.set("name", "git-mem-"+e.event)

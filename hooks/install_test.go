@@ -282,8 +282,12 @@ func TestIsOwnCommand(t *testing.T) {
 		"'/Applications/My Tools/git-mem' hook stop --agent codex": true,
 		"git mem hook session-end":                                 true,
 		"/tmp/build/gm hook session-start --agent gemini":          true,
-		"other-tool hook":     false,
-		"git-mem recall -- x": false,
+		"git-mem-hook prompt --agent claude":                       true,
+		"/usr/local/bin/git-mem-hook session-start --agent codex":  true,
+		"'/Applications/My Tools/git-mem-hook' stop --agent codex": true,
+		"git-mem-hook --version":                                   false,
+		"other-tool hook":                                          false,
+		"git-mem recall -- x":                                      false,
 	} {
 		require.Equal(t, want, hooks.IsOwnCommand(cmd), cmd)
 	}
@@ -308,4 +312,43 @@ func TestUninstallKeepsSharedInstructions(t *testing.T) {
 	_, err = hooks.Uninstall(ctx, o(hooks.Codex))
 	require.NoError(t, err)
 	require.NoFileExists(t, filepath.Join(root, "AGENTS.md"))
+}
+
+// TestInstallHookBinary: with git-mem-hook beside git-mem, the hooks run it;
+// switching between the two forms updates the entries in place, and
+// uninstall and Inspect recognise both.
+func TestInstallHookBinary(t *testing.T) {
+	isolate(t)
+	for _, agent := range hooks.Agents {
+		t.Run(agent, func(t *testing.T) {
+			base := t.TempDir()
+			root := filepath.Join(base, "repo")
+			require.NoError(t, os.MkdirAll(root, 0o755))
+			o := hooks.InstallOptions{Agent: agent, Root: root, Home: filepath.Join(base, "home"), CodexHome: filepath.Join(base, "codex-home"), Binary: "git-mem"}
+			ctx := context.Background()
+			_, err := hooks.Install(ctx, o)
+			require.NoError(t, err)
+			o.HookBinary = "/opt/bin/git-mem-hook"
+			_, err = hooks.Install(ctx, o)
+			require.NoError(t, err)
+			in, err := hooks.Inspect(o)
+			require.NoError(t, err)
+			require.True(t, in.Hooks)
+			hookCmds := 0
+			for _, c := range in.Commands {
+				require.NotContains(t, c, "git-mem hook", "the old form was replaced, not duplicated")
+				if strings.HasPrefix(c, "/opt/bin/git-mem-hook ") {
+					hookCmds++
+					require.Regexp(t, `^/opt/bin/git-mem-hook [a-z-]+ --agent `+agent+`$`, c)
+				}
+			}
+			require.Equal(t, len(in.Events), hookCmds)
+			_, err = hooks.Uninstall(ctx, o)
+			require.NoError(t, err)
+			in, err = hooks.Inspect(o)
+			require.NoError(t, err)
+			require.False(t, in.Hooks)
+			require.False(t, in.MCP)
+		})
+	}
 }

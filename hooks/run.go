@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/index"
 )
 
 // Internal deadlines per event (see the package documentation).
@@ -315,8 +316,12 @@ func (h *handler) warm(ctx context.Context) error {
 	defer os.Remove(lock)
 	o := StartOptionsFor(ctx, h.repo, h.now)
 	o.Touched = append(o.Touched, "warm-up index")
-	_, err = handoff.SessionStart(ctx, h.set, o)
-	return err
+	if _, err = handoff.SessionStart(ctx, h.set, o); err != nil {
+		return err
+	}
+	// git-mem brought its bleve index forward above; the hook binary reads
+	// the snapshot instead
+	return index.Refresh(ctx, h.set)
 }
 
 func (h *handler) marker(ctx context.Context) (*handoff.Marker, error) {
@@ -358,9 +363,14 @@ func (h *handler) end(ctx context.Context) error {
 			o.Subagent = "subagent"
 		}
 	}
-	_, err := h.sessions.End(ctx, h.p.Session(), o)
+	note, err := h.sessions.End(ctx, h.p.Session(), o)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		return nil // no start marker: the session began before git-mem was installed
+	}
+	if err == nil && note != nil {
+		// the next session-start finds the snapshot current (best effort:
+		// a stale one is brought forward by its reader)
+		_ = index.Refresh(ctx, h.set)
 	}
 	return err
 }

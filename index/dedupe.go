@@ -144,7 +144,8 @@ type Outcome struct {
 // type in that store is a near-duplicate (Similarity >= DuplicateSimilarity)
 // making the same claim: then that memory is reinforced instead. An alike
 // memory with a different claim is named in the outcome. An explicit
-// replacement (n.Supersedes) is always saved.
+// replacement (n.Supersedes) is always saved. The recall snapshot is
+// refreshed after the write.
 func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
@@ -171,11 +172,14 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 		if err != nil {
 			return nil, err
 		}
+		_ = Refresh(ctx, set) // best effort: a stale snapshot is brought forward by its next reader
 		return &Outcome{Memory: m, Reinforced: true, Similarity: best}, nil
 	}
 	m, err := store.Add(ctx, w, n)
 	if err != nil {
 		return nil, err
 	}
+	// the next hook (a process without the engine) then finds the snapshot current
+	_ = Refresh(ctx, set)
 	return &Outcome{Memory: m, PossibleDuplicateOf: similar, Similarity: best}, nil
 }

@@ -1,26 +1,36 @@
-// Package index owns recall: the bleve index of the memory stores, query
-// building from free text, ranking, budget packing and staleness. It is the
-// only package that imports bleve.
+// Package index owns recall: query building from free text, ranking, budget
+// packing and staleness, over a corpus of pre-analyzed documents. It does
+// not import bleve: the bleve index lives in index/bleveindex, an Engine
+// that a binary wires in with UseEngine (git-mem does at start-up), so that
+// the hook binary, which never does, links none of it.
 //
-// # The index is a cache
+// # Three corpora, one ranking
 //
-// It lives at <git common dir>/mem/index/ (the personal store's directory
-// outside any repository) and can always be deleted. A sidecar file there
-// (git-mem-state.json) records the mapping version and the commit of each
-// memory ref the index reflects, with the document and term counts BM25
-// needs. Every recall reads the ref tips and the sidecar first: when they
-// agree, bleve is opened read-only and queried. Otherwise the index is opened
-// read-write and brought forward by diffing the memory trees between the
-// recorded and the current commit (adds, revisions, forgets, merges); when the
-// recorded commit is not an ancestor of the tip (history rewritten by a
-// purge), the mapping version changed, or the index is missing or damaged, it
-// is rebuilt in a fresh directory that is then swapped in.
+// Recall ranks against one of three corpora that hold the same documents
+// (DocTerms of each memory, with bleve's quantized lengths) and give the
+// same numbers, so the answer does not depend on which one answered:
 //
-// No process keeps the index open between operations: a bleve index open
-// read-write in one process makes every other open wait (DESIGN §3). Opens
-// use bolt_timeout; when the index stays busy or is broken, recall scans the
-// stores and scores them in memory with the same analysis, statistics and
-// ranking, so the answer is the same.
+//   - the engine's index (Source "index"), when one is wired in: brought up
+//     to date with the ref tips first (see index/bleveindex);
+//   - the recall snapshot (Source "snapshot", snapshot.go): one file beside
+//     the index directory, <git common dir>/mem/recall.snapshot, read in
+//     parts (only the dictionary blocks and postings of the query's terms and
+//     the returned memories' JSON); used when there is no engine, or when
+//     the engine's index is busy or broken. It records the tips it reflects;
+//     a stale one is brought forward by tree diffs in plain Go, and a
+//     missing, truncated, corrupt or other-version one is rebuilt, so it
+//     never answers for another state of the stores. Writers refresh it
+//     after a write (Remember, Refresh), so a hook usually finds it current;
+//   - the scan (Source "scan"): every memory read and indexed in memory;
+//     for reads as of a past time, stores without a directory, and when the
+//     snapshot cannot be written or read.
+//
+// Explicit wiring rather than a driver-style registration in an init
+// function: importing index/bleveindex for its side effect would be easy to
+// lose or to add by accident, and the import graph of a binary alone would
+// decide which index it uses. Rebuild (git mem reindex) rebuilds the
+// engine's index and the snapshot; Remember (dedupe) recalls through the
+// engine like any read.
 //
 // # Query building and ranking
 //
@@ -29,9 +39,9 @@
 // (synonyms and phrases) and rank.go (normalized BM25 x trust x recency x
 // boosts, one relevance floor, the two-words and specific-words rules).
 // The analysis is done here, not by bleve: documents are indexed as
-// pre-analyzed terms (whitespace tokenizer only), and scoring reads bleve's
-// postings (term frequency, field length) and document counts, so the index
-// and the fallback scan compute the very same numbers. Terms are scored
+// pre-analyzed terms (whitespace tokenizer only), and scoring reads the
+// corpus's postings (term frequency, field length) and document counts, so
+// the index, the snapshot and the scan compute the very same numbers. Terms are scored
 // rarest first; once the remaining terms cannot lift a new document over the
 // floor, only the documents already found are looked up (MaxScore pruning).
 // Injectable tells a prompt hook whether a prompt has enough terms to

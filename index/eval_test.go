@@ -11,7 +11,7 @@ import (
 
 func evalDir() string { return filepath.Join("..", "fixtures", "eval") }
 
-// TestEvalBaseline runs the labelled eval through the bleve index and through
+// TestEvalBaseline runs the labelled eval through the recall snapshot and through
 // the fallback scan: both must agree, and no result may drop below
 // fixtures/eval/baseline.json.
 func TestEvalBaseline(t *testing.T) {
@@ -23,12 +23,12 @@ func TestEvalBaseline(t *testing.T) {
 	ctx := context.Background()
 	indexed, err := RunEval(ctx, ds, EvalOptions{Dir: t.TempDir()})
 	require.NoError(t, err)
-	require.Equal(t, "index", indexed.Source)
+	require.Equal(t, "snapshot", indexed.Source)
 	scanned, err := RunEval(ctx, ds, EvalOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "scan", scanned.Source)
 	t.Logf("\n%s", FormatEval(indexed))
-	require.Equal(t, FormatEval(scanned), FormatEval(indexed), "the index and the scan must give the same answers")
+	require.Equal(t, FormatEval(scanned), FormatEval(indexed), "the snapshot and the scan must give the same answers")
 	require.Equal(t, scanned.Misses, indexed.Misses)
 	require.Empty(t, base.Check(indexed))
 

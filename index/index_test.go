@@ -116,7 +116,7 @@ func TestRecallFindsAndRanks(t *testing.T) {
 			res := r.recall(tc.query)
 			require.NotEmpty(t, res.Hits, "terms %v", res.Terms)
 			require.Contains(t, res.Hits[0].Memory.Text, tc.want)
-			require.Equal(t, "index", res.Source, res.Fallback)
+			require.Equal(t, "snapshot", res.Source, res.Fallback)
 			h := res.Hits[0]
 			require.Greater(t, h.Score, 0.0)
 			require.GreaterOrEqual(t, h.Relevance, DefaultFloor)
@@ -136,7 +136,7 @@ func TestRecallIndexAndScanAgree(t *testing.T) {
 	for _, q := range []string{"deploy api", "requireAdmin", "playwright timeout ci", "postgres column names", "stripe webhook secret", "squash merge pull request"} {
 		a := r.recall(q)
 		b := r.recall(q, func(o *Options) { o.NoIndex = true })
-		require.Equal(t, "index", a.Source)
+		require.Equal(t, "snapshot", a.Source)
 		require.Equal(t, "scan", b.Source)
 		require.Equal(t, ids(a), ids(b), q)
 		for i := range a.Hits {
@@ -149,17 +149,20 @@ func TestIncrementalSync(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
 	require.NotEmpty(t, r.recall("deploy fly.io").Hits)
-	dir := Dir(r.set)
-	st := readState(dir)
-	require.NotNil(t, st)
-	docs := st.Docs
+	snapDocs := func() int {
+		s, err := openSnapshot(SnapshotPath(r.set))
+		require.NoError(t, err)
+		defer s.close()
+		return s.ndocs
+	}
+	docs := snapDocs()
 
 	// add
 	m := r.add("The payments queue retries failed charges three times with exponential backoff.")
 	res := r.recall("payments retries backoff")
 	require.False(t, res.Rebuilt)
 	require.Equal(t, []string{m.ID}, ids(res))
-	require.Equal(t, docs+1, readState(dir).Docs)
+	require.Equal(t, docs+1, snapDocs())
 
 	// revise
 	_, err := r.main.Revise(context.Background(), gitstore.Writer{Agent: "test"}, m.ID, "The payments queue retries failed charges five times with linear backoff.")
@@ -185,35 +188,70 @@ func TestIncrementalSync(t *testing.T) {
 	res = r.recall("payments queue retries River worker", func(o *Options) { o.All = true })
 	require.NotContains(t, ids(res), nm.ID)
 	require.False(t, res.Rebuilt)
-	require.Equal(t, docs+1, readState(dir).Docs, "the superseded memory stays, the forgotten one is gone")
+	require.Equal(t, docs+1, snapDocs(), "the superseded memory stays, the forgotten one is gone")
 	b := r.recall("payments queue retries River worker", func(o *Options) { o.All = true; o.NoIndex = true })
 	require.Equal(t, ids(b), ids(res))
 }
 
-func TestRebuildWhenNeeded(t *testing.T) {
+// TestSnapshotRebuiltWhenNeeded: a snapshot that is missing, of another
+// version, truncated, corrupt or stale never answers wrongly: it is brought
+// forward or rebuilt, and the answer is the scan's.
+func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 	cases := []struct {
 		name   string
-		break_ func(r *testRepo, dir string)
+		break_ func(r *testRepo, path string)
 	}{
-		{"missing", func(r *testRepo, dir string) { require.NoError(t, os.RemoveAll(dir)) }},
-		{"mapping version", func(r *testRepo, dir string) {
-			st := readState(dir)
-			st.Version = MappingVersion
-			require.NoError(t, writeState(dir, st))
-			data, _ := os.ReadFile(filepath.Join(dir, stateFile))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(strings.Replace(string(data), fmt.Sprintf(`"version":%d`, MappingVersion), `"version":999`, 1)), 0o644))
+		{"missing", func(r *testRepo, path string) { require.NoError(t, os.Remove(path)) }},
+		{"other version", func(r *testRepo, path string) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			data[8]++
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 		}},
-		{"corrupt bleve", func(r *testRepo, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "index_meta.json"), []byte("{garbage"), 0o644))
-			// make the tips differ too, so the read-write path is taken
-			r.add("An extra memory about deploy previews on Cloudflare Pages.")
+		{"truncated", func(r *testRepo, path string) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data[:len(data)*2/3], 0o644))
 		}},
-		{"corrupt sidecar", func(r *testRepo, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte("\x00\x01"), 0o644))
+		{"corrupt table of contents", func(r *testRepo, path string) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			for i := len(data) - 16; i < len(data); i++ {
+				data[i] ^= 0x5a
+			}
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 		}},
-		{"history rewritten", func(r *testRepo, dir string) {
-			m := r.add("Temporary memory with a secret-looking value that gets purged.")
-			r.recall("deploy")
+		{"corrupt data", func(r *testRepo, path string) {
+			// every memory and postings list: whatever the query reads is damaged
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			for i := snapHeader; i < len(data)/2; i += 7 {
+				data[i] ^= 0x5a
+			}
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+		}},
+		{"other thesaurus", func(r *testRepo, path string) {
+			// written under another thesaurus, whose phrases shape documents' terms
+			old := thesaurusText
+			thesaurusText += "\n# another revision"
+			r.recall("deploy api fly.io")
+			thesaurusText = old
+		}},
+		{"garbage", func(r *testRepo, path string) {
+			require.NoError(t, os.WriteFile(path, []byte("\x00\x01"), 0o644))
+		}},
+		{"stale", func(r *testRepo, path string) {
+			// the snapshot of an older state stays in place while the ref moves
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			old := r.recall("deploy api fly.io")
+			r.add("Deploys to the api now go to Render instead of Fly.io; the api fly.io app is retired.")
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			require.NotEqual(t, ids(old), ids(r.recall("deploy api fly.io", func(o *Options) { o.NoIndex = true })))
+		}},
+		{"history rewritten", func(r *testRepo, path string) {
+			m := r.add("Temporary memory about the api deploy fly.io token that gets purged.")
+			require.Contains(t, ids(r.recall("deploy api fly.io")), m.ID)
 			_, err := r.set.Repo.Purge(context.Background(), m.ID)
 			require.NoError(t, err)
 		}},
@@ -223,16 +261,26 @@ func TestRebuildWhenNeeded(t *testing.T) {
 			r := newTestRepo(t)
 			r.seed()
 			first := r.recall("deploy api fly.io")
-			require.True(t, first.Rebuilt, "the first recall builds the index")
-			tc.break_(r, Dir(r.set))
+			require.Equal(t, "snapshot", first.Source, first.Fallback)
+			path := SnapshotPath(r.set)
+			tc.break_(r, path)
 			res := r.recall("deploy api fly.io")
-			require.Equal(t, "index", res.Source, res.Fallback)
-			require.True(t, res.Rebuilt)
-			require.Equal(t, ids(first)[0], ids(res)[0])
+			// damage found while reading answers by scanning; the next recall rebuilds
+			require.Contains(t, []string{"snapshot", "scan"}, res.Source, res.Fallback)
+			want := r.recall("deploy api fly.io", func(o *Options) { o.NoIndex = true })
+			require.Equal(t, ids(want), ids(res))
+			for i := range res.Hits {
+				require.InDelta(t, want.Hits[i].Score, res.Hits[i].Score, 1e-9)
+			}
 			again := r.recall("deploy api fly.io")
-			require.False(t, again.Rebuilt)
-			require.Equal(t, ids(res), ids(again))
-			require.Equal(t, ids(r.recall("deploy api fly.io", func(o *Options) { o.NoIndex = true })), ids(again))
+			require.Equal(t, "snapshot", again.Source, again.Fallback)
+			require.Equal(t, ids(want), ids(again))
+			s, err := openSnapshot(path)
+			require.NoError(t, err, "the snapshot was written again")
+			defer s.close()
+			tips, err := Tips(r.set.Stores())
+			require.NoError(t, err)
+			require.Equal(t, tips, s.tips)
 		})
 	}
 }
@@ -389,25 +437,6 @@ func TestAsOf(t *testing.T) {
 	require.NotEqual(t, old.ID, res.Hits[0].Memory.ID)
 }
 
-func TestRebuildRemovesLeftovers(t *testing.T) {
-	r := newTestRepo(t)
-	r.seed()
-	dir := Dir(r.set)
-	require.NoError(t, os.MkdirAll(filepath.Dir(dir), 0o755))
-	old := dir + ".tmp-1-2"
-	fresh := dir + ".tmp-3-4"
-	require.NoError(t, os.MkdirAll(old, 0o755))
-	require.NoError(t, os.MkdirAll(fresh, 0o755))
-	long := time.Now().Add(-time.Hour)
-	require.NoError(t, os.Chtimes(old, long, long))
-	_, err := Rebuild(context.Background(), r.set, nil)
-	require.NoError(t, err)
-	_, err = os.Stat(old)
-	require.True(t, os.IsNotExist(err), "a killed rebuild's directory is removed")
-	_, err = os.Stat(fresh)
-	require.NoError(t, err, "a rebuild that may be in progress is left alone")
-}
-
 func TestTopByRelevance(t *testing.T) {
 	var cands []cand
 	for i, r := range []float64{0.1, 0.9, 0.5, 0.5, 0.7, 0.3, 0.5, 0.95, 0.2} {
@@ -438,7 +467,8 @@ func TestTopByRelevance(t *testing.T) {
 
 // TestPruningChangesNothing: scoring with MaxScore pruning finds exactly the
 // candidates over the floor, with the same relevance, as a full evaluation,
-// for every eval query, on the scan and on the bleve index.
+// for every eval query, on the scan and on the snapshot (bleveindex tests
+// the bleve index).
 func TestPruningChangesNothing(t *testing.T) {
 	ds, err := LoadDataset(evalDir())
 	require.NoError(t, err)
@@ -450,13 +480,8 @@ func TestPruningChangesNothing(t *testing.T) {
 	entries, err := readEntries(context.Background(), r.set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
 	require.NoError(t, err)
 	scan := newScanCorpus(entries, analyzer{})
-	e := &engine{dir: Dir(r.set), stores: r.set.Stores()}
-	idx, st, _, err := e.openSynced(context.Background())
+	snap, err := syncSnapshot(context.Background(), SnapshotPath(r.set), r.set.Stores())
 	require.NoError(t, err)
-	defer idx.Close()
-	bc, err := newBleveCorpus(context.Background(), idx, st)
-	require.NoError(t, err)
-	defer bc.close()
 
 	over := func(c loader, cands []cand) map[string]float64 {
 		out := map[string]float64{}
@@ -478,7 +503,7 @@ func TestPruningChangesNothing(t *testing.T) {
 		full, err := score(scan, terms, &config{floor: 1e-9})
 		require.NoError(t, err)
 		want := over(scan, full)
-		for name, c := range map[string]loader{"scan": scan, "index": bc} {
+		for name, c := range map[string]loader{"scan": scan, "snapshot": snap} {
 			pruned, err := score(c, terms, nil)
 			require.NoError(t, err)
 			got := over(c, pruned)
@@ -487,5 +512,94 @@ func TestPruningChangesNothing(t *testing.T) {
 				require.InDelta(t, v, got[k], 1e-9, "%s: %q", name, q)
 			}
 		}
+	}
+}
+
+// TestSnapshotForwardEqualsRebuild: a snapshot brought forward by tree
+// diffs through adds, revisions, supersessions and forgets is byte for byte
+// the snapshot built from scratch, and it round-trips: every document and
+// postings list reads back as written.
+func TestSnapshotForwardEqualsRebuild(t *testing.T) {
+	r := newTestRepo(t)
+	mems := r.seed()
+	path := SnapshotPath(r.set)
+	ctx := context.Background()
+	forward := func() []byte {
+		s, err := syncSnapshot(ctx, path, r.set.Stores())
+		require.NoError(t, err)
+		s.close()
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return data
+	}
+	scratch := func() []byte {
+		p := filepath.Join(t.TempDir(), snapshotName)
+		s, err := syncSnapshot(ctx, p, r.set.Stores())
+		require.NoError(t, err)
+		s.close()
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return data
+	}
+	require.Equal(t, scratch(), forward())
+	w := gitstore.Writer{Agent: "test"}
+	var first *gitstore.Memory
+	for _, m := range mems {
+		first = m
+		break
+	}
+	steps := []func(){
+		func() { r.add("The payments queue retries failed charges three times with exponential backoff.") },
+		func() {
+			_, err := r.main.Revise(ctx, w, first.ID, "Bookings are stored in UTC; the React UI converts with date-fns-tz.")
+			require.NoError(t, err)
+		},
+		func() {
+			r.add("Deploys now go to Render; Fly.io is retired.", func(n *gitstore.NewMemory) { n.Supersedes = mems[seedMemories[3].text].ID })
+		},
+		func() {
+			_, err := r.main.Forget(ctx, w, mems[seedMemories[6].text].ID)
+			require.NoError(t, err)
+		},
+		func() {
+			for i := 0; i < 5; i++ {
+				r.add(fmt.Sprintf("Generated note %d about the queue worker and zebra%d.", i, i))
+			}
+		},
+	}
+	for i, step := range steps {
+		step()
+		require.Equal(t, scratch(), forward(), "step %d", i)
+	}
+	s, err := openSnapshot(path)
+	require.NoError(t, err)
+	defer s.close()
+	entries, err := readEntries(ctx, r.set.Stores(), func(st *gitstore.Store) (*gitstore.Reader, error) { return st.Read() })
+	require.NoError(t, err)
+	require.Equal(t, len(entries), s.docCount())
+	scan := newScanCorpus(entries, analyzer{})
+	require.InDelta(t, scan.avgLen(), s.avgLen(), 1e-12)
+	for term, ps := range scan.post {
+		df, err := s.df(term)
+		require.NoError(t, err)
+		require.Equal(t, len(ps), df, term)
+		got := map[string][2]int{}
+		require.NoError(t, s.postings(term, func(doc uint64, tf, dl int) {
+			key, err := s.external(doc)
+			require.NoError(t, err)
+			got[key] = [2]int{tf, dl}
+		}))
+		for _, p := range ps {
+			require.Equal(t, [2]int{p.tf, p.dl}, got[scan.list[p.doc].key], term)
+		}
+	}
+	for _, e := range entries {
+		en, err := s.load(e.key)
+		require.NoError(t, err)
+		want, err := e.m.Encode()
+		require.NoError(t, err)
+		got, err := en.m.Encode()
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
 	}
 }

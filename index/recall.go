@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -42,7 +42,7 @@ type Options struct {
 	Exclude map[string]bool
 	// NoStale skips the staleness check (git) of the returned memories.
 	NoStale bool
-	// NoIndex scans the store instead of using the bleve index.
+	// NoIndex scans the store instead of using the index or the snapshot.
 	NoIndex bool
 	// Progress, when set, is told how a full rebuild of the index advances
 	// (the first recall in a repository, or after history was rewritten).
@@ -74,7 +74,8 @@ type Result struct {
 	Matched int
 	// Terms are the query terms used.
 	Terms []string
-	// Source is "index", "scan" or "none"; Fallback says why the scan was used.
+	// Source is "index" (the engine's), "snapshot", "scan" or "none";
+	// Fallback says why the index or the snapshot was not used.
 	Source   string
 	Fallback string
 	// Rebuilt reports that the index was rebuilt from scratch for this recall.
@@ -107,27 +108,37 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	var c loader
 	dir := Dir(set)
 	useIndex := !o.NoIndex && o.AsOf == nil && dir != "" && o.cfg == nil
-	if useIndex {
-		e := &engine{dir: dir, stores: stores, progress: o.Progress}
-		idx, st, rebuilt, err := e.openSynced(ctx)
+	var fallbacks []string
+	if e := currentEngine(); useIndex && e != nil {
+		ec, rebuilt, err := e.Open(ctx, dir, stores, o.Progress)
 		res.Rebuilt = rebuilt
 		if err == nil {
-			defer idx.Close()
-			bc, err := newBleveCorpus(ctx, idx, st)
-			if err == nil {
-				defer bc.close()
-				c = bc
-				res.Source = "index"
-			} else {
-				res.Fallback = err.Error()
-			}
+			defer ec.Close()
+			c = engineCorpus{ec}
+			res.Source = "index"
 		} else {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			res.Fallback = err.Error()
+			fallbacks = append(fallbacks, err.Error())
 		}
 	}
+	if c == nil && useIndex {
+		// no engine (the hook binary), or it is busy or broken: the
+		// snapshot, brought up to date in plain Go, answers the same
+		sc, err := syncSnapshot(ctx, snapshotPath(dir), stores)
+		if err == nil {
+			defer sc.close()
+			c = sc
+			res.Source = "snapshot"
+		} else {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			fallbacks = append(fallbacks, err.Error())
+		}
+	}
+	res.Fallback = strings.Join(fallbacks, "; ")
 	if c == nil {
 		at := func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() }
 		if o.AsOf != nil {
@@ -149,10 +160,14 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	hits, matched, err := rankHits(c, res.Terms, &o)
 	if err != nil {
 		var busy bool
-		if busy = errors.Is(err, ErrBusy); !busy && res.Source == "index" {
-			// a damaged index answered badly: forget its state so that the
-			// next recall rebuilds it, and answer by scanning
-			os.Remove(filepath.Join(dir, stateFile))
+		if busy = errors.Is(err, ErrBusy); !busy && (res.Source == "index" || res.Source == "snapshot") {
+			// a damaged index or snapshot answered badly: forget it so that
+			// the next recall rebuilds it, and answer by scanning
+			if res.Source == "index" {
+				currentEngine().Discard(dir)
+			} else {
+				os.Remove(snapshotPath(dir))
+			}
 			o.NoIndex = true
 			r2, err2 := Recall(ctx, set, o)
 			if err2 == nil {

@@ -17,11 +17,14 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/bleveindex"
 )
 
 // TestMain isolates the tests from the user's personal store and git
 // identity, and builds the git-mem binary for the process tests.
 func TestMain(m *testing.M) {
+	// the server runs inside git-mem, with the bleve engine
+	index.UseEngine(bleveindex.Engine{})
 	tmp, err := os.MkdirTemp("", "git-mem-mcp-test-")
 	if err != nil {
 		panic(err)

@@ -1,4 +1,4 @@
-package index
+package bleveindex
 
 import (
 	"context"
@@ -23,11 +23,8 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
-
-// MappingVersion changes whenever the mapping, the analysis or the stored
-// document changes; an index of another version is rebuilt.
-const MappingVersion = 2
 
 // stateFile is the sidecar next to the bleve files: the mapping version and
 // the commit of each memory ref the index reflects. Reading it (and the refs)
@@ -41,8 +38,8 @@ const (
 	fieldLen    = "n" // number of terms, stored
 )
 
-// Open timeouts: a reader waits this long for a writer's lock before it
-// falls back to scanning the store.
+// Open timeouts: a reader waits this long for a writer's lock before recall
+// falls back to the snapshot or a scan.
 const (
 	readTimeout  = 250 * time.Millisecond
 	writeTimeout = 500 * time.Millisecond
@@ -52,9 +49,6 @@ const (
 // batches: no process stays open long enough for bleve's background merger.
 const mergeEvery = 16
 
-// ErrBusy means the index was held by another process past the open timeout.
-var ErrBusy = errors.New("index is busy")
-
 type state struct {
 	Version int               `json:"version"`
 	Tips    map[string]string `json:"tips"`
@@ -63,70 +57,20 @@ type state struct {
 	Batches int               `json:"batches"`
 }
 
-// Dir is where the index of a set lives: <git common dir>/mem/index of the
-// repository (of the personal store outside any repository); "" when the set
-// has no directory (in-memory repositories).
-func Dir(set *gitstore.Set) string {
-	switch {
-	case set == nil:
-		return ""
-	case set.Repo != nil:
-		if set.Repo.CommonDir == "" {
-			return ""
-		}
-		return filepath.Join(set.Repo.CommonDir, "mem", "index")
-	case set.Personal != nil && set.Personal.CommonDir != "":
-		return filepath.Join(set.Personal.CommonDir, "mem", "index")
-	}
-	return ""
-}
-
-func storeKey(s *gitstore.Store) string {
-	return string(s.Scope) + " " + s.Ref + " " + s.Repo.CommonDir
-}
-
-func tipsOf(stores []*gitstore.Store) (map[string]string, error) {
-	tips := map[string]string{}
-	for _, s := range stores {
-		h, err := s.Tip()
-		if err != nil {
-			return nil, err
-		}
-		t := ""
-		if !h.IsZero() {
-			t = h.String()
-		}
-		tips[storeKey(s)] = t
-	}
-	return tips, nil
-}
-
-func sameTips(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 func readState(dir string) *state {
 	data, err := os.ReadFile(filepath.Join(dir, stateFile))
 	if err != nil {
 		return nil
 	}
 	var st state
-	if json.Unmarshal(data, &st) != nil || st.Version != MappingVersion || st.Tips == nil {
+	if json.Unmarshal(data, &st) != nil || st.Version != index.MappingVersion || st.Tips == nil {
 		return nil
 	}
 	return &st
 }
 
 func writeState(dir string, st *state) error {
-	st.Version = MappingVersion
+	st.Version = index.MappingVersion
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -172,7 +116,7 @@ func newMapping() mapping.IndexMapping {
 }
 
 func isBusy(err error) bool {
-	return err != nil && (errors.Is(err, ErrBusy) || strings.Contains(err.Error(), "timeout"))
+	return err != nil && (errors.Is(err, index.ErrBusy) || strings.Contains(err.Error(), "timeout"))
 }
 
 func openBleve(dir string, readOnly bool) (bleve.Index, error) {
@@ -185,7 +129,7 @@ func openBleve(dir string, readOnly bool) (bleve.Index, error) {
 		"read_only":    readOnly,
 	})
 	if isBusy(err) {
-		return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+		return nil, fmt.Errorf("%w: %v", index.ErrBusy, err)
 	}
 	return idx, err
 }
@@ -218,14 +162,11 @@ func storedLen(r bindex.IndexReader, key string) (int, bool, error) {
 	return n, found, nil
 }
 
-// Progress is told how far a rebuild is: done of total memories.
-type Progress func(done, total int)
-
 // engine is the bleve index of one set of stores.
 type engine struct {
 	dir      string
 	stores   []*gitstore.Store
-	progress Progress // told how a full rebuild advances; may be nil
+	progress index.Progress // told how a full rebuild advances; may be nil
 }
 
 // openSynced opens the index up to date with the stores' tips: read-only when
@@ -236,14 +177,14 @@ type engine struct {
 // from a state another process has since moved on from, and the index would
 // silently miss memories.
 func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, rebuilt bool, err error) {
-	tips, err := tipsOf(e.stores)
+	tips, err := index.Tips(e.stores)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	st = readState(e.dir)
-	if st != nil && sameTips(st.Tips, tips) {
+	if st != nil && index.SameTips(st.Tips, tips) {
 		idx, err = openBleve(e.dir, true)
-		if err == nil || errors.Is(err, ErrBusy) {
+		if err == nil || errors.Is(err, index.ErrBusy) {
 			return idx, st, false, err
 		}
 		// broken: rebuilt below
@@ -253,20 +194,20 @@ func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, re
 		return nil, nil, false, err
 	}
 	defer unlock()
-	if tips, err = tipsOf(e.stores); err != nil {
+	if tips, err = index.Tips(e.stores); err != nil {
 		return nil, nil, false, err
 	}
 	st = readState(e.dir)
-	if st != nil && sameTips(st.Tips, tips) {
+	if st != nil && index.SameTips(st.Tips, tips) {
 		// another process synced while this one waited for the lock
-		if idx, err = openBleve(e.dir, true); err == nil || errors.Is(err, ErrBusy) {
+		if idx, err = openBleve(e.dir, true); err == nil || errors.Is(err, index.ErrBusy) {
 			return idx, st, false, err
 		}
 		st = nil
 	}
 	if st != nil {
 		idx, err = openBleve(e.dir, false)
-		if errors.Is(err, ErrBusy) {
+		if errors.Is(err, index.ErrBusy) {
 			return nil, nil, false, err
 		}
 		if err == nil {
@@ -314,7 +255,7 @@ func lockSync(dir string, timeout time.Duration) (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("%w: another process is updating the index", ErrBusy)
+			return nil, fmt.Errorf("%w: another process is updating the index", index.ErrBusy)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -339,7 +280,7 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 	defer r.Close()
 	b := idx.NewBatch()
 	for _, s := range e.stores {
-		k := storeKey(s)
+		k := index.StoreKey(s)
 		oldTip, newTip := st.Tips[k], tips[k]
 		if oldTip == newTip {
 			continue
@@ -365,12 +306,12 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 			if err != nil {
 				return false, err
 			}
-			key := docKey(s.Scope, id)
+			key := index.DocKey(s.Scope, id)
 			oldLen, existed, err := storedLen(r, key)
 			if err != nil {
 				return false, nil
 			}
-			terms := docTerms(m, analyzer{})
+			terms := index.DocTerms(m)
 			fields, err := docFields(m, terms)
 			if err != nil {
 				return false, err
@@ -384,7 +325,7 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 			}
 		}
 		for _, id := range removed {
-			key := docKey(s.Scope, id)
+			key := index.DocKey(s.Scope, id)
 			oldLen, existed, err := storedLen(r, key)
 			if err != nil {
 				return false, nil
@@ -414,14 +355,18 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 }
 
 // rebuild indexes every memory into a fresh directory and swaps it in.
-func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error) {
-	tips, err := tipsOf(e.stores)
+func (e *engine) rebuild(ctx context.Context, progress index.Progress) (*state, error) {
+	tips, err := index.Tips(e.stores)
 	if err != nil {
 		return nil, err
 	}
-	var entries []*entry
+	type entry struct {
+		key string
+		m   *gitstore.Memory
+	}
+	var entries []entry
 	for _, s := range e.stores {
-		to, _ := gitstore.HashOf(tips[storeKey(s)])
+		to, _ := gitstore.HashOf(tips[index.StoreKey(s)])
 		rd, err := s.ReadAt(to)
 		if err != nil {
 			return nil, err
@@ -431,7 +376,7 @@ func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error)
 			return nil, err
 		}
 		for _, m := range ms {
-			entries = append(entries, &entry{key: docKey(s.Scope, m.ID), scope: s.Scope, m: m})
+			entries = append(entries, entry{key: index.DocKey(s.Scope, m.ID), m: m})
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(e.dir), 0o755); err != nil {
@@ -444,7 +389,7 @@ func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error)
 		return nil, err
 	}
 	cleanup := func() { idx.Close(); os.RemoveAll(tmp) }
-	st := &state{Version: MappingVersion, Tips: tips}
+	st := &state{Version: index.MappingVersion, Tips: tips}
 	const batchSize = 2000
 	b := idx.NewBatch()
 	for i, en := range entries {
@@ -452,7 +397,7 @@ func (e *engine) rebuild(ctx context.Context, progress Progress) (*state, error)
 			cleanup()
 			return nil, err
 		}
-		terms := docTerms(en.m, analyzer{})
+		terms := index.DocTerms(en.m)
 		fields, err := docFields(en.m, terms)
 		if err != nil {
 			cleanup()
@@ -522,6 +467,7 @@ func removeLeftovers(dir string) {
 
 // bleveCorpus scores against an open index.
 type bleveCorpus struct {
+	idx bleve.Index // closed with the reader when set
 	ctx context.Context
 	r   bindex.IndexReader
 	n   int
@@ -549,13 +495,22 @@ func newBleveCorpus(ctx context.Context, idx bleve.Index, st *state) (*bleveCorp
 	return &bleveCorpus{ctx: ctx, r: r, n: int(n), avg: avg}, nil
 }
 
-func (c *bleveCorpus) close() { c.r.Close() }
+// Close releases the reader.
+func (c *bleveCorpus) Close() error {
+	err := c.r.Close()
+	if c.idx != nil {
+		if err2 := c.idx.Close(); err == nil {
+			err = err2
+		}
+	}
+	return err
+}
 
-func (c *bleveCorpus) docCount() int { return c.n }
+func (c *bleveCorpus) DocCount() int { return c.n }
 
-func (c *bleveCorpus) avgLen() float64 { return c.avg }
+func (c *bleveCorpus) AvgLen() float64 { return c.avg }
 
-func (c *bleveCorpus) postings(term string, fn func(doc uint64, tf, dl int)) error {
+func (c *bleveCorpus) Postings(term string, fn func(doc uint64, tf, dl int)) error {
 	tfr, err := c.r.TermFieldReader(c.ctx, []byte(term), fieldTerms, true, true, false)
 	if err != nil {
 		return err
@@ -573,11 +528,11 @@ func (c *bleveCorpus) postings(term string, fn func(doc uint64, tf, dl int)) err
 		if len(next.ID) != 8 {
 			return fmt.Errorf("index: unexpected internal id %x", next.ID)
 		}
-		fn(binary.BigEndian.Uint64(next.ID), int(next.Freq), normLen(next.Norm))
+		fn(binary.BigEndian.Uint64(next.ID), int(next.Freq), index.NormLen(next.Norm))
 	}
 }
 
-func (c *bleveCorpus) df(term string) (int, error) {
+func (c *bleveCorpus) DF(term string) (int, error) {
 	tfr, err := c.r.TermFieldReader(c.ctx, []byte(term), fieldTerms, false, false, false)
 	if err != nil {
 		return 0, err
@@ -588,7 +543,7 @@ func (c *bleveCorpus) df(term string) (int, error) {
 
 // postingsAmong seeks each candidate in the term's postings (leapfrogging
 // over the ones the postings skip past).
-func (c *bleveCorpus) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
+func (c *bleveCorpus) PostingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -617,20 +572,20 @@ func (c *bleveCorpus) postingsAmong(term string, docs []uint64, fn func(doc uint
 			i++
 		}
 		if i < len(docs) && docs[i] == got {
-			fn(got, int(next.Freq), normLen(next.Norm))
+			fn(got, int(next.Freq), index.NormLen(next.Norm))
 			i++
 		}
 	}
 	return nil
 }
 
-func (c *bleveCorpus) external(doc uint64) (string, error) {
+func (c *bleveCorpus) External(doc uint64) (string, error) {
 	var id [8]byte
 	binary.BigEndian.PutUint64(id[:], doc)
 	return c.r.ExternalID(bindex.IndexInternalID(id[:]))
 }
 
-func (c *bleveCorpus) load(key string) (*entry, error) {
+func (c *bleveCorpus) Load(key string) (*gitstore.Memory, error) {
 	doc, err := c.r.Document(key)
 	if err != nil {
 		return nil, err
@@ -648,17 +603,35 @@ func (c *bleveCorpus) load(key string) (*entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: document %s: %w", key, err)
 	}
-	return &entry{key: key, scope: scopeOfKey(key), m: m}, nil
+	return m, nil
 }
 
-// Rebuild indexes the set's memories from scratch (git mem reindex).
-func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs int, err error) {
-	dir := Dir(set)
-	if dir == "" {
-		return 0, fmt.Errorf("%w: this store has no directory to hold an index", gitstore.ErrNoRepo)
+// Engine is the bleve index as an index.Engine: index.UseEngine(Engine{})
+// makes recall, dedupe and reindex use it.
+type Engine struct{}
+
+var _ index.Engine = Engine{}
+
+// Open brings the index in dir up to date with the stores and opens it for reading.
+func (Engine) Open(ctx context.Context, dir string, stores []*gitstore.Store, progress index.Progress) (index.Corpus, bool, error) {
+	e := &engine{dir: dir, stores: stores, progress: progress}
+	idx, st, rebuilt, err := e.openSynced(ctx)
+	if err != nil {
+		return nil, rebuilt, err
 	}
-	e := &engine{dir: dir, stores: set.Stores()}
-	// An explicit rebuild waits for a sync in progress rather than giving up.
+	c, err := newBleveCorpus(ctx, idx, st)
+	if err != nil {
+		idx.Close()
+		return nil, rebuilt, err
+	}
+	c.idx = idx
+	return c, rebuilt, nil
+}
+
+// Rebuild indexes the stores from scratch (git mem reindex). It waits for a
+// sync in progress rather than giving up.
+func (Engine) Rebuild(ctx context.Context, dir string, stores []*gitstore.Store, progress index.Progress) (int, error) {
+	e := &engine{dir: dir, stores: stores}
 	unlock, err := lockSync(dir, 10*time.Minute)
 	if err != nil {
 		return 0, err
@@ -670,3 +643,6 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 	}
 	return st.Docs, nil
 }
+
+// Discard removes the sidecar state, so that the next Open rebuilds.
+func (Engine) Discard(dir string) { os.Remove(filepath.Join(dir, stateFile)) }

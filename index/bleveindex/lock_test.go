@@ -1,4 +1,4 @@
-package index
+package bleveindex
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 // holdEnv makes the test binary a helper process that holds an index open
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 		idx.Close()
 		os.Exit(0)
 	}
+	index.UseEngine(Engine{})
 	os.Exit(m.Run())
 }
 
@@ -64,23 +66,24 @@ func TestRecallWhileAnotherProcessHoldsTheIndex(t *testing.T) {
 		require.Equal(t, "index", res.Source)
 		want[q] = ids(res)
 	}
-	holdIndex(t, Dir(r.set))
+	holdIndex(t, index.Dir(r.set))
 
 	for _, q := range queries {
 		start := time.Now()
 		res := r.recall(q)
-		require.Equal(t, "scan", res.Source, "the held index cannot be opened")
+		require.Equal(t, "snapshot", res.Source, "the held index cannot be opened")
 		require.Contains(t, res.Fallback, "busy")
 		require.Equal(t, want[q], ids(res), q)
 		require.Less(t, time.Since(start), 3*time.Second)
-		text, shown := Pack(res, 120, 0, "more")
-		require.LessOrEqual(t, len([]rune(text)), 120*CharsPerToken, "within budget")
+		text, shown := index.Pack(res, 120, 0, "more")
+		require.LessOrEqual(t, len([]rune(text)), 120*index.CharsPerToken, "within budget")
 		require.NotEmpty(t, shown)
 	}
-	// a write while the index is held: recall still sees it, by scanning
+	// a write while the index is held: recall still sees it, from the
+	// snapshot brought forward
 	m := r.add("Held-index memory: the nightly export runs at 02:00 UTC.")
 	res := r.recall("nightly export")
-	require.Equal(t, "scan", res.Source)
+	require.Equal(t, "snapshot", res.Source)
 	require.Equal(t, []string{m.ID}, ids(res))
 }
 
@@ -90,7 +93,7 @@ func TestRecallAfterTheHolderExits(t *testing.T) {
 	r.recall("deploy")
 	func() {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), holdEnv+"="+Dir(r.set))
+		cmd.Env = append(os.Environ(), holdEnv+"="+index.Dir(r.set))
 		cmd.Stdin = nil // EOF at once: the holder opens, closes and exits
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
@@ -114,7 +117,7 @@ func TestConcurrentRecallsAndWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 6; i++ {
-				if _, err := Recall(ctx, r.set, Options{Query: "deploy api playwright timeout", Now: testNow}); err != nil {
+				if _, err := index.Recall(ctx, r.set, index.Options{Query: "deploy api playwright timeout", Now: testNow}); err != nil {
 					errs <- err
 				}
 			}
@@ -130,7 +133,7 @@ func TestConcurrentRecallsAndWrites(t *testing.T) {
 		require.NoError(t, err)
 	}
 	a := r.recall("deploy api playwright timeout concurrent note")
-	b := r.recall("deploy api playwright timeout concurrent note", func(o *Options) { o.NoIndex = true })
+	b := r.recall("deploy api playwright timeout concurrent note", func(o *index.Options) { o.NoIndex = true })
 	require.Equal(t, "index", a.Source, a.Fallback)
 	require.Equal(t, ids(b), ids(a))
 }

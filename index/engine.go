@@ -1,0 +1,163 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// MappingVersion changes whenever the analysis or the stored document
+// changes; an index or snapshot of another version is rebuilt.
+const MappingVersion = 2
+
+// ErrBusy means the index was held by another process past the open timeout.
+var ErrBusy = errors.New("index is busy")
+
+// Progress is told how far a rebuild is: done of total memories.
+type Progress func(done, total int)
+
+// Engine is a persistent full-text index of a set's stores that Recall
+// consults first when one is wired in with UseEngine. Package bleveindex
+// provides the bleve one; a binary that never calls UseEngine (the hook
+// binary) links none and recalls from the snapshot (snapshot.go).
+type Engine interface {
+	// Open brings the index in dir up to date with the stores' tips and
+	// returns a corpus reading it; rebuilt reports a rebuild from scratch.
+	// An index held by another process past a timeout is ErrBusy.
+	Open(ctx context.Context, dir string, stores []*gitstore.Store, progress Progress) (c Corpus, rebuilt bool, err error)
+	// Rebuild indexes the stores from scratch into dir.
+	Rebuild(ctx context.Context, dir string, stores []*gitstore.Store, progress Progress) (docs int, err error)
+	// Discard forgets what the index in dir reflects, so that the next Open
+	// rebuilds it (after it answered badly).
+	Discard(dir string)
+}
+
+// Corpus is what ranking reads from an engine's index: document counts,
+// lengths and postings of pre-analyzed terms (DocTerms), and the stored
+// memories. Document numbers are the engine's own, opaque to ranking.
+type Corpus interface {
+	DocCount() int
+	// AvgLen is the mean number of terms per document.
+	AvgLen() float64
+	// DF is the number of documents containing term.
+	DF(term string) (int, error)
+	// Postings calls fn for every document containing term, with the
+	// term's frequency and the document's length (NormLen of the stored norm).
+	Postings(term string, fn func(doc uint64, tf, dl int)) error
+	// PostingsAmong calls fn for at least the documents of docs (ascending)
+	// that contain term.
+	PostingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error
+	// External is the document's key (DocKey).
+	External(doc uint64) (string, error)
+	// Load returns the memory stored under a key.
+	Load(key string) (*gitstore.Memory, error)
+	Close() error
+}
+
+var engineMu sync.RWMutex
+var engine Engine
+
+// UseEngine wires in the persistent index Recall, Remember and Rebuild use
+// (nil: none). The full git-mem binary calls it once at start-up with the
+// bleve engine; it is explicit rather than done by an init function so that
+// linking package index never drags bleve into a binary, and a binary (or a
+// test) says which engine it runs with.
+func UseEngine(e Engine) {
+	engineMu.Lock()
+	engine = e
+	engineMu.Unlock()
+}
+
+func currentEngine() Engine {
+	engineMu.RLock()
+	defer engineMu.RUnlock()
+	return engine
+}
+
+// engineCorpus adapts an engine's exported Corpus to ranking's loader.
+type engineCorpus struct{ c Corpus }
+
+func (e engineCorpus) docCount() int                       { return e.c.DocCount() }
+func (e engineCorpus) avgLen() float64                     { return e.c.AvgLen() }
+func (e engineCorpus) df(term string) (int, error)         { return e.c.DF(term) }
+func (e engineCorpus) external(doc uint64) (string, error) { return e.c.External(doc) }
+func (e engineCorpus) postings(term string, fn func(doc uint64, tf, dl int)) error {
+	return e.c.Postings(term, fn)
+}
+func (e engineCorpus) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
+	return e.c.PostingsAmong(term, docs, fn)
+}
+func (e engineCorpus) load(key string) (*entry, error) {
+	m, err := e.c.Load(key)
+	if err != nil {
+		return nil, err
+	}
+	return &entry{key: key, scope: scopeOfKey(key), m: m}, nil
+}
+
+// DocKey is the key of a memory in an index: "scope:id".
+func DocKey(scope gitstore.Scope, id string) string { return docKey(scope, id) }
+
+// DocTerms are the indexed terms of a memory (its text, tags and paths,
+// analyzed), in order, repeats kept: what an engine indexes for it.
+func DocTerms(m *gitstore.Memory) []string { return docTerms(m, analyzer{}) }
+
+// NormLen turns a stored field-length norm (float32(1/sqrt(length))) back
+// into the length scoring uses.
+func NormLen(norm float64) int { return normLen(norm) }
+
+// Dir is where the index of a set lives: <git common dir>/mem/index of the
+// repository (of the personal store outside any repository); "" when the set
+// has no directory (in-memory repositories).
+func Dir(set *gitstore.Set) string {
+	switch {
+	case set == nil:
+		return ""
+	case set.Repo != nil:
+		if set.Repo.CommonDir == "" {
+			return ""
+		}
+		return filepath.Join(set.Repo.CommonDir, "mem", "index")
+	case set.Personal != nil && set.Personal.CommonDir != "":
+		return filepath.Join(set.Personal.CommonDir, "mem", "index")
+	}
+	return ""
+}
+
+// StoreKey names a store in the tips an index or snapshot records.
+func StoreKey(s *gitstore.Store) string {
+	return string(s.Scope) + " " + s.Ref + " " + s.Repo.CommonDir
+}
+
+// Tips reads the commit each store's ref points at ("" for none), by StoreKey.
+func Tips(stores []*gitstore.Store) (map[string]string, error) {
+	tips := map[string]string{}
+	for _, s := range stores {
+		h, err := s.Tip()
+		if err != nil {
+			return nil, err
+		}
+		t := ""
+		if !h.IsZero() {
+			t = h.String()
+		}
+		tips[StoreKey(s)] = t
+	}
+	return tips, nil
+}
+
+// SameTips reports whether two tip maps are equal.
+func SameTips(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,563 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// The snapshot is a second, compact cache of the index: one file holding
+// what ranking needs (per-term postings with document lengths, the
+// memories' canonical JSON), laid out so that a recall reads only the
+// header, a small table of contents, the dictionary blocks and postings of
+// its own terms, and the JSON of the memories it returns. It lets a process
+// that links no engine (the hook binary) rank exactly like the bleve index
+// and the scan (the same corpus: same terms, same quantized lengths, same
+// counts) without reading every blob of a store. It records the ref tips it
+// reflects and is brought forward by tree diffs in plain Go (snapsync.go),
+// atomically replaced each time; deleting it is always safe.
+//
+// Layout (integers little-endian, offsets from the start of the file):
+//
+//	0   magic "GMSNAP\x00\n"
+//	8   u32 version (snapshotFormat*1000 + MappingVersion)
+//	12  u32 CRC-32C of bytes 16-64 and of the table of contents
+//	16  u64 file length
+//	24  u32 documents, u32 terms, u64 total term count
+//	40  u64 offset and u32 length of the table of contents, u64 offset of the document table
+//	60  u32 CRC-32C of the thesaurus, whose phrases are part of the analysis
+//	64  data: each document's key followed by its JSON; each term's postings
+//	    (uvarint document delta, frequency and length as scoring reads it,
+//	    quantized like bleve's norm)
+//	    document table, 20 bytes a document, ascending by key: u64 offset,
+//	    u32 key length, u32 JSON length, u32 CRC-32C of key and JSON
+//	    dictionary blocks of snapBlock terms, ascending: per term uvarint
+//	    length and the term, uvarint postings offset, length, document
+//	    frequency and CRC-32C
+//	    table of contents: uvarint-counted tips (store key, commit); the
+//	    CRC-32C of each block of snapBlock documents of the table; uvarint-
+//	    counted dictionary blocks (offset, length, CRC-32C, first term)
+//
+// The header and the table of contents are checked when the file is
+// opened, the file's length against the header (truncation), and every
+// block, memory and postings list against its own checksum when it is
+// read. A missing, truncated, corrupt or other-version snapshot is rebuilt
+// from the stores; one whose tips differ from the refs is brought forward
+// first, so it never answers for another state of the stores.
+const (
+	snapshotMagic  = "GMSNAP\x00\n"
+	snapshotFormat = 3
+	snapshotName   = "recall.snapshot"
+	snapHeader     = 64
+	snapDocSize    = 20
+	snapBlock      = 64
+)
+
+var snapshotVersion = uint32(snapshotFormat*1000 + MappingVersion)
+
+// ErrSnapshot marks a snapshot file that cannot be used (missing, of
+// another version, truncated or corrupt).
+var ErrSnapshot = errors.New("recall snapshot unusable")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// analysisPrint identifies the analysis a snapshot's terms come from beyond
+// MappingVersion: thesaurus phrases ("log in") become one term in documents
+// too, so a snapshot written with another thesaurus is rebuilt.
+func analysisPrint() uint32 { return crc32.Checksum([]byte(thesaurusText), castagnoli) }
+
+// snapshotPath is the snapshot of the index in dir: beside it, so that a
+// rebuild swapping the index directory leaves it alone.
+func snapshotPath(dir string) string { return filepath.Join(filepath.Dir(dir), snapshotName) }
+
+// SnapshotPath is where the recall snapshot of a set lives ("" when the set
+// has no directory).
+func SnapshotPath(set *gitstore.Set) string {
+	dir := Dir(set)
+	if dir == "" {
+		return ""
+	}
+	return snapshotPath(dir)
+}
+
+// snapshot is an open snapshot file (or one just encoded in memory); it
+// implements loader.
+type snapshot struct {
+	r      io.ReaderAt
+	closer io.Closer // the file, when r is one
+	size   int64
+	tips   map[string]string
+	ndocs  int
+	nterms int
+	tokens int
+	docOff int64
+	docCRC []uint32
+	blocks []termBlock
+	// caches of what was read and checked
+	docBlocks map[int][]byte
+	termInfos map[string]termInfo
+	seen      map[string][]byte // JSON by key of the documents external found
+}
+
+type termBlock struct {
+	first string
+	off   int64
+	n     int
+	crc   uint32
+}
+
+type termInfo struct {
+	off    int64
+	n, df  int
+	crc    uint32
+	exists bool
+}
+
+// openSnapshot opens the snapshot at path and checks its header and table of contents.
+func openSnapshot(path string) (*snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s, err := readSnapshot(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.closer = f
+	return s, nil
+}
+
+func (s *snapshot) close() {
+	if s.closer != nil {
+		s.closer.Close()
+	}
+}
+
+func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
+	head := make([]byte, snapHeader)
+	if _, err := r.ReadAt(head, 0); err != nil || string(head[:8]) != snapshotMagic {
+		return nil, fmt.Errorf("%w: not a snapshot", ErrSnapshot)
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(head[8:]); v != snapshotVersion {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
+	}
+	if le.Uint32(head[60:]) != analysisPrint() {
+		return nil, fmt.Errorf("%w: written with another thesaurus", ErrSnapshot)
+	}
+	if n := le.Uint64(head[16:]); int64(n) != size {
+		return nil, fmt.Errorf("%w: %d bytes, the header says %d (truncated?)", ErrSnapshot, size, n)
+	}
+	tocOff, tocLen := int64(le.Uint64(head[40:])), int64(le.Uint32(head[48:]))
+	if tocOff < snapHeader || tocOff+tocLen > size {
+		return nil, fmt.Errorf("%w: table of contents out of range", ErrSnapshot)
+	}
+	toc := make([]byte, tocLen)
+	if _, err := r.ReadAt(toc, tocOff); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	if crc32.Update(crc32.Checksum(head[16:], castagnoli), castagnoli, toc) != le.Uint32(head[12:]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
+	}
+	s := &snapshot{r: r, size: size, tips: map[string]string{},
+		ndocs: int(le.Uint32(head[24:])), nterms: int(le.Uint32(head[28:])),
+		tokens: int(le.Uint64(head[32:])), docOff: int64(le.Uint64(head[52:]))}
+	br := &byteReader{b: toc}
+	for i, n := 0, br.uvarint(); uint64(i) < n && br.err == nil; i++ {
+		k := br.str()
+		s.tips[k] = br.str()
+	}
+	nblocks := (s.ndocs + snapBlock - 1) / snapBlock
+	for range nblocks {
+		s.docCRC = append(s.docCRC, uint32(br.uvarint()))
+	}
+	for i, n := 0, br.uvarint(); uint64(i) < n && br.err == nil; i++ {
+		b := termBlock{off: int64(br.uvarint()), n: int(br.uvarint()), crc: uint32(br.uvarint())}
+		b.first = br.str()
+		s.blocks = append(s.blocks, b)
+	}
+	if br.err != nil || s.docOff < snapHeader || s.docOff+int64(s.ndocs*snapDocSize) > size {
+		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
+	}
+	return s, nil
+}
+
+// byteReader reads uvarint-encoded data, remembering the first error.
+type byteReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+var errShort = errors.New("short data")
+
+func (r *byteReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.off:])
+	if n <= 0 {
+		r.err = errShort
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+func (r *byteReader) bytes(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b)-r.off {
+		r.err = errShort
+		return nil
+	}
+	out := r.b[r.off : r.off+n]
+	r.off += n
+	return out
+}
+
+func (r *byteReader) str() string { return string(r.bytes(int(r.uvarint()))) }
+
+// read reads n bytes at off and checks them against crc.
+func (s *snapshot) read(off int64, n int, crc uint32) ([]byte, error) {
+	if off < 0 || n < 0 || off+int64(n) > s.size {
+		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
+	}
+	b := make([]byte, n)
+	if _, err := s.r.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	if crc32.Checksum(b, castagnoli) != crc {
+		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
+	}
+	return b, nil
+}
+
+// doc reads a document's key and JSON.
+func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
+	if i < 0 || i >= s.ndocs {
+		return "", nil, fmt.Errorf("%w: no document %d", ErrSnapshot, i)
+	}
+	bi := i / snapBlock
+	blk, ok := s.docBlocks[bi]
+	if !ok {
+		n := min(snapBlock, s.ndocs-bi*snapBlock)
+		if blk, err = s.read(s.docOff+int64(bi*snapBlock*snapDocSize), n*snapDocSize, s.docCRC[bi]); err != nil {
+			return "", nil, err
+		}
+		if s.docBlocks == nil {
+			s.docBlocks = map[int][]byte{}
+		}
+		s.docBlocks[bi] = blk
+	}
+	e := blk[(i%snapBlock)*snapDocSize:]
+	le := binary.LittleEndian
+	klen := int(le.Uint32(e[8:]))
+	b, err := s.read(int64(le.Uint64(e)), klen+int(le.Uint32(e[12:])), le.Uint32(e[16:]))
+	if err != nil {
+		return "", nil, err
+	}
+	return string(b[:klen]), b[klen:], nil
+}
+
+// eachTerm calls fn for every term of dictionary block bi.
+func (s *snapshot) eachTerm(bi int, fn func(term string, ti termInfo) bool) error {
+	b := s.blocks[bi]
+	data, err := s.read(b.off, b.n, b.crc)
+	if err != nil {
+		return err
+	}
+	r := &byteReader{b: data}
+	for r.off < len(data) && r.err == nil {
+		t := r.str()
+		ti := termInfo{off: int64(r.uvarint()), n: int(r.uvarint()), df: int(r.uvarint()), crc: uint32(r.uvarint()), exists: true}
+		if r.err == nil && !fn(t, ti) {
+			return nil
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("%w: dictionary block %d", ErrSnapshot, bi)
+	}
+	return nil
+}
+
+// findTerm looks a term up in its dictionary block.
+func (s *snapshot) findTerm(term string) (termInfo, error) {
+	if ti, ok := s.termInfos[term]; ok {
+		return ti, nil
+	}
+	var found termInfo
+	bi := sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].first > term }) - 1
+	if bi >= 0 {
+		err := s.eachTerm(bi, func(t string, ti termInfo) bool {
+			if t == term {
+				found = ti
+			}
+			return t < term
+		})
+		if err != nil {
+			return termInfo{}, err
+		}
+	}
+	if s.termInfos == nil {
+		s.termInfos = map[string]termInfo{}
+	}
+	s.termInfos[term] = found
+	return found, nil
+}
+
+func (s *snapshot) docCount() int { return s.ndocs }
+
+func (s *snapshot) avgLen() float64 {
+	if s.ndocs == 0 {
+		return 1
+	}
+	return float64(s.tokens) / float64(s.ndocs)
+}
+
+func (s *snapshot) df(term string) (int, error) {
+	ti, err := s.findTerm(term)
+	return ti.df, err
+}
+
+func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error {
+	ti, err := s.findTerm(term)
+	if err != nil || !ti.exists {
+		return err
+	}
+	return s.postingsOf(ti, fn)
+}
+
+func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) error {
+	b, err := s.read(ti.off, ti.n, ti.crc)
+	if err != nil {
+		return err
+	}
+	r := &byteReader{b: b}
+	doc := uint64(0)
+	for k := 0; k < ti.df; k++ {
+		doc += r.uvarint()
+		tf, dl := r.uvarint(), r.uvarint()
+		if r.err != nil || doc >= uint64(s.ndocs) {
+			return fmt.Errorf("%w: postings at %d", ErrSnapshot, ti.off)
+		}
+		fn(doc, int(tf), int(dl))
+	}
+	return nil
+}
+
+func (s *snapshot) postingsAmong(term string, _ []uint64, fn func(doc uint64, tf, dl int)) error {
+	return s.postings(term, fn)
+}
+
+func (s *snapshot) external(doc uint64) (string, error) {
+	if doc >= uint64(s.ndocs) {
+		return "", fmt.Errorf("%w: no document %d", ErrSnapshot, doc)
+	}
+	k, raw, err := s.doc(int(doc))
+	if err == nil {
+		if s.seen == nil {
+			s.seen = map[string][]byte{}
+		}
+		s.seen[k] = raw
+	}
+	return k, err
+}
+
+// load returns a memory by key: ranking loads the documents external
+// found, so they come from its cache; others are searched for.
+func (s *snapshot) load(key string) (*entry, error) {
+	raw, ok := s.seen[key]
+	if !ok {
+		var ferr error
+		sort.Search(s.ndocs, func(i int) bool {
+			k, r, err := s.doc(i)
+			if err != nil {
+				ferr = err
+				return true
+			}
+			if k == key {
+				raw = r
+			}
+			return k >= key
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		if raw == nil {
+			return nil, fmt.Errorf("%w: document %s is missing", ErrSnapshot, key)
+		}
+	}
+	m, err := gitstore.DecodeMemory(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: document %s: %v", ErrSnapshot, key, err)
+	}
+	return &entry{key: key, scope: scopeOfKey(key), m: m}, nil
+}
+
+// snapDoc is one document while a snapshot is being built.
+type snapDoc struct {
+	raw []byte // canonical JSON
+	n   int    // number of terms, repeats included
+	tf  map[string]int
+}
+
+func newSnapDoc(m *gitstore.Memory) (*snapDoc, error) {
+	raw, err := m.Encode()
+	if err != nil {
+		return nil, err
+	}
+	terms := docTerms(m, analyzer{})
+	d := &snapDoc{raw: raw, n: len(terms), tf: make(map[string]int, len(terms))}
+	for _, t := range terms {
+		d.tf[t]++
+	}
+	return d, nil
+}
+
+// post is one posting while a snapshot is written: document number, term
+// frequency and document length as scoring reads it.
+type post struct{ doc, tf, dl int }
+
+// encodeSnapshot writes documents by key as a snapshot reflecting tips.
+func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
+	keys := make([]string, 0, len(docs))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	raws := make([][]byte, len(keys))
+	postings := map[string][]post{}
+	tokens := 0
+	for i, k := range keys {
+		d := docs[k]
+		raws[i] = d.raw
+		tokens += d.n
+		dl := normLen(lenAsNorm(d.n))
+		for t, tf := range d.tf {
+			postings[t] = append(postings[t], post{i, tf, dl})
+		}
+	}
+	terms := make([]string, 0, len(postings))
+	for t := range postings {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	out, _ := encodeParts(tips, keys, raws, tokens, 0, func(emit func(string, []post)) error {
+		for _, t := range terms {
+			emit(t, postings[t]) // ascending: documents were visited in order
+		}
+		return nil
+	})
+	return out
+}
+
+// encodeParts lays a snapshot out: keys (ascending) with their JSON, the
+// total term count, and the terms, which eachTerm emits in ascending order,
+// each with its postings by ascending document.
+// sizeHint is the expected size of the file (0: unknown).
+func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, sizeHint int, eachTerm func(emit func(string, []post)) error) ([]byte, error) {
+	le := binary.LittleEndian
+	out := make([]byte, snapHeader, max(sizeHint, snapHeader))
+	docTable := make([]byte, 0, len(keys)*snapDocSize)
+	for i, k := range keys {
+		off := len(out)
+		out = append(append(out, k...), raws[i]...)
+		docTable = le.AppendUint64(docTable, uint64(off))
+		docTable = le.AppendUint32(docTable, uint32(len(k)))
+		docTable = le.AppendUint32(docTable, uint32(len(raws[i])))
+		docTable = le.AppendUint32(docTable, crc32.Checksum(out[off:], castagnoli))
+	}
+	type dictEntry struct {
+		term       string
+		off, n, df int
+		crc        uint32
+	}
+	var dict []dictEntry
+	err := eachTerm(func(t string, ps []post) {
+		if len(ps) == 0 {
+			return
+		}
+		off, prev := len(out), 0
+		for _, p := range ps {
+			out = binary.AppendUvarint(out, uint64(p.doc-prev))
+			out = binary.AppendUvarint(out, uint64(p.tf))
+			out = binary.AppendUvarint(out, uint64(p.dl))
+			prev = p.doc
+		}
+		dict = append(dict, dictEntry{t, off, len(out) - off, len(ps), crc32.Checksum(out[off:], castagnoli)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	docOff := len(out)
+	out = append(out, docTable...)
+	var toc []byte
+	tipKeys := make([]string, 0, len(tips))
+	for k := range tips {
+		tipKeys = append(tipKeys, k)
+	}
+	sort.Strings(tipKeys)
+	appendStr := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	toc = binary.AppendUvarint(toc, uint64(len(tipKeys)))
+	for _, k := range tipKeys {
+		toc = appendStr(appendStr(toc, k), tips[k])
+	}
+	for b := 0; b*snapBlock < len(keys); b++ {
+		end := min(len(docTable), (b+1)*snapBlock*snapDocSize)
+		toc = binary.AppendUvarint(toc, uint64(crc32.Checksum(docTable[b*snapBlock*snapDocSize:end], castagnoli)))
+	}
+	nblocks := (len(dict) + snapBlock - 1) / snapBlock
+	toc = binary.AppendUvarint(toc, uint64(nblocks))
+	for b := 0; b < nblocks; b++ {
+		off := len(out)
+		for i := b * snapBlock; i < min(len(dict), (b+1)*snapBlock); i++ {
+			e := dict[i]
+			out = appendStr(out, e.term)
+			out = binary.AppendUvarint(out, uint64(e.off))
+			out = binary.AppendUvarint(out, uint64(e.n))
+			out = binary.AppendUvarint(out, uint64(e.df))
+			out = binary.AppendUvarint(out, uint64(e.crc))
+		}
+		toc = binary.AppendUvarint(toc, uint64(off))
+		toc = binary.AppendUvarint(toc, uint64(len(out)-off))
+		toc = binary.AppendUvarint(toc, uint64(crc32.Checksum(out[off:], castagnoli)))
+		toc = appendStr(toc, dict[b*snapBlock].term)
+	}
+	tocOff := len(out)
+	out = append(out, toc...)
+	copy(out, snapshotMagic)
+	le.PutUint32(out[8:], snapshotVersion)
+	le.PutUint64(out[16:], uint64(len(out)))
+	le.PutUint32(out[24:], uint32(len(keys)))
+	le.PutUint32(out[28:], uint32(len(dict)))
+	le.PutUint64(out[32:], uint64(tokens))
+	le.PutUint64(out[40:], uint64(tocOff))
+	le.PutUint32(out[48:], uint32(len(toc)))
+	le.PutUint64(out[52:], uint64(docOff))
+	le.PutUint32(out[60:], analysisPrint())
+	le.PutUint32(out[12:], snapChecksum(out))
+	return out, nil
+}
+
+// snapChecksum is the checksum of a snapshot's header (from byte 16) and
+// table of contents.
+func snapChecksum(data []byte) uint32 {
+	le := binary.LittleEndian
+	toc := data[le.Uint64(data[40:]):][:le.Uint32(data[48:])]
+	return crc32.Update(crc32.Checksum(data[16:snapHeader], castagnoli), castagnoli, toc)
+}
