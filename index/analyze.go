@@ -46,8 +46,19 @@ const maxChunkBytes = 128
 func Analyze(text string) []string { return analyzer{}.analyze(text) }
 
 // analyzer is the analysis with parts switched off (for the eval's ablation);
-// the zero value is the real one.
-type analyzer struct{ noStem, noSplit, noPhrase bool }
+// the zero value is the real one. lex, when set, replaces the compiled
+// vocabulary (while lexicon.txt itself is being compiled).
+type analyzer struct {
+	noStem, noSplit, noPhrase bool
+	lex                       *lexicon
+}
+
+func (a analyzer) lexicon() *lexicon {
+	if a.lex != nil {
+		return a.lex
+	}
+	return loadLexicon()
+}
 
 func (a analyzer) analyze(text string) []string { return a.terms(text, false) }
 
@@ -63,10 +74,9 @@ func (a analyzer) terms(text string, query bool) []string {
 		start int // len(out) before the word's terms
 	}
 	var window []word // the last plain words, at most maxPhraseWords-1
-	var table map[string]string
-	var ends map[string]bool
+	var lx *lexicon
 	if !a.noPhrase {
-		table, ends = phraseTable()
+		lx = a.lexicon()
 	}
 	eachChunk(text, func(chunk string) {
 		start := len(out)
@@ -76,7 +86,7 @@ func (a analyzer) terms(text string, query bool) []string {
 				out = append(out, t)
 			}
 		}
-		if table == nil {
+		if lx == nil {
 			return
 		}
 		if !isLetters(chunk) {
@@ -91,12 +101,12 @@ func (a analyzer) terms(text string, query bool) []string {
 			w = word{phraseWord(strings.ToLower(chunk)), start}
 		}
 		// longest phrase first
-		for k := 0; k < len(window) && ends[w.stem]; k++ {
+		for k := 0; k < len(window) && lx.endsPhrase(w.stem); k++ {
 			key := ""
 			for _, x := range window[k:] {
 				key += x.stem + " "
 			}
-			if tok, ok := table[key+w.stem]; ok {
+			if tok, ok := lx.phrase(key + w.stem); ok {
 				out = append(out[:window[k].start], tok)
 				window = window[:0]
 				return
@@ -247,9 +257,7 @@ func (a analyzer) hyphenPhrase(parts []string) (string, bool) {
 		}
 		words[i] = phraseWord(strings.ToLower(p))
 	}
-	table, _ := phraseTable()
-	tok, ok := table[strings.Join(words, " ")]
-	return tok, ok
+	return a.lexicon().phrase(strings.Join(words, " "))
 }
 
 // splitParts splits a chunk at separators and camelCase boundaries.

@@ -1,13 +1,6 @@
 package index
 
-import (
-	_ "embed"
-	"strings"
-	"sync"
-)
-
-//go:embed concepts.txt
-var conceptsText string
+import "strings"
 
 // ConceptWeight is how much a concept's term counts when a query describes
 // the concept in everyday words (concepts.txt) instead of naming it.
@@ -16,30 +9,15 @@ const ConceptWeight = 0.7
 // maxConceptWords is the longest description matched, in query terms.
 const maxConceptWords = 3
 
-var (
-	conceptsOnce sync.Once
-	// concepts maps a description, as space-separated query terms ("hide
-	// unfinish"), to the analyzed terms of the concepts it describes.
-	concepts map[string][]string
-)
-
-func loadConcepts() map[string][]string {
-	conceptsOnce.Do(func() { concepts = parseConcepts(conceptsText) })
-	return concepts
-}
-
-// parseConcepts reads "term, term <- description, description" lines. A
+// parseConcepts reads "term, term <- description, description" lines,
+// analyzed with the phrases of lx, a lexicon being compiled. A
 // term must analyze to one index term (a word or a thesaurus phrase); a
 // description is analyzed as a query, and one whose words were several but
 // whose terms are one plain word ("turn on": turn) is dropped as too vague.
-func parseConcepts(text string) map[string][]string {
+func parseConcepts(text string, lx *lexicon) map[string][]string {
 	out := map[string][]string{}
 	seen := map[string]map[string]bool{}
-	phrases, _ := phraseTable()
-	joined := make(map[string]bool, len(phrases))
-	for _, tok := range phrases {
-		joined[tok] = true
-	}
+	a := analyzer{lex: lx}
 	for _, line := range strings.Split(text, "\n") {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
@@ -50,7 +28,7 @@ func parseConcepts(text string) map[string][]string {
 		}
 		var targets []string
 		for _, t := range strings.Split(left, ",") {
-			if ts := Analyze(t); len(ts) == 1 {
+			if ts := a.analyze(t); len(ts) == 1 {
 				targets = append(targets, ts[0])
 			}
 		}
@@ -58,9 +36,9 @@ func parseConcepts(text string) map[string][]string {
 			continue
 		}
 		for _, d := range strings.Split(right, ",") {
-			words := len(strings.Fields(d))
-			ts := QueryTerms(d)
-			if len(ts) == 0 || len(ts) > maxConceptWords || (words > 1 && len(ts) == 1 && !joined[ts[0]]) {
+			words := strings.Fields(d)
+			ts := a.queryTerms(d)
+			if len(ts) == 0 || len(ts) > maxConceptWords || (len(words) > 1 && len(ts) == 1 && plainWordOf(ts[0], words)) {
 				continue
 			}
 			key := strings.Join(ts, " ")
@@ -78,14 +56,25 @@ func parseConcepts(text string) map[string][]string {
 	return out
 }
 
+// plainWordOf reports whether term is one of the words, analyzed alone (not
+// a phrase they join into).
+func plainWordOf(term string, words []string) bool {
+	for _, w := range words {
+		if phraseWord(strings.ToLower(w)) == term {
+			return true
+		}
+	}
+	return false
+}
+
 // describedConcepts returns, for each query term, the concept terms that the
 // description it belongs to names: a description of several words matches
 // consecutive query terms, and its concepts join each of their groups.
-func describedConcepts(table map[string][]string, terms []string) [][]string {
+func describedConcepts(lx *lexicon, terms []string) [][]string {
 	out := make([][]string, len(terms))
 	for i := range terms {
 		for n := 1; n <= maxConceptWords && i+n <= len(terms); n++ {
-			for _, c := range table[strings.Join(terms[i:i+n], " ")] {
+			for _, c := range lx.concepts(strings.Join(terms[i:i+n], " ")) {
 				for k := i; k < i+n; k++ {
 					out[k] = append(out[k], c)
 				}

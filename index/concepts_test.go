@@ -15,7 +15,7 @@ deploy <- ship it to users, deploy
 `
 
 func TestParseConcepts(t *testing.T) {
-	table := parseConcepts(testConcepts)
+	table := parseConcepts(testConcepts, loadLexicon())
 	tests := []struct {
 		description string
 		want        []string
@@ -38,6 +38,6 @@ func TestParseConcepts(t *testing.T) {
 func TestDescribedConceptsCoverTheirWords(t *testing.T) {
 	terms := QueryTerms("naming rule for a new switch that hides unfinished work")
 	require.Equal(t, []string{"name", "rule", "new", "switch", "hide", "unfinish"}, terms)
-	got := describedConcepts(parseConcepts(testConcepts), terms)
+	got := describedConcepts(&lexicon{built: map[byte]map[string][]string{'c': parseConcepts(testConcepts, loadLexicon())}}, terms)
 	require.Equal(t, [][]string{nil, nil, nil, {"featureflag", "toggl"}, {"featureflag", "toggl"}, {"featureflag", "toggl"}}, got)
 }

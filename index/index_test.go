@@ -74,7 +74,8 @@ func TestInjectable(t *testing.T) {
 func TestSynonymsAreSymmetricAndAnalyzed(t *testing.T) {
 	require.Contains(t, Synonyms("deploy"), "ship")
 	require.Contains(t, Synonyms("ship"), "deploy")
-	syns, phrases := parseThesaurus(thesaurusText)
+	source, _ := lexiconSources(t)
+	syns, phrases := parseThesaurus(source)
 	for term, syns := range syns {
 		require.Equal(t, term, strings.ToLower(term))
 		require.NotContains(t, syns, term)
@@ -232,10 +233,10 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 		}},
 		{"other thesaurus", func(r *testRepo, path string) {
 			// written under another thesaurus, whose phrases shape documents' terms
-			old := thesaurusText
-			thesaurusText += "\n# another revision"
+			old := lexiconText
+			lexiconText += "\n# another revision"
 			r.recall("deploy api fly.io")
-			thesaurusText = old
+			lexiconText = old
 		}},
 		{"garbage", func(r *testRepo, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("\x00\x01"), 0o644))

@@ -212,7 +212,7 @@ func expand(terms []string, cfg *config) [][]weighted {
 	groups := make([][]weighted, len(terms))
 	var described [][]string
 	if cfg == nil || !cfg.noThesaurus && !cfg.noConcepts {
-		described = describedConcepts(loadConcepts(), terms)
+		described = describedConcepts(loadLexicon(), terms)
 	}
 	for i, t := range terms {
 		groups[i] = []weighted{{t, 1}}

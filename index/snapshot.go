@@ -68,11 +68,6 @@ var ErrSnapshot = errors.New("recall snapshot unusable")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// analysisPrint identifies the analysis a snapshot's terms come from beyond
-// MappingVersion: thesaurus phrases ("log in") become one term in documents
-// too, so a snapshot written with another thesaurus is rebuilt.
-func analysisPrint() uint32 { return crc32.Checksum([]byte(thesaurusText), castagnoli) }
-
 // snapshotPath is the snapshot of the index in dir: beside it, so that a
 // rebuild swapping the index directory leaves it alone.
 func snapshotPath(dir string) string { return filepath.Join(filepath.Dir(dir), snapshotName) }
@@ -155,7 +150,7 @@ func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
 	if v := le.Uint32(head[8:]); v != snapshotVersion {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
 	}
-	if le.Uint32(head[60:]) != analysisPrint() {
+	if le.Uint32(head[60:]) != AnalysisPrint() {
 		return nil, fmt.Errorf("%w: written with another thesaurus", ErrSnapshot)
 	}
 	if n := le.Uint64(head[16:]); int64(n) != size {
@@ -549,7 +544,7 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, s
 	le.PutUint64(out[40:], uint64(tocOff))
 	le.PutUint32(out[48:], uint32(len(toc)))
 	le.PutUint64(out[52:], uint64(docOff))
-	le.PutUint32(out[60:], analysisPrint())
+	le.PutUint32(out[60:], AnalysisPrint())
 	le.PutUint32(out[12:], snapChecksum(out))
 	return out, nil
 }

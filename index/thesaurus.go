@@ -1,19 +1,8 @@
 package index
 
 import (
-	_ "embed"
 	"sort"
 	"strings"
-	"sync"
-)
-
-// The thesaurus is two files in one syntax: thesaurus.txt, and glossary.txt,
-// a larger list written without sight of the evaluation data.
-var (
-	//go:embed thesaurus.txt
-	thesaurusText string
-	//go:embed glossary.txt
-	glossaryText string
 )
 
 // SynonymWeight is how much a thesaurus match counts against a match of the
@@ -23,37 +12,13 @@ const SynonymWeight = 0.8
 // maxPhraseWords is the longest thesaurus phrase, in words.
 const maxPhraseWords = 3
 
-var (
-	thesaurusOnce sync.Once
-	thesaurus     map[string][]string
-	phrases       map[string]string
-	phraseEnds    map[string]bool
-)
-
-func loadThesaurus() {
-	thesaurusOnce.Do(func() {
-		thesaurus, phrases = parseThesaurus(thesaurusText + "\n" + glossaryText)
-		phraseEnds = map[string]bool{}
-		for key := range phrases {
-			phraseEnds[key[strings.LastIndexByte(key, ' ')+1:]] = true
-		}
-	})
-}
+// The thesaurus is two files in one syntax: thesaurus.txt, and glossary.txt,
+// a larger list written without sight of the evaluation data. Both are
+// compiled into lexicon.txt (see lexicon.go).
 
 // Synonyms returns the analyzed words sharing a thesaurus group with the
 // analyzed term (itself excluded), sorted.
-func Synonyms(term string) []string {
-	loadThesaurus()
-	return thesaurus[term]
-}
-
-// phraseTable maps the words of a thesaurus phrase as phraseWord compares
-// them, space-separated ("roll back"), to its joined word as analyzed
-// ("rollback"); ends holds the last words of the phrases.
-func phraseTable() (table map[string]string, ends map[string]bool) {
-	loadThesaurus()
-	return phrases, phraseEnds
-}
+func Synonyms(term string) []string { return loadLexicon().synonyms(term) }
 
 // parseThesaurus reads groups of comma-separated entries, one group a line,
 // "#" starting a comment. An entry of one word is analyzed like indexed

@@ -50,11 +50,14 @@ const (
 const mergeEvery = 16
 
 type state struct {
-	Version int               `json:"version"`
-	Tips    map[string]string `json:"tips"`
-	Docs    int               `json:"docs"`
-	Tokens  int               `json:"tokens"`
-	Batches int               `json:"batches"`
+	Version int `json:"version"`
+	// Analysis is the vocabulary the documents were analyzed with
+	// (index.AnalysisPrint): its phrases shape their terms.
+	Analysis uint32            `json:"analysis"`
+	Tips     map[string]string `json:"tips"`
+	Docs     int               `json:"docs"`
+	Tokens   int               `json:"tokens"`
+	Batches  int               `json:"batches"`
 }
 
 func readState(dir string) *state {
@@ -63,14 +66,14 @@ func readState(dir string) *state {
 		return nil
 	}
 	var st state
-	if json.Unmarshal(data, &st) != nil || st.Version != index.MappingVersion || st.Tips == nil {
+	if json.Unmarshal(data, &st) != nil || st.Version != index.MappingVersion || st.Analysis != index.AnalysisPrint() || st.Tips == nil {
 		return nil
 	}
 	return &st
 }
 
 func writeState(dir string, st *state) error {
-	st.Version = index.MappingVersion
+	st.Version, st.Analysis = index.MappingVersion, index.AnalysisPrint()
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err

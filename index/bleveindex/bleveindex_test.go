@@ -50,6 +50,14 @@ func TestRebuildWhenNeeded(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(strings.Replace(string(data), fmt.Sprintf(`"version":%d`, index.MappingVersion), `"version":999`, 1)), 0o644))
 		}},
+		{"another vocabulary", func(r *testRepo, dir string) {
+			// built with other thesaurus phrases, which shape documents' terms
+			data, err := os.ReadFile(filepath.Join(dir, stateFile))
+			require.NoError(t, err)
+			other := strings.Replace(string(data), fmt.Sprintf(`"analysis":%d`, index.AnalysisPrint()), `"analysis":1`, 1)
+			require.NotEqual(t, string(data), other)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(other), 0o644))
+		}},
 		{"corrupt bleve", func(r *testRepo, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "index_meta.json"), []byte("{garbage"), 0o644))
 			r.add("An extra memory about deploy previews on Cloudflare Pages.")
