@@ -36,8 +36,11 @@
 //
 // See analyze.go (analysis: splitting, stopwords, stemming, thesaurus
 // phrases, at most MaxQueryTerms terms, never query syntax), thesaurus.txt
-// (synonyms and phrases) and rank.go (normalized BM25 x trust x recency x
-// boosts, one relevance floor, the two-words and specific-words rules).
+// and glossary.txt (synonyms and phrases), concepts.txt (everyday
+// descriptions pointing at terms), lexicon.go (those three compiled into
+// lexicon.txt, so a process looks words up instead of analyzing thousands
+// at start) and rank.go (normalized BM25 x trust x recency x boosts, one
+// relevance floor, the two-words and specific-words rules).
 // The analysis is done here, not by bleve: documents are indexed as
 // pre-analyzed terms (whitespace tokenizer only), and scoring reads the
 // corpus's postings (term frequency, field length) and document counts, so
