@@ -141,3 +141,51 @@ func TestGeminiMCP(t *testing.T) {
 	geminiAdds(t, repo, fact)
 	geminiRecalls(t, repo, "how is the search index rebuilt", fact, "gemini")
 }
+
+// geminiLastTurn is the text of the last content of a Gemini request: the
+// turn the user just sent, with the hook contexts the CLI added to it.
+func geminiLastTurn(r Request) string {
+	var body struct {
+		Contents []struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if json.Unmarshal(r.Body, &body) != nil || len(body.Contents) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range body.Contents[len(body.Contents)-1].Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// TestHooksGeminiResume: gemini -r latest fires SessionStart with source
+// "resume" in the same session, and the hook injects only what changed since
+// the session's first injection.
+func TestHooksGeminiResume(t *testing.T) {
+	repo := NewRepo(t)
+	home := t.TempDir()
+	gm(t, repo, home, nil, "add", "--type", "decision", "--source", "user", "--", hookFact)
+	gm(t, repo, home, nil, "install", "gemini", "--binary", "git-mem")
+	model := StartGeminiModel(t, GeminiCallTools())
+	res := RunGemini(t, Run{Dir: repo, Home: home, Prompt: "Look around.", Model: model, Args: geminiArgs()})
+	require.NoError(t, res.Err, "gemini: %s\n%s", res, model.Dump())
+	main := geminiMain(model)
+	require.Len(t, main, 1)
+	require.Contains(t, geminiLastTurn(main[0]), hookFact)
+
+	const later = "Deploys to staging need the VPN up first, or the helm upgrade times out"
+	gm(t, repo, home, nil, "add", "--type", "gotcha", "--source", "user", "--", later)
+	res = RunGemini(t, Run{Dir: repo, Home: home, Prompt: "Carry on.", Model: model, Args: append(geminiArgs(), "-r", "latest")})
+	require.NoError(t, res.Err, "gemini -r latest: %s\n%s", res, model.Dump())
+	main = geminiMain(model)
+	require.Len(t, main, 2)
+	turn := geminiLastTurn(main[1])
+	require.Contains(t, turn, "<hook_context>Recorded memories of this repository", "no resume injection\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
+	require.Contains(t, turn, later)
+	require.NotContains(t, turn, hookFact, "on resume only what changed is injected")
+	require.Empty(t, hooksLog(repo), "the hooks logged errors")
+}
