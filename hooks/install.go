@@ -152,8 +152,11 @@ var specs = map[string]agentSpec{
 			}
 			return filepath.Join(o.Root, "GEMINI.md")
 		},
+		// Gemini compares lifecycle matchers to the source as an exact
+		// string (no regex, no alternation), so SessionStart has none: it
+		// fires on startup, resume and clear alike.
 		events: []hookEvent{
-			{"SessionStart", EventSessionStart, "startup|resume|clear", 30000},
+			{"SessionStart", EventSessionStart, "", 30000},
 			{"BeforeAgent", EventPrompt, "", 15000},
 			{"SessionEnd", EventSessionEnd, "", 5000},
 		},
@@ -567,8 +570,13 @@ func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
 			if had && len(kept) == 0 {
 				continue
 			}
-			if had && len(kept) == 1 && isOwnHandler(kept[0]) && e.matcher != "" {
-				grp.set("matcher", e.matcher)
+			if had && len(kept) == 1 && isOwnHandler(kept[0]) {
+				// git-mem's own group: its matcher is ours to set (or drop)
+				if e.matcher != "" {
+					grp.set("matcher", e.matcher)
+				} else {
+					grp.del("matcher")
+				}
 			}
 			grp.set("hooks", kept)
 			out = append(out, grp)

@@ -352,3 +352,37 @@ func TestInstallHookBinary(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallGeminiSessionStartMatcher: the Gemini CLI (0.61.0) compares a
+// lifecycle matcher to the SessionStart source as an exact string, so a
+// regex-style "startup|resume|clear" never matches and the hook never runs.
+// Install writes no matcher, and drops the one an earlier install wrote.
+func TestInstallGeminiSessionStartMatcher(t *testing.T) {
+	isolate(t)
+	root := t.TempDir()
+	o := hooks.InstallOptions{Agent: hooks.Gemini, Root: root, Home: t.TempDir(), Binary: "git-mem"}
+	sessionStart := func() []map[string]any {
+		data, err := os.ReadFile(filepath.Join(root, ".gemini", "settings.json"))
+		require.NoError(t, err)
+		var s struct {
+			Hooks map[string][]map[string]any `json:"hooks"`
+		}
+		require.NoError(t, json.Unmarshal(data, &s))
+		return s.Hooks["SessionStart"]
+	}
+	_, err := hooks.Install(context.Background(), o)
+	require.NoError(t, err)
+	groups := sessionStart()
+	require.Len(t, groups, 1)
+	require.NotContains(t, groups[0], "matcher", "no matcher: every source (startup, resume, clear)")
+
+	old := `{"hooks":{"SessionStart":[{"matcher":"startup|resume|clear","hooks":[{"type":"command","command":"git-mem hook session-start --agent gemini","name":"git-mem-session-start","timeout":30000}]},` +
+		`{"matcher":"startup","hooks":[{"type":"command","command":"notify-start"}]}]}}`
+	write(t, filepath.Join(root, ".gemini"), "settings.json", old)
+	_, err = hooks.Install(context.Background(), o)
+	require.NoError(t, err)
+	groups = sessionStart()
+	require.Len(t, groups, 2)
+	require.NotContains(t, groups[0], "matcher", "the earlier install's matcher is dropped")
+	require.Equal(t, "startup", groups[1]["matcher"], "other groups keep theirs")
+}
