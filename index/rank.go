@@ -15,15 +15,16 @@ import (
 //	relevance = Σ_groups min(best_g(d), 1.5·ref_g) / (Σ_groups ref_g × min(1, 8/G))
 //	score     = relevance × (0.5 + effective trust) × recency × boosts
 //
-// Each query term is a group with its thesaurus synonyms. best_g(d) is the
-// highest BM25 term score (k1 1.2, b 0.75, idf ln(1 + (N-df+0.5)/(df+0.5)))
-// in the document of the term itself or of a synonym (× SynonymWeight, the
-// synonym's idf capped at the term's), so a group counts once however many
-// of its words match, and a synonym never counts more than the word itself.
-// G is the number of groups: a question of more than 8 (longQuery) is
-// measured against 8 groups' worth of it, as a memory answers a part of a
-// long prompt. ref_g is the idf of the
-// term (or, when only synonyms occur in the store, of its rarest synonym):
+// Each query term is a group with its thesaurus synonyms and the concepts
+// its words describe (concepts.go). best_g(d) is the highest BM25 term score
+// (k1 1.2, b 0.75, idf ln(1 + (N-df+0.5)/(df+0.5))) in the document of the
+// term itself, of a synonym (× SynonymWeight) or of a concept (×
+// ConceptWeight), their idf capped at the term's: a group counts once
+// however many of its words match, and a synonym never counts more than the
+// word itself. G is the number of groups: a question of more than 8
+// (longQuery) is measured against 8 groups' worth of it, as a memory answers
+// a part of a long prompt. ref_g is the idf of the term (or, when only
+// synonyms occur in the store, of its rarest synonym):
 // what one occurrence in a document of average length scores. Relevance is
 // therefore the idf-weighted share of the query the memory answers, about 1
 // for a full match and 0 for none, whatever the store's size, and one floor
