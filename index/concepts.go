@@ -10,8 +10,9 @@ const ConceptWeight = 0.7
 const maxConceptWords = 3
 
 // parseConcepts reads "term, term <- description, description" lines,
-// analyzed with the phrases of lx, a lexicon being compiled. A
-// term must analyze to one index term (a word or a thesaurus phrase); a
+// analyzed with the phrases of lx (while lexicon.txt is compiled, the
+// phrases just parsed). A term must analyze to one index term (a word or a
+// thesaurus phrase); a
 // description is analyzed as a query, and one whose words were several but
 // whose terms are one plain word ("turn on": turn) is dropped as too vague.
 func parseConcepts(text string, lx *lexicon) map[string][]string {
