@@ -778,7 +778,7 @@ func Inspect(o InstallOptions) (*Installed, error) {
 				for _, s := range secs {
 					if tomlServer(s.name) == srv {
 						for _, l := range lines[s.start+1 : s.end] {
-							if m := tomlCommand.FindStringSubmatch(l); m != nil {
+							if m := tomlCommand().FindStringSubmatch(l); m != nil {
 								in.Commands = append(in.Commands, m[1])
 							}
 						}

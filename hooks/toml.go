@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Codex's config.toml is edited as text, so that everything else in it —
@@ -13,7 +14,11 @@ import (
 
 const tomlMarker = "# git-mem MCP server (managed by git mem install)"
 
-var tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
+// The patterns are compiled on first use: the hook binary links this file
+// but runs it only when installing.
+var tomlHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
+})
 
 // tomlSection is one table: its header line index and the index after its
 // last line.
@@ -25,7 +30,7 @@ type tomlSection struct {
 func tomlSections(lines []string) []tomlSection {
 	var out []tomlSection
 	for i, l := range lines {
-		if m := tomlHeader.FindStringSubmatch(l); m != nil {
+		if m := tomlHeader().FindStringSubmatch(l); m != nil {
 			if len(out) > 0 {
 				// comment lines right above a header belong to it
 				end := i
@@ -59,8 +64,13 @@ func tomlServer(name string) string {
 	return strings.TrimSpace(rest)
 }
 
-var tomlCommand = regexp.MustCompile(`^\s*command\s*=\s*"([^"]*)"`)
-var tomlArgs = regexp.MustCompile(`^\s*args\s*=\s*\[\s*"([^"]*)"(?:\s*,\s*"([^"]*)")?`)
+var tomlCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*command\s*=\s*"([^"]*)"`)
+})
+
+var tomlArgs = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*args\s*=\s*\[\s*"([^"]*)"(?:\s*,\s*"([^"]*)")?`)
+})
 
 // ownServers names the mcp_servers tables that run git-mem's MCP server.
 func ownServers(lines []string, secs []tomlSection) map[string]bool {
@@ -76,10 +86,10 @@ func ownServers(lines []string, secs []tomlSection) map[string]bool {
 		}
 		var cmd, a0, a1 string
 		for _, l := range lines[s.start+1 : s.end] {
-			if m := tomlCommand.FindStringSubmatch(l); m != nil {
+			if m := tomlCommand().FindStringSubmatch(l); m != nil {
 				cmd = m[1]
 			}
-			if m := tomlArgs.FindStringSubmatch(l); m != nil {
+			if m := tomlArgs().FindStringSubmatch(l); m != nil {
 				a0, a1 = m[1], m[2]
 			}
 		}

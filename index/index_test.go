@@ -233,10 +233,10 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 		}},
 		{"other thesaurus", func(r *testRepo, path string) {
 			// written under another thesaurus, whose phrases shape documents' terms
-			old := lexiconText
-			lexiconText += "\n# another revision"
+			old := analysisPrint
+			analysisPrint = func() uint32 { return printOf(lexiconText + "\n# another revision") }
 			r.recall("deploy api fly.io")
-			lexiconText = old
+			analysisPrint = old
 		}},
 		{"garbage", func(r *testRepo, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("\x00\x01"), 0o644))

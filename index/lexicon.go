@@ -2,8 +2,10 @@ package index
 
 import (
 	_ "embed"
+	"fmt"
 	"hash/crc32"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -87,8 +89,24 @@ func (lx *lexicon) lookup(kind byte, key string) ([]string, bool) {
 // AnalysisPrint identifies the analysis documents are indexed with beyond
 // MappingVersion: thesaurus phrases ("log in") become one term in documents
 // too, so an index or snapshot written with another vocabulary is rebuilt.
-func AnalysisPrint() uint32 {
-	return crc32.Checksum([]byte(lexiconText), crc32.MakeTable(crc32.Castagnoli))
+func AnalysisPrint() uint32 { return analysisPrint() }
+
+// analysisPrint reads the print compileLexicon wrote in lexicon.txt's first
+// line (a CRC-32C of the rest): checksumming 400 KB would cost a hook
+// process more than its recall.
+var analysisPrint = sync.OnceValue(func() uint32 {
+	line, _, _ := strings.Cut(lexiconText, "\n")
+	v, err := strconv.ParseUint(strings.TrimPrefix(line, printPrefix), 16, 32)
+	if err != nil {
+		return printOf(lexiconText) // not compiled by compileLexicon: still a print
+	}
+	return uint32(v)
+})
+
+const printPrefix = "# print "
+
+func printOf(text string) uint32 {
+	return crc32.Checksum([]byte(text), crc32.MakeTable(crc32.Castagnoli))
 }
 
 func parseLexicon(text string) *lexicon {
@@ -123,7 +141,8 @@ func compileLexicon(thesaurusSource, conceptSource string) string {
 		}
 	}
 	sort.Strings(lines)
-	return "# Generated from thesaurus.txt, glossary.txt and concepts.txt by\n" +
+	body := "# Generated from thesaurus.txt, glossary.txt and concepts.txt by\n" +
 		"# go test ./index -run TestLexicon -update; do not edit (see lexicon.go).\n" +
 		strings.Join(lines, "\n") + "\n"
+	return fmt.Sprintf("%s%08x\n", printPrefix, printOf(body)) + body
 }

@@ -31,6 +31,8 @@ func TestLexicon(t *testing.T) {
 		return
 	}
 	require.Equal(t, got, lexiconText, "lexicon.txt is stale: run go test ./index -run TestLexicon -update")
+	_, body, _ := strings.Cut(got, "\n")
+	require.Equal(t, printOf(body), AnalysisPrint(), "the first line is the print of the rest")
 	lx := parseLexicon(got)
 	tok, ok := lx.phrase("roll back")
 	require.True(t, ok)
