@@ -126,23 +126,7 @@ func GeminiToolResults(r Request) map[string]string {
 // after the other, each once the functionResponse of the one before came
 // back and only in a request that declares the function, then the turn ends
 // with "done". Other requests (the CLI's side requests) get "ok".
-func GeminiCallTools(calls ...ToolCall) Script {
-	return func(req Request) Turn {
-		results := GeminiToolResults(req)
-		for i, c := range calls {
-			id := CallToolsID(i)
-			if _, done := results[id]; done {
-				continue
-			}
-			if !req.Offers(c.Name) {
-				return Turn{Text: "ok"}
-			}
-			c.ID = id
-			return Turn{Calls: []ToolCall{c}}
-		}
-		return Turn{Text: "done"}
-	}
-}
+func GeminiCallTools(calls ...ToolCall) Script { return callToolsReading(GeminiToolResults, calls) }
 
 // GeminiToolResult returns the functionResponse the CLI sent back for a call
 // id, from any request.

@@ -159,9 +159,12 @@ func CallToolsID(i int) string { return fmt.Sprintf("gm_call_%d", i) }
 // the other, each once the result of the one before came back and only in a
 // request that offers the tool, then ends the turn saying "done". Requests
 // that offer none of the tools (an agent's side requests) get a short text.
-func CallTools(calls ...ToolCall) Script {
+func CallTools(calls ...ToolCall) Script { return callToolsReading(Request.ToolResults, calls) }
+
+// callToolsReading is CallTools with the agent's way of sending results back.
+func callToolsReading(resultsOf func(Request) map[string]string, calls []ToolCall) Script {
 	return func(req Request) Turn {
-		results := req.ToolResults()
+		results := resultsOf(req)
 		for i, c := range calls {
 			id := CallToolsID(i)
 			if _, done := results[id]; done {
