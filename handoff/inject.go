@@ -107,8 +107,12 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 	if set == nil {
 		return res, nil
 	}
+	// Stored times are whole seconds: a memory written in the second of the
+	// last injection, but after it, must count as new (what was shown then
+	// is in Exclude).
+	since := o.Since.Truncate(time.Second)
 	isNew := func(m *gitstore.Memory) bool {
-		return o.Since.IsZero() || m.Updated.After(o.Since) || m.Created.After(o.Since)
+		return o.Since.IsZero() || !m.Updated.Before(since) || !m.Created.Before(since)
 	}
 	exclude := map[string]bool{}
 	for id := range o.Exclude {
