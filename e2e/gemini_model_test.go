@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The Gemini side of the model stand-in: the Generative Language API as the
@@ -21,15 +19,7 @@ import (
 // and answers each generate request from script; it stops when the test ends.
 func StartGeminiModel(t testing.TB, script Script) *Model {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("model stand-in: %v", err)
-	}
-	m := &Model{URL: "http://" + ln.Addr().String(), t: t, script: script, counts: map[string]int{}}
-	srv := &http.Server{Handler: geminiAPI{m}, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return m
+	return startModel(t, script, func(m *Model) http.Handler { return geminiAPI{m} })
 }
 
 type geminiAPI struct{ m *Model }

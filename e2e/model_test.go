@@ -196,12 +196,18 @@ type Model struct {
 // it stops when the test ends.
 func StartModel(t testing.TB, script Script) *Model {
 	t.Helper()
+	return startModel(t, script, func(m *Model) http.Handler { return m })
+}
+
+// startModel serves the API handler returns for the new model on a loopback port.
+func startModel(t testing.TB, script Script, handler func(*Model) http.Handler) *Model {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("model stand-in: %v", err)
 	}
 	m := &Model{URL: "http://" + ln.Addr().String(), t: t, script: script, counts: map[string]int{}}
-	srv := &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler(m), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return m
