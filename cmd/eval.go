@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +18,10 @@ type evalOptions struct {
 	dir      string
 	json     bool
 	ablation bool
-	misses   bool
+	misses   string
+	projects []string
+	splits   []string
+	noCrowd  bool
 }
 
 func init() { register(newEvalCmd) }
@@ -25,14 +29,18 @@ func init() { register(newEvalCmd) }
 func newEvalCmd(env *Env) *cobra.Command {
 	o := &evalOptions{}
 	c := &cobra.Command{
-		Use:   "eval [--json] [--ablation] [--misses] [DIR]",
-		Short: "Measure recall on a labelled dataset (fixtures/eval by default)",
-		Long: `Load a labelled dataset (memories.jsonl and queries.jsonl, see
-fixtures/eval/README.md) into a scratch store, run every query, and print
-recall@3 per kind of query and split, and how many off-topic queries were
-rejected. When DIR holds baseline.json, a result under it is an error (exit 1).
---ablation also runs the eval with parts of the analysis and ranking off.`,
-		Args: cobra.MaximumNArgs(1),
+		Use:   "eval [--json] [--ablation] [--misses SPLIT] [--project P]... [--split S]... [DIR]",
+		Short: "Measure recall on the labelled eval (fixtures/eval by default)",
+		Long: `Load each project of a labelled eval (a directory per project with
+memories.jsonl and queries.jsonl, and distractors/memories.jsonl, see
+fixtures/eval/README.md) into a scratch store, alone and with the unrelated
+memories, run every query at both operating points, and print per project,
+kind of query and split: recall@3 at the explicit point (off-topic: the share
+rejected), and the injection point's precision and recall. When DIR holds
+baseline.json, a result under it is an error (exit 1). --ablation also runs
+the eval with parts of the analysis and ranking off.`,
+		Args:   cobra.MaximumNArgs(1),
+		Hidden: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.dir = args[0]
@@ -42,8 +50,11 @@ rejected. When DIR holds baseline.json, a result under it is an error (exit 1).
 	}
 	f := c.Flags()
 	f.BoolVar(&o.json, "json", false, "print JSON")
-	f.BoolVar(&o.ablation, "ablation", false, "also run with stemming, splitting, the thesaurus and re-ranking switched off")
-	f.BoolVar(&o.misses, "misses", false, "list the queries that failed")
+	f.BoolVar(&o.ablation, "ablation", false, "also run with stemming, splitting, the thesaurus, re-ranking and the confidence switched off")
+	f.StringVar(&o.misses, "misses", "", "list the queries of this split (or all) that failed at the explicit point")
+	f.StringSliceVar(&o.projects, "project", nil, "run only this project (repeatable)")
+	f.StringSliceVar(&o.splits, "split", nil, "run only this split (repeatable)")
+	f.BoolVar(&o.noCrowd, "no-crowd", false, "skip the runs with the unrelated memories")
 	return c
 }
 
@@ -59,16 +70,12 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.Dir, dir)
 	}
-	ds, err := index.LoadDataset(dir)
+	suite, err := index.LoadSuite(dir)
 	if err != nil {
 		return err
 	}
-	scratch, err := os.MkdirTemp("", "git-mem-eval-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	rep, err := index.RunEval(ctx, ds, index.EvalOptions{Dir: scratch})
+	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd}
+	rep, err := index.RunEval(ctx, suite, eo)
 	if err != nil {
 		return err
 	}
@@ -76,7 +83,9 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	var abl []*index.EvalReport
 	if o.ablation {
 		for _, a := range index.Ablations {
-			r, err := index.RunEval(ctx, ds, index.EvalOptions{Ablation: a.Off})
+			ao := eo
+			ao.NoCrowd, ao.Ablation = true, index.Ablation(a.Off)
+			r, err := index.RunEval(ctx, suite, ao)
 			if err != nil {
 				return err
 			}
@@ -85,18 +94,26 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	}
 	var problems []string
-	base, err := index.LoadBaseline(filepath.Join(dir, "baseline.json"))
-	switch {
-	case err == nil:
-		problems = base.Check(rep)
-	case errors.Is(err, os.ErrNotExist):
-	default:
-		return err
+	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd {
+		base, err := index.LoadBaseline(filepath.Join(dir, "baseline.json"))
+		switch {
+		case err == nil:
+			problems = base.Check(rep)
+		case errors.Is(err, os.ErrNotExist):
+		default:
+			return err
+		}
+	}
+	var misses []index.EvalMiss
+	for _, m := range rep.Misses {
+		if o.misses == "all" || o.misses == m.Query.Split {
+			misses = append(misses, m)
+		}
 	}
 	if o.json {
 		out := map[string]any{"rows": rep.Rows, "below_baseline": problems}
-		if o.misses {
-			out["misses"] = rep.Misses
+		if o.misses != "" {
+			out["misses"] = misses
 		}
 		if o.ablation {
 			ab := map[string][]index.EvalRow{}
@@ -109,31 +126,24 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.Out, "%d memories, %d queries (%s)\n\n", len(ds.Memories), len(ds.Queries), dir)
+		fmt.Fprintf(env.Out, "%d projects, %d unrelated memories (%s)\n\n", len(suite.Projects), len(suite.Distractors), dir)
 		fmt.Fprint(env.Out, index.FormatEval(rep))
 		if o.ablation {
-			fmt.Fprintf(env.Out, "\nablation (all splits):\n%s", index.FormatAblation(names, abl))
+			fmt.Fprintf(env.Out, "ablation (explicit point, every project and split, alone):\n%s", index.FormatAblation(names, abl))
 		}
-		if o.misses {
+		if o.misses != "" {
 			fmt.Fprintln(env.Out, "\nmisses:")
-			for _, m := range rep.Misses {
-				fmt.Fprintf(env.Out, "  [%s %s] %q: got %v; %s\n", m.Query.Kind, m.Query.Split, m.Query.Query, m.Got, m.Reason)
+			for _, m := range misses {
+				crowd := ""
+				if m.Crowded {
+					crowd = " crowded"
+				}
+				fmt.Fprintf(env.Out, "  [%s%s %s %s] %q: got %v; %s\n", m.Project, crowd, m.Query.Kind, m.Query.Split, m.Query.Query, m.Got, m.Reason)
 			}
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("eval below the baseline in %s:\n  %s", filepath.Join(dir, "baseline.json"), joinLines(problems))
+		return fmt.Errorf("eval below the baseline in %s:\n  %s", filepath.Join(dir, "baseline.json"), strings.Join(problems, "\n  "))
 	}
 	return nil
-}
-
-func joinLines(xs []string) string {
-	s := ""
-	for i, x := range xs {
-		if i > 0 {
-			s += "\n  "
-		}
-		s += x
-	}
-	return s
 }

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,12 +19,21 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// The eval: a labelled dataset (fixtures/eval, see its README) is loaded into
-// a fresh store and every query is recalled. A developer, paraphrase or
-// superseded query with expected memories is a hit when one of them is in
-// the top 3; a query expecting nothing is a hit when nothing comes back; a
-// forbidden (superseded) memory returned at all is a failure whatever else
-// came back.
+// The eval (fixtures/eval, see its README): several imagined projects, each
+// a labelled dataset, and a set of unrelated memories loaded with every
+// project to measure interference. Each project's memories are loaded into
+// a fresh store (once alone, once with the unrelated memories) and every
+// query is recalled at both operating points.
+//
+// At the explicit point a query with expected memories is a hit when one of
+// them is among the top 3; a query expecting nothing is a hit when nothing
+// comes back; a forbidden (superseded) memory returned at all is a failure
+// whatever else came back. At the injection point what counts is precision
+// (the share of injected memories that are expected ones) and recall (the
+// share of queries with expected memories that get one injected).
+
+// Query kinds (shapes), in report order.
+var EvalKinds = []string{"developer", "task", "error", "paraphrase", "keyword", "offtopic", "superseded"}
 
 // EvalMemory is one line of memories.jsonl.
 type EvalMemory struct {
@@ -33,6 +44,8 @@ type EvalMemory struct {
 	Paths      []string `json:"paths"`
 	Source     string   `json:"source"`
 	Supersedes string   `json:"supersedes"`
+	// AgeDays is how long before the eval's now the memory was written.
+	AgeDays int `json:"age_days"`
 }
 
 // EvalQuery is one line of queries.jsonl.
@@ -42,25 +55,76 @@ type EvalQuery struct {
 	Expect []string `json:"expect"`
 	Forbid []string `json:"forbid"`
 	Split  string   `json:"split"`
+	// Near marks an off-topic query that shares a rare word with the store.
+	Near bool `json:"near,omitempty"`
 }
 
-// Dataset is a loaded eval directory.
+// Dataset is one project of the eval.
 type Dataset struct {
+	Name     string
 	Memories []EvalMemory
 	Queries  []EvalQuery
 }
 
+// Suite is the whole eval: its projects and the unrelated memories.
+type Suite struct {
+	Projects    []*Dataset
+	Distractors []EvalMemory
+}
+
+// distractorsDir is the suite directory holding only unrelated memories.
+const distractorsDir = "distractors"
+
+// LoadSuite reads every project directory of dir (one holding
+// memories.jsonl and queries.jsonl) and the unrelated memories of
+// dir/distractors.
+func LoadSuite(dir string) (*Suite, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+	}
+	s := &Suite{}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if e.Name() == distractorsDir {
+			if s.Distractors, err = readMemories(sub); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(sub, "queries.jsonl")); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		ds, err := LoadDataset(sub)
+		if err != nil {
+			return nil, err
+		}
+		s.Projects = append(s.Projects, ds)
+	}
+	if len(s.Projects) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no project (a directory with memories.jsonl and queries.jsonl)", gitstore.ErrInvalid, dir)
+	}
+	return s, nil
+}
+
+// Project returns the named project, or nil.
+func (s *Suite) Project(name string) *Dataset {
+	for _, p := range s.Projects {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
 // LoadDataset reads memories.jsonl and queries.jsonl from dir.
 func LoadDataset(dir string) (*Dataset, error) {
-	ds := &Dataset{}
-	if err := readJSONL(filepath.Join(dir, "memories.jsonl"), func(b []byte) error {
-		var m EvalMemory
-		if err := json.Unmarshal(b, &m); err != nil {
-			return err
-		}
-		ds.Memories = append(ds.Memories, m)
-		return nil
-	}); err != nil {
+	ds := &Dataset{Name: filepath.Base(dir)}
+	var err error
+	if ds.Memories, err = readMemories(dir); err != nil {
 		return nil, err
 	}
 	if err := readJSONL(filepath.Join(dir, "queries.jsonl"), func(b []byte) error {
@@ -68,12 +132,39 @@ func LoadDataset(dir string) (*Dataset, error) {
 		if err := json.Unmarshal(b, &q); err != nil {
 			return err
 		}
+		if !slices.Contains(EvalKinds, q.Kind) {
+			return fmt.Errorf("unknown kind %q; use one of %s", q.Kind, strings.Join(EvalKinds, ", "))
+		}
 		ds.Queries = append(ds.Queries, q)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
+	keys := map[string]bool{}
+	for _, m := range ds.Memories {
+		keys[m.Key] = true
+	}
+	for _, q := range ds.Queries {
+		for _, k := range append(slices.Clone(q.Expect), q.Forbid...) {
+			if !keys[k] {
+				return nil, fmt.Errorf("%w: %s: query %q names unknown memory %s", gitstore.ErrInvalid, ds.Name, q.Query, k)
+			}
+		}
+	}
 	return ds, nil
+}
+
+func readMemories(dir string) ([]EvalMemory, error) {
+	var out []EvalMemory
+	err := readJSONL(filepath.Join(dir, "memories.jsonl"), func(b []byte) error {
+		var m EvalMemory
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
 }
 
 func readJSONL(path string, fn func([]byte) error) error {
@@ -104,31 +195,34 @@ func evalID(key string) string {
 	return hex.EncodeToString(sum[:gitstore.IDHexLen/2])
 }
 
-// evalEpoch is when the dataset's memories are written.
+// evalEpoch is the eval's now: a memory of age_days 0 is written then.
 var evalEpoch = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 
-// Load writes the dataset's memories into a store in one commit: replaced
-// memories are closed and linked to their replacement.
-func (ds *Dataset) Load(ctx context.Context, st *gitstore.Store) error {
-	byKey := map[string]EvalMemory{}
-	for _, m := range ds.Memories {
-		byKey[m.Key] = m
+// loadMemories writes memories into a store in one commit, each dated
+// age_days before evalEpoch: replaced memories are closed when their
+// replacement was written and linked to it.
+func loadMemories(ctx context.Context, st *gitstore.Store, mems []EvalMemory) error {
+	if len(mems) == 0 {
+		return nil
 	}
 	_, err := st.Update(ctx, gitstore.Writer{Agent: "eval"}, func(tx *gitstore.Tx) error {
-		now := evalEpoch
 		docs := map[string]*gitstore.Memory{}
-		for _, e := range ds.Memories {
+		for _, e := range mems {
+			if _, dup := docs[e.Key]; dup {
+				return fmt.Errorf("%w: memory key %s appears twice", gitstore.ErrInvalid, e.Key)
+			}
 			n := gitstore.NewMemory{Type: e.Type, Text: e.Text, Tags: e.Tags, Paths: e.Paths, Source: e.Source, AllowSecret: true}
 			if err := n.Validate(); err != nil {
 				return fmt.Errorf("memory %s: %w", e.Key, err)
 			}
+			at := evalEpoch.AddDate(0, 0, -e.AgeDays)
 			docs[e.Key] = &gitstore.Memory{
 				Schema: gitstore.SchemaVersion, ID: evalID(e.Key), Type: n.Type, Text: n.Text,
 				Tags: n.Tags, Paths: n.Paths, Source: n.Source, Trust: gitstore.StartingTrust(n.Source, false),
-				Agent: "eval", Author: "eval <eval@localhost>", Created: now, Updated: now, ValidFrom: now,
+				Agent: "eval", Author: "eval <eval@localhost>", Created: at, Updated: at, ValidFrom: at,
 			}
 		}
-		for _, e := range ds.Memories {
+		for _, e := range mems {
 			if e.Supersedes == "" {
 				continue
 			}
@@ -136,37 +230,76 @@ func (ds *Dataset) Load(ctx context.Context, st *gitstore.Store) error {
 			if !ok {
 				return fmt.Errorf("%w: memory %s supersedes unknown %s", gitstore.ErrInvalid, e.Key, e.Supersedes)
 			}
-			end := now
+			end := docs[e.Key].Created
 			old.ValidTo = &end
 			old.SupersededBy = evalID(e.Key)
-			old.Events = append(old.Events, gitstore.Event{Op: gitstore.EventSupersede, At: now, Agent: "eval"})
+			old.Events = append(old.Events, gitstore.Event{Op: gitstore.EventSupersede, At: end, Agent: "eval"})
 			docs[e.Key].Supersedes = old.ID
 		}
 		for _, m := range docs {
 			tx.Put(m)
 		}
-		tx.Describe("add", fmt.Sprintf("eval dataset: %d memories", len(docs)), evalID(ds.Memories[0].Key))
+		tx.Describe("add", fmt.Sprintf("eval dataset: %d memories", len(docs)), evalID(mems[0].Key))
 		return nil
 	})
 	return err
 }
 
-// EvalRow is the result of one kind of query in one split.
-type EvalRow struct {
-	Kind  string  `json:"kind"`
-	Split string  `json:"split"`
-	N     int     `json:"n"`
-	Hits  int     `json:"hits"`
-	Rate  float64 `json:"rate"`
-	// Forbidden counts queries that returned a superseded (forbidden) memory.
-	Forbidden int `json:"forbidden"`
+// Load writes the dataset's memories into a store in one commit.
+func (ds *Dataset) Load(ctx context.Context, st *gitstore.Store) error {
+	return loadMemories(ctx, st, ds.Memories)
 }
 
-// EvalMiss is one query that failed.
+// EvalRow is the result of one kind of query in one split, at one
+// operating point, for one project with or without the unrelated memories.
+type EvalRow struct {
+	Project string `json:"project"`
+	// Crowded: loaded with the unrelated memories.
+	Crowded bool   `json:"crowded"`
+	Point   string `json:"point"`
+	Kind    string `json:"kind"`
+	Split   string `json:"split"`
+	N       int    `json:"n"`
+	// Hits: explicit point, queries answered right (see the eval comment);
+	// injection point, queries with expected memories that got one.
+	Hits int `json:"hits"`
+	// Forbidden counts queries that returned a superseded (forbidden) memory.
+	Forbidden int `json:"forbidden"`
+	// Injected and Relevant count the memories returned at the injection
+	// point, and of them the expected ones (precision = Relevant/Injected).
+	Injected int `json:"injected"`
+	Relevant int `json:"relevant"`
+	// Wanted counts the queries with expected memories (injection recall = Hits/Wanted).
+	Wanted int `json:"wanted"`
+}
+
+// Rate is Hits/N (explicit) or Hits/Wanted (injection).
+func (r EvalRow) Rate() float64 {
+	d := r.N
+	if r.Point == Injection.String() {
+		d = r.Wanted
+	}
+	if d == 0 {
+		return 0
+	}
+	return float64(r.Hits) / float64(d)
+}
+
+// Precision is the share of injected memories that were expected.
+func (r EvalRow) Precision() float64 {
+	if r.Injected == 0 {
+		return 1
+	}
+	return float64(r.Relevant) / float64(r.Injected)
+}
+
+// EvalMiss is one query that failed at the explicit point.
 type EvalMiss struct {
-	Query  EvalQuery `json:"query"`
-	Got    []string  `json:"got"`
-	Reason string    `json:"reason"`
+	Project string    `json:"project"`
+	Crowded bool      `json:"crowded"`
+	Query   EvalQuery `json:"query"`
+	Got     []string  `json:"got"`
+	Reason  string    `json:"reason"`
 }
 
 // EvalReport is what RunEval measured.
@@ -176,42 +309,161 @@ type EvalReport struct {
 	Source string     `json:"source"`
 }
 
-// Row returns the row of a kind and split ("all" sums every split).
-func (r *EvalReport) Row(kind, split string) EvalRow {
-	out := EvalRow{Kind: kind, Split: split}
-	for _, x := range r.Rows {
-		if x.Kind == kind && (split == "all" || x.Split == split) {
-			out.N += x.N
-			out.Hits += x.Hits
-			out.Forbidden += x.Forbidden
-		}
+// Filter selects rows; an empty field matches any value.
+type Filter struct {
+	Project, Point, Kind, Split string
+	// Crowded: "", "yes" or "no".
+	Crowded string
+	// Kinds, when set, matches any of them.
+	Kinds []string
+}
+
+func (f Filter) match(r EvalRow) bool {
+	crowded := map[string]bool{"yes": true, "no": false}
+	return (f.Project == "" || f.Project == r.Project) &&
+		(f.Point == "" || f.Point == r.Point) &&
+		(f.Kind == "" || f.Kind == r.Kind) &&
+		(len(f.Kinds) == 0 || slices.Contains(f.Kinds, r.Kind)) &&
+		(f.Split == "" || f.Split == "all" || f.Split == r.Split) &&
+		(f.Crowded == "" || crowded[f.Crowded] == r.Crowded)
+}
+
+// Sum adds up the rows a filter selects.
+func (r *EvalReport) Sum(f Filter) EvalRow {
+	out := EvalRow{Project: f.Project, Point: f.Point, Kind: f.Kind, Split: f.Split}
+	if out.Point == "" {
+		out.Point = Explicit.String()
 	}
-	if out.N > 0 {
-		out.Rate = float64(out.Hits) / float64(out.N)
+	for _, x := range r.Rows {
+		if !f.match(x) {
+			continue
+		}
+		out.N += x.N
+		out.Hits += x.Hits
+		out.Forbidden += x.Forbidden
+		out.Injected += x.Injected
+		out.Relevant += x.Relevant
+		out.Wanted += x.Wanted
 	}
 	return out
 }
 
-// EvalOptions configure RunEval.
-type EvalOptions struct {
-	// Dir, when set, holds a scratch repository so the bleve index is used;
-	// otherwise the store is in memory and scanned.
-	Dir string
-	// Ablation switches parts off: "stem", "split", "thesaurus" (with the
-	// concept descriptions), "concepts", "phrase"
-	// (thesaurus phrases and question words such as "who"), "rerank"
-	// (trust, recency and boosts), "floor" (relevance floor, the
-	// two-matched-terms rule and the specific-words rule); comma-separated; it implies scanning.
-	Ablation string
-	// Floor overrides DefaultFloor (0 keeps it).
-	Floor float64
+// Ablation switches parts of recall off, comma-separated: "stem", "split",
+// "thesaurus" (with the concept descriptions), "concepts", "phrase"
+// (thesaurus phrases and question words such as "who"), "rerank" (trust,
+// recency and boosts), "confidence" (every candidate is returned). The
+// confidence's own features are ablated by refitting without them
+// (TestFitConfidence).
+type Ablation string
+
+func (a Ablation) config() (*config, error) {
+	if a == "" {
+		return nil, nil
+	}
+	cfg := &config{}
+	for _, x := range strings.Split(string(a), ",") {
+		switch strings.TrimSpace(x) {
+		case "stem":
+			cfg.noStem = true
+		case "split":
+			cfg.noSplit = true
+		case "thesaurus":
+			cfg.noThesaurus = true
+		case "phrase":
+			cfg.noPhrase = true
+		case "concepts":
+			cfg.noConcepts = true
+		case "rerank":
+			cfg.noRerank = true
+		case "confidence":
+			cfg.noConfidence = true
+		case "":
+		default:
+			return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, concepts, phrase, rerank or confidence", gitstore.ErrInvalid, x)
+		}
+	}
+	return cfg, nil
 }
 
-// RunEval loads the dataset into a fresh store and runs every query.
-func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, error) {
+// EvalOptions configure RunEval.
+type EvalOptions struct {
+	// Dir, when set, holds scratch repositories so the recall snapshot is
+	// used (the first project only, alone: it checks the snapshot and the
+	// scan agree); otherwise the stores are in memory and scanned.
+	Dir string
+	// Ablation switches parts off (see Ablation).
+	Ablation Ablation
+	// Projects, when set, limits the run to these projects.
+	Projects []string
+	// Splits, when set, limits the run to these splits.
+	Splits []string
+	// NoCrowd skips the runs with the unrelated memories.
+	NoCrowd bool
+
+	cfg *config
+}
+
+// RunEval loads each project into a fresh store, alone and then with the
+// unrelated memories, and runs every query at both operating points.
+func RunEval(ctx context.Context, s *Suite, o EvalOptions) (*EvalReport, error) {
+	if o.cfg == nil {
+		cfg, err := o.Ablation.config()
+		if err != nil {
+			return nil, err
+		}
+		o.cfg = cfg
+	}
+	rep := &EvalReport{}
+	for _, ds := range s.Projects {
+		if len(o.Projects) > 0 && !slices.Contains(o.Projects, ds.Name) {
+			continue
+		}
+		for _, crowded := range []bool{false, true} {
+			if crowded && (o.NoCrowd || len(s.Distractors) == 0) {
+				continue
+			}
+			run, err := newEvalRun(ctx, ds, s, crowded, o)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ds.Name, err)
+			}
+			if err := run.queries(ctx, rep, o); err != nil {
+				return nil, fmt.Errorf("%s: %w", ds.Name, err)
+			}
+		}
+	}
+	sort.SliceStable(rep.Rows, func(i, j int) bool {
+		a, b := rep.Rows[i], rep.Rows[j]
+		if a.Project != b.Project {
+			return a.Project < b.Project
+		}
+		if a.Crowded != b.Crowded {
+			return !a.Crowded
+		}
+		if a.Point != b.Point {
+			return a.Point < b.Point
+		}
+		if a.Kind != b.Kind {
+			return slices.Index(EvalKinds, a.Kind) < slices.Index(EvalKinds, b.Kind)
+		}
+		return a.Split > b.Split
+	})
+	return rep, nil
+}
+
+// evalRun is one project loaded into one store.
+type evalRun struct {
+	ds      *Dataset
+	crowded bool
+	set     *gitstore.Set
+	keyOf   map[string]string // memory id -> dataset key
+	corpus  loader            // the scan, built once for every query
+}
+
+func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o EvalOptions) (*evalRun, error) {
 	var repo *gitstore.Repo
-	if o.Dir != "" {
-		r, err := scratchRepo(o.Dir)
+	snapshot := o.Dir != "" && !crowded && ds == s.Projects[0]
+	if snapshot {
+		r, err := scratchRepo(filepath.Join(o.Dir, ds.Name))
 		if err != nil {
 			return nil, err
 		}
@@ -220,105 +472,115 @@ func RunEval(ctx context.Context, ds *Dataset, o EvalOptions) (*EvalReport, erro
 		repo = gitstore.NewMemoryRepo()
 	}
 	repo.Now = func() time.Time { return evalEpoch }
-	set := gitstore.NewSet(repo)
-	store, err := set.Writable(gitstore.ScopeProject)
+	run := &evalRun{ds: ds, crowded: crowded, set: gitstore.NewSet(repo), keyOf: map[string]string{}}
+	store, err := run.set.Writable(gitstore.ScopeProject)
 	if err != nil {
 		return nil, err
 	}
-	if err := ds.Load(ctx, store); err != nil {
+	mems := ds.Memories
+	if crowded {
+		mems = append(slices.Clone(mems), s.Distractors...)
+	}
+	if err := loadMemories(ctx, store, mems); err != nil {
 		return nil, err
 	}
-	var cfg *config
-	if o.Ablation != "" || o.Floor != 0 {
-		cfg = &config{floor: o.Floor}
-		for _, a := range strings.Split(o.Ablation, ",") {
-			switch strings.TrimSpace(a) {
-			case "stem":
-				cfg.noStem = true
-			case "split":
-				cfg.noSplit = true
-			case "thesaurus":
-				cfg.noThesaurus = true
-			case "phrase":
-				cfg.noPhrase = true
-			case "concepts":
-				cfg.noConcepts = true
-			case "rerank":
-				cfg.noRerank = true
-			case "floor":
-				cfg.floor, cfg.minGroups, cfg.specific = 1e-9, 1, -1
-			case "":
-			default:
-				return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, concepts, phrase, rerank or floor", gitstore.ErrInvalid, a)
-			}
-		}
+	for _, m := range mems {
+		run.keyOf[evalID(m.Key)] = m.Key
 	}
-	return evalQueries(ctx, ds, set, cfg)
+	if !snapshot {
+		entries, err := readEntries(ctx, run.set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
+		if err != nil {
+			return nil, err
+		}
+		run.corpus = newScanCorpus(entries, o.cfg.analyzer())
+	}
+	return run, nil
 }
 
-func evalQueries(ctx context.Context, ds *Dataset, set *gitstore.Set, cfg *config) (*EvalReport, error) {
-	keyOf := map[string]string{}
-	for _, m := range ds.Memories {
-		keyOf[evalID(m.Key)] = m.Key
-	}
-	rows := map[[2]string]*EvalRow{}
-	rep := &EvalReport{}
-	now := evalEpoch.Add(time.Hour)
-	for _, q := range ds.Queries {
-		res, err := Recall(ctx, set, Options{Query: q.Query, Limit: 3, Now: now, NoStale: true, cfg: cfg})
+// recall answers one query at a point, from the prebuilt scan or through
+// Recall (the snapshot).
+func (run *evalRun) recall(ctx context.Context, query string, p Point, cfg *config) ([]string, string, error) {
+	o := Options{Query: query, Limit: 3, Now: evalEpoch.Add(time.Hour), NoStale: true, Point: p, cfg: cfg}
+	var hits []Hit
+	source := "scan"
+	if run.corpus == nil {
+		res, err := Recall(ctx, run.set, o)
 		if err != nil {
-			return nil, fmt.Errorf("query %q: %w", q.Query, err)
+			return nil, "", err
 		}
-		rep.Source = res.Source
-		var got []string
-		for _, h := range res.Hits {
-			got = append(got, keyOf[h.Memory.ID])
+		hits, source = res.Hits, res.Source
+	} else {
+		terms := cfg.analyzer().queryTerms(query)
+		var err error
+		if hits, _, err = rankHits(run.corpus, terms, &o); err != nil {
+			return nil, "", err
 		}
-		k := [2]string{q.Kind, q.Split}
-		row := rows[k]
-		if row == nil {
-			row = &EvalRow{Kind: q.Kind, Split: q.Split}
-			rows[k] = row
+	}
+	got := make([]string, len(hits))
+	for i, h := range hits {
+		got[i] = run.keyOf[h.Memory.ID]
+	}
+	return got, source, nil
+}
+
+func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions) error {
+	rows := map[[3]string]*EvalRow{}
+	row := func(p Point, q EvalQuery) *EvalRow {
+		k := [3]string{p.String(), q.Kind, q.Split}
+		if rows[k] == nil {
+			rows[k] = &EvalRow{Project: run.ds.Name, Crowded: run.crowded, Point: p.String(), Kind: q.Kind, Split: q.Split}
 		}
-		row.N++
+		return rows[k]
+	}
+	for _, q := range run.ds.Queries {
+		if len(o.Splits) > 0 && !slices.Contains(o.Splits, q.Split) {
+			continue
+		}
+		got, source, err := run.recall(ctx, q.Query, Explicit, o.cfg)
+		if err != nil {
+			return fmt.Errorf("query %q: %w", q.Query, err)
+		}
+		rep.Source = source
+		r := row(Explicit, q)
+		r.N++
 		hit, reason := judge(q, got)
-		if forbidden(q, got) {
-			row.Forbidden++
+		if isForbidden(q, got) {
+			r.Forbidden++
 			hit, reason = false, "returned a superseded memory"
 		}
 		if hit {
-			row.Hits++
+			r.Hits++
 		} else {
-			rep.Misses = append(rep.Misses, EvalMiss{Query: q, Got: got, Reason: reason})
+			rep.Misses = append(rep.Misses, EvalMiss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
+		}
+
+		if got, _, err = run.recall(ctx, q.Query, Injection, o.cfg); err != nil {
+			return fmt.Errorf("query %q: %w", q.Query, err)
+		}
+		r = row(Injection, q)
+		r.N++
+		r.Injected += len(got)
+		if isForbidden(q, got) {
+			r.Forbidden++
+		}
+		any := false
+		for _, g := range got {
+			if slices.Contains(q.Expect, g) {
+				r.Relevant++
+				any = true
+			}
+		}
+		if len(q.Expect) > 0 {
+			r.Wanted++
+			if any {
+				r.Hits++
+			}
 		}
 	}
 	for _, r := range rows {
-		if r.N > 0 {
-			r.Rate = float64(r.Hits) / float64(r.N)
-		}
 		rep.Rows = append(rep.Rows, *r)
 	}
-	sort.Slice(rep.Rows, func(i, j int) bool {
-		if rep.Rows[i].Kind != rep.Rows[j].Kind {
-			return kindOrder(rep.Rows[i].Kind) < kindOrder(rep.Rows[j].Kind)
-		}
-		return rep.Rows[i].Split > rep.Rows[j].Split
-	})
-	return rep, nil
-}
-
-func kindOrder(k string) int {
-	switch k {
-	case "developer":
-		return 0
-	case "paraphrase":
-		return 1
-	case "offtopic":
-		return 2
-	case "superseded":
-		return 3
-	}
-	return 4
+	return nil
 }
 
 func judge(q EvalQuery, got []string) (bool, string) {
@@ -329,40 +591,20 @@ func judge(q EvalQuery, got []string) (bool, string) {
 		return false, "expected nothing"
 	}
 	for _, g := range got {
-		for _, e := range q.Expect {
-			if g == e {
-				return true, ""
-			}
+		if slices.Contains(q.Expect, g) {
+			return true, ""
 		}
 	}
 	return false, "expected " + strings.Join(q.Expect, ",") + " in the top 3"
 }
 
-func forbidden(q EvalQuery, got []string) bool {
+func isForbidden(q EvalQuery, got []string) bool {
 	for _, g := range got {
-		for _, f := range q.Forbid {
-			if g == f {
-				return true
-			}
+		if slices.Contains(q.Forbid, g) {
+			return true
 		}
 	}
 	return false
-}
-
-// runEvalCfg runs the eval in memory with a given configuration (tuning).
-func runEvalCfg(ds *Dataset, cfg *config) (*EvalReport, error) {
-	repo := gitstore.NewMemoryRepo()
-	repo.Now = func() time.Time { return evalEpoch }
-	set := gitstore.NewSet(repo)
-	store, err := set.Writable(gitstore.ScopeProject)
-	if err != nil {
-		return nil, err
-	}
-	ctx := context.Background()
-	if err := ds.Load(ctx, store); err != nil {
-		return nil, err
-	}
-	return evalQueries(ctx, ds, set, cfg)
 }
 
 // scratchRepo makes an empty bare repository in dir (objects, refs, HEAD):
@@ -378,118 +620,4 @@ func scratchRepo(dir string) (*gitstore.Repo, error) {
 		return nil, err
 	}
 	return gitstore.Open(gd)
-}
-
-// FormatEval renders a report as a table: recall@3 (or rejection) per kind
-// and split, a column per split present (tune, holdout, then any other, such
-// as fresh) and one for all.
-func FormatEval(rep *EvalReport) string {
-	splits := []string{"tune", "holdout"}
-	for _, r := range rep.Rows {
-		if !slices.Contains(splits, r.Split) {
-			splits = append(splits, r.Split)
-		}
-	}
-	sort.SliceStable(splits[2:], func(i, j int) bool { return splits[2+i] < splits[2+j] })
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-11s", "kind")
-	for _, s := range append(splits, "all") {
-		fmt.Fprintf(&b, " %-14s", s)
-	}
-	fmt.Fprintf(&b, " %s\n", "measure")
-	for _, kind := range []string{"developer", "paraphrase", "offtopic", "superseded"} {
-		all := rep.Row(kind, "all")
-		if all.N == 0 {
-			continue
-		}
-		measure := "recall@3"
-		switch kind {
-		case "offtopic":
-			measure = "rejected (nothing returned)"
-		case "superseded":
-			measure = fmt.Sprintf("answered without the old fact; superseded returned: %d", all.Forbidden)
-		}
-		fmt.Fprintf(&b, "%-11s", kind)
-		for _, s := range append(splits, "all") {
-			r := rep.Row(kind, s)
-			cell := "-"
-			if r.N > 0 {
-				cell = fmt.Sprintf("%.2f (%d/%d)", r.Rate, r.Hits, r.N)
-			}
-			fmt.Fprintf(&b, " %-14s", cell)
-		}
-		fmt.Fprintf(&b, " %s\n", measure)
-	}
-	return b.String()
-}
-
-// Baseline is the committed floor of the eval (fixtures/eval/baseline.json):
-// the lowest rate accepted per kind and split ("tune", "holdout" or "all").
-type Baseline map[string]map[string]float64
-
-// LoadBaseline reads a baseline file.
-func LoadBaseline(path string) (Baseline, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var b Baseline
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
-	}
-	return b, nil
-}
-
-// Check lists the results under the baseline, and any superseded memory
-// returned as current.
-func (b Baseline) Check(rep *EvalReport) []string {
-	var out []string
-	kinds := make([]string, 0, len(b))
-	for k := range b {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, kind := range kinds {
-		splits := make([]string, 0, len(b[kind]))
-		for s := range b[kind] {
-			splits = append(splits, s)
-		}
-		sort.Strings(splits)
-		for _, split := range splits {
-			if got := rep.Row(kind, split); got.Rate+1e-9 < b[kind][split] {
-				out = append(out, fmt.Sprintf("%s/%s: %.2f is below the baseline %.2f", kind, split, got.Rate, b[kind][split]))
-			}
-		}
-	}
-	for _, kind := range []string{"developer", "paraphrase", "offtopic", "superseded"} {
-		if n := rep.Row(kind, "all").Forbidden; n > 0 {
-			out = append(out, fmt.Sprintf("%s: %d queries returned a superseded memory as current", kind, n))
-		}
-	}
-	return out
-}
-
-// Ablations are the eval variants with one part switched off.
-var Ablations = []struct{ Name, Off string }{
-	{"full", ""},
-	{"no stemming", "stem"},
-	{"no identifier/path splitting", "split"},
-	{"no thesaurus (nor concepts)", "thesaurus"},
-	{"no concept descriptions", "concepts"},
-	{"no phrases or question words", "phrase"},
-	{"no trust/recency re-ranking", "rerank"},
-	{"no relevance floor", "floor"},
-	{"none of stem, split, thesaurus, rerank", "stem,split,thesaurus,rerank"},
-}
-
-// FormatAblation renders one line per ablation: recall@3 per kind (all splits).
-func FormatAblation(names []string, reps []*EvalReport) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-38s %-10s %-10s %-10s %-10s\n", "variant", "developer", "paraphrase", "offtopic", "superseded")
-	for i, rep := range reps {
-		fmt.Fprintf(&b, "%-38s %-10.2f %-10.2f %-10.2f %-10.2f\n", names[i],
-			rep.Row("developer", "all").Rate, rep.Row("paraphrase", "all").Rate,
-			rep.Row("offtopic", "all").Rate, rep.Row("superseded", "all").Rate)
-	}
-	return b.String()
 }

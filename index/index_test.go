@@ -120,7 +120,7 @@ func TestRecallFindsAndRanks(t *testing.T) {
 			require.Equal(t, "snapshot", res.Source, res.Fallback)
 			h := res.Hits[0]
 			require.Greater(t, h.Score, 0.0)
-			require.GreaterOrEqual(t, h.Relevance, DefaultFloor)
+			require.GreaterOrEqual(t, h.Confidence, Explicit.Threshold())
 			require.Equal(t, gitstore.ScopeProject, h.Scope)
 		})
 	}
@@ -467,11 +467,11 @@ func TestTopByRelevance(t *testing.T) {
 }
 
 // TestPruningChangesNothing: scoring with MaxScore pruning finds exactly the
-// candidates over the floor, with the same relevance, as a full evaluation,
+// candidates over the candidate floor, with the same relevance, as a full evaluation,
 // for every eval query, on the scan and on the snapshot (bleveindex tests
 // the bleve index).
 func TestPruningChangesNothing(t *testing.T) {
-	ds, err := LoadDataset(evalDir())
+	ds, err := LoadDataset(filepath.Join(evalDir(), "tidewater"))
 	require.NoError(t, err)
 	r := newTestRepo(t)
 	require.NoError(t, ds.Load(context.Background(), r.main))
@@ -487,7 +487,7 @@ func TestPruningChangesNothing(t *testing.T) {
 	over := func(c loader, cands []cand) map[string]float64 {
 		out := map[string]float64{}
 		for _, cd := range cands {
-			if cd.rel >= DefaultFloor {
+			if cd.rel >= candidateFloor {
 				key, err := c.external(cd.doc)
 				require.NoError(t, err)
 				out[key] = cd.rel
@@ -501,11 +501,11 @@ func TestPruningChangesNothing(t *testing.T) {
 	}
 	for _, q := range queries {
 		terms := QueryTerms(q)
-		full, err := score(scan, terms, &config{floor: 1e-9})
+		full, _, err := score(scan, terms, &config{candidateFloor: 1e-9})
 		require.NoError(t, err)
 		want := over(scan, full)
 		for name, c := range map[string]loader{"scan": scan, "snapshot": snap} {
-			pruned, err := score(c, terms, nil)
+			pruned, _, err := score(c, terms, nil)
 			require.NoError(t, err)
 			got := over(c, pruned)
 			require.Equal(t, len(want), len(got), "%s: %q", name, q)

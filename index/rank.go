@@ -10,10 +10,11 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// Ranking (DESIGN §3), identical for the bleve index and the fallback scan:
+// Ranking, identical for the bleve index, the snapshot and the fallback scan:
 //
-//	relevance = Σ_groups min(best_g(d), 1.5·ref_g) / (Σ_groups ref_g × min(1, 8/G))
-//	score     = relevance × (0.5 + effective trust) × recency × boosts
+//	relevance  = Σ_groups min(best_g(d), 1.5·ref_g) / (Σ_groups ref_g × min(1, 8/G))
+//	confidence = σ(w · features)                       (confidence.go)
+//	score      = relevance × (0.5 + effective trust) × recency × boosts
 //
 // Each query term is a group with its thesaurus synonyms and the concepts
 // its words describe (concepts.go). best_g(d) is the highest BM25 term score
@@ -21,27 +22,14 @@ import (
 // term itself, of a synonym (× SynonymWeight) or of a concept (×
 // ConceptWeight), their idf capped at the term's: a group counts once
 // however many of its words match, and a synonym never counts more than the
-// word itself. G is the number of groups: a question of more than 8
-// (longQuery) is measured against 8 groups' worth of it, as a memory answers
-// a part of a long prompt. ref_g is the idf of the term (or, when only
-// synonyms occur in the store, of its rarest synonym):
-// what one occurrence in a document of average length scores. Relevance is
-// therefore the idf-weighted share of the query the memory answers, about 1
-// for a full match and 0 for none, whatever the store's size, and one floor
-// (DefaultFloor) rejects off-topic queries. Words the store has never seen
-// carry the highest idf and pull relevance down: an off-topic question that
-// shares one incidental word with the store stays under the floor.
-//
-// Besides the floor, a memory is returned only when it matches at least two
-// query groups (minGroups) and at least one of the query's specific words:
-// the rarer half, by ref_g, of the groups the store knows (specificShare).
-// A memory that answers only a question's commonest words ("enable",
-// "code") answers its incidentals, not what it is about; that rule applies
-// from specificStore memories on, below which document frequencies are too
-// coarse to rank words by rarity. In a store of fewer
-// than smallStore memories, where most words of any question are unknown,
-// one matched group is enough (the floor still applies): "how do we deploy
-// to production?" finds the deploy memory among three.
+// word itself. ref_g is the idf of the term (or, when only synonyms occur in
+// the store, of its rarest synonym): what one occurrence in a document of
+// average length scores. Only groups the store knows are scored, the
+// scoredGroups rarest of them; G is their number, and a query of more than
+// 8 (longQuery) is measured against 8 groups' worth of it, as a memory
+// answers a part of a long prompt. Relevance orders the candidates; whether
+// a candidate is returned at all is the confidence's decision, made against
+// the threshold of the operating point (Injection or Explicit).
 //
 // recency is 1 + ½·ln(1 + age^-½ + ½·Σ reinforcement_age^-½) (ACT-R base-level
 // activation, ages in days, at least one day; reinforcements and
@@ -54,28 +42,13 @@ const (
 	bm25B  = 0.75
 )
 
-// DefaultFloor is the relevance under which a memory is not returned.
-const DefaultFloor = 0.37
-
 const (
-	groupCap  = 1.5
-	minGroups = 2
-	// unknownWeight scales the reference weight of a query word no memory contains.
-	unknownWeight = 1.0
-	// unknownCap bounds the reference weight of a word no memory contains to
-	// this multiple of the highest reference weight among the query's known
-	// words. Off (no bound): measured on the eval's tune split, 1.25 changes
-	// nothing, 1.0 lets an off-topic question through; in a store of a few
-	// memories the smallStore rule, not a cap, is what answers.
-	unknownCap = 0
-	// specificShare: a memory must match one of the query's rarest known
-	// words, the first specificShare of them by reference weight (0: off).
-	specificShare = 0.5
-	// specificStore: the smallest store the specific-word rule applies to.
-	specificStore = 30
-	// smallStore: in a store of fewer memories, one matched query word can
-	// be enough (see score).
-	smallStore = 10
+	groupCap = 1.5
+	// candidateFloor: the least relevance a memory needs to be weighed by
+	// the confidence at all; it bounds the work of a query over a large store.
+	candidateFloor = 0.08
+	// scoredGroups: the most query groups scored, the rarest in the store.
+	scoredGroups = 16
 	// longQuery: the relevance of a question of more groups than this is
 	// measured against longQuery groups' worth of it, not all of it: a
 	// memory answers one part of a long, many-part prompt.
@@ -87,18 +60,25 @@ const (
 // config switches parts of analysis and ranking off, for the eval's ablation.
 type config struct {
 	noStem, noSplit, noThesaurus, noRerank, noPhrase, noConcepts bool
-	floor                                                        float64
-	groupCap                                                     float64
-	minGroups                                                    int
-	unknown                                                      float64
-	// unknownCap caps an unknown word's reference weight at this multiple of
-	// the highest known one (0: unknownCap); synWeight overrides SynonymWeight.
-	unknownCap, synWeight float64
-	// specific overrides specificShare (a negative value switches it off).
-	specific  float64
-	longQuery int
-	// concept overrides ConceptWeight.
-	concept float64
+	// noConfidence returns every candidate over the candidate floor.
+	noConfidence bool
+	// threshold overrides the operating point's confidence threshold.
+	threshold float64
+	// weights overrides the fitted confidence weights (when fitting).
+	weights                 *[numFeatures + 1]float64
+	groupCap                float64
+	candidateFloor          float64
+	scoredGroups, longQuery int
+	// synWeight overrides SynonymWeight, concept ConceptWeight.
+	synWeight, concept float64
+}
+
+// analyzer is the analysis with the parts the configuration switches off.
+func (c *config) analyzer() analyzer {
+	if c == nil {
+		return analyzer{}
+	}
+	return analyzer{noStem: c.noStem, noSplit: c.noSplit, noPhrase: c.noPhrase}
 }
 
 func (c *config) conceptWeightValue() float64 {
@@ -106,20 +86,6 @@ func (c *config) conceptWeightValue() float64 {
 		return ConceptWeight
 	}
 	return c.concept
-}
-
-func (c *config) specificValue() float64 {
-	if c == nil || c.specific == 0 {
-		return specificShare
-	}
-	return max(c.specific, 0)
-}
-
-func (c *config) unknownCapValue() float64 {
-	if c == nil || c.unknownCap == 0 {
-		return unknownCap
-	}
-	return c.unknownCap
 }
 
 func (c *config) synWeightValue() float64 {
@@ -136,18 +102,18 @@ func (c *config) capValue() float64 {
 	return c.groupCap
 }
 
-func (c *config) unknownValue() float64 {
-	if c == nil || c.unknown == 0 {
-		return unknownWeight
+func (c *config) candidateFloorValue() float64 {
+	if c == nil || c.candidateFloor == 0 {
+		return candidateFloor
 	}
-	return c.unknown
+	return c.candidateFloor
 }
 
-func (c *config) minGroupsValue() int {
-	if c == nil || c.minGroups == 0 {
-		return minGroups
+func (c *config) scoredGroupsValue() int {
+	if c == nil || c.scoredGroups == 0 {
+		return scoredGroups
 	}
-	return c.minGroups
+	return c.scoredGroups
 }
 
 func (c *config) longQueryValue() int {
@@ -155,13 +121,6 @@ func (c *config) longQueryValue() int {
 		return longQuery
 	}
 	return max(c.longQuery, 0)
-}
-
-func (c *config) floorValue() float64 {
-	if c == nil || c.floor == 0 {
-		return DefaultFloor
-	}
-	return c.floor
 }
 
 // corpus is what scoring needs from the index or the scan.
@@ -188,6 +147,14 @@ type cand struct {
 	doc uint64  // corpus key
 	key string  // external key "scope:id", set before ties are broken
 	rel float64 // normalized relevance
+	// evidence for the confidence: groups matched, the sum and the highest
+	// of their reference weights, the part matched by the query word itself
+	// (not only by a synonym or a concept), and whether one of the query's
+	// rarer half matched
+	matched            int
+	matchedRef, maxRef float64
+	exactRef           float64
+	specific           bool
 }
 
 func idf(n, df int) float64 {
@@ -245,155 +212,137 @@ type weighted struct {
 	w    float64
 }
 
-// score computes the relevance of every document that can reach the floor.
+// queryStats describes how a query met the corpus: what the confidence
+// needs besides each candidate's own evidence.
+type queryStats struct {
+	n       int // memories in the corpus
+	groups  int // distinct query terms analysed
+	unknown int // of them, words no memory contains (not even as a synonym)
+	scored  int // known groups scored (at most scoredGroups, the rarest)
+	// specific marks the scored groups in the rarer half by reference weight
+	specific []bool
+	refs     []float64
+	members  map[string]bool // every term of a scored group
+}
+
+// score computes the relevance of every document that can reach the
+// candidate floor, with the evidence the confidence reads.
+//
+// Words no memory contains are not scored (they are counted in
+// queryStats.unknown); of the known groups the scoredGroups rarest are
+// kept, so a pasted log or a long prompt is matched on its distinctive
+// words, wherever they stand in it.
 //
 // Groups are scored rarest first (MaxScore): once the groups left cannot
-// lift a document that has matched nothing yet to the floor (or to the
-// minimum number of matched groups), only the documents already seen are
-// looked up in the remaining, commoner terms' postings (by seeking, in the
-// index), instead of walking those postings whole. Documents left out that
-// way could not have been returned, so the answer is the same as a full
-// evaluation's.
-func score(c corpus, terms []string, cfg *config) ([]cand, error) {
+// lift a document that has matched nothing yet to the candidate floor, only
+// the documents already seen are looked up in the remaining, commoner
+// terms' postings (by seeking, in the index), instead of walking those
+// postings whole. Documents left out that way could not have been returned,
+// so the answer is the same as a full evaluation's.
+func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
+	qs := &queryStats{n: c.docCount(), groups: len(terms)}
 	if len(terms) == 0 {
-		return nil, nil
+		return nil, qs, nil
 	}
-	n := c.docCount()
+	n := qs.n
 	avgdl := c.avgLen()
 	if avgdl <= 0 {
 		avgdl = 1
 	}
-	groups := expand(terms, cfg)
+	all := expand(terms, cfg)
 	df := map[string]int{}
-	for _, members := range groups {
+	for _, members := range all {
 		for _, m := range members {
 			if _, done := df[m.term]; done {
 				continue
 			}
 			d, err := c.df(m.term)
 			if err != nil {
-				return nil, err
+				return nil, qs, err
 			}
 			df[m.term] = d
 		}
 	}
-	// reference weight of each group
-	G := len(groups)
-	refs := make([]float64, G)
-	unknown := make([]bool, G)
-	maxKnown := 0.0
-	for g, members := range groups {
-		ref := idf(n, df[members[0].term])
-		if df[members[0].term] == 0 {
-			best := 0.0
+	// reference weight of each known group: the idf of the term, or (when
+	// only synonyms occur in the store) of its rarest synonym
+	type known struct {
+		g   []weighted
+		ref float64
+		pos int
+	}
+	var ks []known
+	for i, members := range all {
+		ref := 0.0
+		if df[members[0].term] > 0 {
+			ref = idf(n, df[members[0].term])
+		} else {
 			for _, m := range members[1:] {
 				if d := df[m.term]; d > 0 {
-					best = math.Max(best, idf(n, d))
+					ref = math.Max(ref, idf(n, d))
 				}
 			}
-			if best > 0 {
-				ref = best
-			} else {
-				ref *= cfg.unknownValue()
-				unknown[g] = true
-			}
 		}
-		refs[g] = ref
-		if !unknown[g] {
-			maxKnown = max(maxKnown, ref)
+		if ref == 0 {
+			qs.unknown++
+			continue
 		}
+		ks = append(ks, known{members, ref, i})
 	}
+	sort.SliceStable(ks, func(a, b int) bool { return ks[a].ref > ks[b].ref })
+	if k := cfg.scoredGroupsValue(); len(ks) > k {
+		ks = ks[:k]
+	}
+	G := len(ks)
+	qs.scored = G
+	if G == 0 {
+		return nil, qs, nil
+	}
+	groups := make([][]weighted, G)
+	refs := make([]float64, G)
+	qs.members = map[string]bool{}
 	total := 0.0
-	capu := cfg.unknownCapValue()
-	if n < smallStore && capu == 0 {
-		// In a store of a few memories nearly every word is unknown, and
-		// unknown words, rarest of all, would outweigh what it does know.
-		capu = 1
-	}
-	for g := range refs {
-		if unknown[g] && maxKnown > 0 && capu > 0 {
-			refs[g] = min(refs[g], capu*maxKnown)
+	for g, k := range ks {
+		groups[g], refs[g] = k.g, k.ref
+		total += k.ref
+		for _, m := range k.g {
+			qs.members[m.term] = true
 		}
-		total += refs[g]
 	}
-	if total <= 0 {
-		return nil, nil
-	}
+	qs.refs = refs
 	if k := cfg.longQueryValue(); k > 0 && G > k {
 		total *= float64(k) / float64(G)
 	}
-	capv := cfg.capValue()
-	need := min(G, cfg.minGroupsValue())
-	if n < smallStore && maxKnown > 0 {
-		// The two-matched-words rule guards against a word shared by
-		// accident, which a store of a few memories offers little room for;
-		// there, most words of any question are unknown, and requiring two
-		// known ones would answer nothing. The floor still applies.
-		known := 0
-		for g := range groups {
-			if !unknown[g] {
-				known++
-			}
+	// the specific groups: the rarer half (groups are in order of rarity);
+	// a group exactly as rare as the last one chosen is as specific, so
+	// that which of equally rare words counts does not depend on word order
+	qs.specific = make([]bool, G)
+	nspec := int(math.Ceil(float64(G) / 2))
+	for g := range groups {
+		if g < nspec || refs[g] >= refs[nspec-1]-1e-9 {
+			qs.specific[g] = true
 		}
-		need = min(need, known)
 	}
-	order := make([]int, G)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return refs[order[a]] > refs[order[b]] })
+	capv := cfg.capValue()
 	suffix := make([]float64, G+1)
 	for k := G - 1; k >= 0; k-- {
-		suffix[k] = suffix[k+1] + capv*refs[order[k]]
+		suffix[k] = suffix[k+1] + capv*refs[k]
 	}
-	floor := cfg.floorValue() * total
+	floor := cfg.candidateFloorValue() * total
 
-	// best[slot*G+g]: the best score of group g in the document at slot
+	// best[slot*G+g]: the best score of group g in the document at slot;
+	// exact[slot*G+g]: the query word itself matched (not only a synonym)
 	slots := newSlotTable()
 	var docs []uint64
 	var best []float64
+	var exact []bool
 	var sorted []uint64 // candidates, ascending, once no new ones can enter
-	// the specific groups: the first ceil(specificShare × known) known
-	// groups in order (the rarest); a memory must match one of them
-	nspec, known := 0, 0
 	for g := range groups {
-		if !unknown[g] {
-			known++
-		}
-	}
-	// Rarity is measured by document frequency, which in a small store is
-	// too coarse to tell a question's subject from its incidentals (one
-	// memory more or less moves a word across the median): the rule applies
-	// from specificStore memories on.
-	if sh := cfg.specificValue(); sh > 0 && n >= specificStore {
-		nspec = int(math.Ceil(sh * float64(known)))
-	}
-	specific := make([]bool, G)
-	lastSpecific := -1 // position in order of the last specific group
-	boundary := -1.0   // the ref of the last group chosen by count
-	for k, g := range order {
-		if unknown[g] {
-			continue
-		}
-		// A group exactly as rare as the last one chosen is as specific:
-		// which of equally rare words counts must not depend on word order.
-		if nspec == 0 && (boundary < 0 || refs[g] < boundary-1e-9) {
-			break
-		}
-		specific[g] = true
-		lastSpecific = k
-		if nspec > 0 {
-			nspec--
-			boundary = refs[g]
-		}
-	}
-	for k, g := range order {
-		open := suffix[k] >= floor-1e-12 && G-k >= need && (lastSpecific < 0 || k <= lastSpecific)
+		open := suffix[g] >= floor-1e-12
 		if !open && sorted == nil {
 			sorted = append([]uint64(nil), docs...)
 			slices.Sort(sorted)
 		}
-		for _, m := range groups[g] {
+		for mi, m := range groups[g] {
 			d := df[m.term]
 			if d == 0 {
 				continue
@@ -401,7 +350,7 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 			// a synonym counts at most SynonymWeight of the word itself,
 			// however much rarer it is
 			w := m.w * min(idf(n, d), refs[g])
-			gg := g
+			gg, self := g, mi == 0
 			add := func(doc uint64, tf, dl int) {
 				i := slots.get(doc)
 				if i < 0 {
@@ -412,12 +361,15 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 					slots.set(doc, i)
 					docs = append(docs, doc)
 					best = append(best, make([]float64, G)...)
+					exact = append(exact, make([]bool, G)...)
 				}
 				t := float64(tf)
 				s := w * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
-				if k := int(i)*G + gg; s > best[k] {
+				k := int(i)*G + gg
+				if s > best[k] {
 					best[k] = s
 				}
+				exact[k] = exact[k] || self
 			}
 			var err error
 			if open || 4*len(sorted) > d {
@@ -426,26 +378,33 @@ func score(c corpus, terms []string, cfg *config) ([]cand, error) {
 				err = c.postingsAmong(m.term, sorted, add)
 			}
 			if err != nil {
-				return nil, err
+				return nil, qs, err
 			}
 		}
 	}
 	out := make([]cand, 0, len(docs))
 	for i, doc := range docs {
-		rel, matched, spec := 0.0, 0, lastSpecific < 0
+		cd := cand{doc: doc}
 		for g, s := range best[i*G : i*G+G] {
-			if s > 0 {
-				matched++
-				spec = spec || specific[g]
+			if s <= 0 {
+				continue
 			}
-			rel += math.Min(s, capv*refs[g])
+			cd.matched++
+			cd.rel += math.Min(s, capv*refs[g])
+			cd.matchedRef += refs[g]
+			cd.maxRef = max(cd.maxRef, refs[g])
+			if exact[i*G+g] {
+				cd.exactRef += refs[g]
+			}
+			cd.specific = cd.specific || qs.specific[g]
 		}
-		if matched < need || !spec {
+		cd.rel /= total
+		if cd.rel < cfg.candidateFloorValue() {
 			continue
 		}
-		out = append(out, cand{doc: doc, rel: rel / total})
+		out = append(out, cd)
 	}
-	return out, nil
+	return out, qs, nil
 }
 
 // slotTable maps document numbers to dense slots: a slice for the small,

@@ -44,6 +44,9 @@ type Options struct {
 	NoStale bool
 	// NoIndex scans the store instead of using the index or the snapshot.
 	NoIndex bool
+	// Point is how sure recall must be before it answers: Explicit (the
+	// zero value) for a caller who asked, Injection for the hooks.
+	Point Point
 	// Progress, when set, is told how a full rebuild of the index advances
 	// (the first recall in a repository, or after history was rewritten).
 	Progress Progress
@@ -57,8 +60,11 @@ type Hit struct {
 	Scope  gitstore.Scope
 	// Score is the final ranking score: relevance x (0.5 + trust) x recency x boosts.
 	Score float64
-	// Relevance is the normalized query match, 0..~1.5; at least the floor.
+	// Relevance is the normalized query match, 0..~1.5.
 	Relevance float64
+	// Confidence is how likely the memory is what the query is about, 0..1
+	// (see Point).
+	Confidence float64
 	// Trust is the effective trust at Options.Now.
 	Trust float64
 	// Stale reports that the memory's files changed since it was written (or vanished).
@@ -69,8 +75,8 @@ type Hit struct {
 // Result of a recall.
 type Result struct {
 	Hits []Hit
-	// Matched is how many memories passed the floor and the filters (Hits
-	// holds the first Limit of them).
+	// Matched is how many memories cleared the confidence threshold and the
+	// filters (Hits holds the first Limit of them).
 	Matched int
 	// Terms are the query terms used.
 	Terms []string
@@ -93,10 +99,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if o.Limit <= 0 {
 		o.Limit = DefaultLimit
 	}
-	a := analyzer{}
-	if o.cfg != nil {
-		a = analyzer{noStem: o.cfg.noStem, noSplit: o.cfg.noSplit, noPhrase: o.cfg.noPhrase}
-	}
+	a := o.cfg.analyzer()
 	res := &Result{Terms: a.queryTerms(o.Query), Source: "none"}
 	if len(res.Terms) == 0 || set == nil {
 		return res, nil
@@ -184,20 +187,23 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	return res, nil
 }
 
-// candidatesPerResult is how many of the most relevant candidates are loaded
-// and re-ranked per result wanted (at least minCandidates).
+// candidatesPerResult is how many of the most relevant candidates are
+// weighed by the confidence per result wanted (at least minCandidates).
 const (
-	candidatesPerResult = 5
-	minCandidates       = 30
+	candidatesPerResult = 2
+	minCandidates       = 12
 )
 
 func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
-	cands, err := score(c, terms, o.cfg)
+	cands, qs, err := score(c, terms, o.cfg)
 	if err != nil {
 		return nil, 0, err
 	}
 	k := max(minCandidates, candidatesPerResult*o.Limit)
-	top, above := topByRelevance(cands, o.cfg.floorValue(), k)
+	top, _ := topByRelevance(cands, 0, k)
+	if len(top) == 0 {
+		return nil, 0, nil
+	}
 	for i := range top {
 		if top[i].key, err = c.external(top[i].doc); err != nil {
 			return nil, 0, err
@@ -207,8 +213,21 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 	for _, p := range o.Touched {
 		touched[p] = true
 	}
+	weights, threshold := &confidenceWeights, o.Point.Threshold()
+	if o.cfg != nil {
+		if o.cfg.weights != nil {
+			weights = o.cfg.weights
+		}
+		if o.cfg.threshold != 0 {
+			threshold = o.cfg.threshold
+		}
+		if o.cfg.noConfidence {
+			threshold = 0
+		}
+	}
+	a := o.cfg.analyzer()
+	df := map[string]int{}
 	var hits []Hit
-	dropped := 0
 	for _, cd := range top {
 		en, err := c.load(cd.key)
 		if err != nil {
@@ -219,15 +238,21 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 		}
 		m := en.m
 		if !keep(m, o) {
-			dropped++
+			continue
+		}
+		cov, err := docCoverage(c, a, m, qs, df)
+		if err != nil {
+			return nil, 0, err
+		}
+		conf := confidenceOf(featuresOf(cd, qs, top[0].rel, cov), weights)
+		if conf < threshold {
 			continue
 		}
 		s, trust := finalScore(cd.rel, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
-			dropped++
 			continue
 		}
-		hits = append(hits, Hit{Memory: m, Scope: en.scope, Score: s, Relevance: cd.rel, Trust: trust})
+		hits = append(hits, Hit{Memory: m, Scope: en.scope, Score: s, Relevance: cd.rel, Confidence: conf, Trust: trust})
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
@@ -235,10 +260,7 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 		}
 		return docKey(hits[i].Scope, hits[i].Memory.ID) < docKey(hits[j].Scope, hits[j].Memory.ID)
 	})
-	matched := above - dropped
-	if matched < len(hits) {
-		matched = len(hits)
-	}
+	matched := len(hits)
 	if len(hits) > o.Limit {
 		hits = hits[:o.Limit]
 	}

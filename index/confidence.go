@@ -1,0 +1,147 @@
+package index
+
+import (
+	"math"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// The confidence is the probability-like answer to "is this memory what the
+// query is about?", a logistic model over evidence chosen so that neither a
+// long prompt nor a large store by itself pushes a right answer down: shares
+// and ratios, not raw sums. Its weights and the two thresholds are fitted on
+// the tune splits of every eval project (confidence_weights.go, written by
+// TestFitConfidence with -fit; fixtures/eval/README.md tells how).
+
+// Point is an operating point: how sure recall must be before it answers.
+type Point int
+
+const (
+	// Explicit serves a caller who asked (git mem recall, MCP memory_recall,
+	// boot -- TASK): what clears a lower threshold, best first, and still
+	// nothing for an off-topic question.
+	Explicit Point = iota
+	// Injection serves the hooks, which add memories to a prompt nobody
+	// asked them about: precision first.
+	Injection
+	// Unfiltered returns every candidate with its confidence (dedupe).
+	Unfiltered
+)
+
+// String names the operating point.
+func (p Point) String() string {
+	switch p {
+	case Injection:
+		return "injection"
+	case Unfiltered:
+		return "unfiltered"
+	}
+	return "explicit"
+}
+
+// Threshold is the least confidence a memory needs at this point.
+func (p Point) Threshold() float64 {
+	switch p {
+	case Injection:
+		return injectionThreshold
+	case Unfiltered:
+		return 0
+	}
+	return explicitThreshold
+}
+
+// The features, in the order of the fitted weights.
+const (
+	fRelevance   = iota // relevance, capped at 1.5
+	fKnownShare         // share of the scored query groups' weight matched
+	fDocCoverage        // share of the memory's own idf mass the query matches
+	fMatched            // ln(1 + groups matched)
+	fRarity             // idf of the rarest group matched / ln(1 + N)
+	fExactShare         // share of the matched weight matched by the words themselves
+	fSpecific           // 1 when one of the query's rarer half matched
+	fGap                // relevance / the best candidate's relevance
+	fUnknown            // share of the query's words no memory contains
+	fLength             // ln(query words analysed)
+	numFeatures
+)
+
+// featureNames name the features for the fitting report.
+var featureNames = [numFeatures]string{"relevance", "known share", "memory coverage", "ln matched", "rarity", "exact share", "specific", "gap to best", "unknown share", "ln length"}
+
+type features [numFeatures]float64
+
+// featuresOf computes a candidate's evidence; coverage is its memory's own
+// coverage (docCoverage), relTop the best candidate's relevance.
+func featuresOf(cd cand, qs *queryStats, relTop, coverage float64) features {
+	var f features
+	f[fRelevance] = min(cd.rel, 1.5)
+	known := 0.0
+	for _, r := range qs.refs {
+		known += r
+	}
+	if known > 0 {
+		f[fKnownShare] = cd.matchedRef / known
+	}
+	f[fDocCoverage] = coverage
+	f[fMatched] = math.Log1p(float64(cd.matched))
+	if qs.n > 0 {
+		f[fRarity] = cd.maxRef / math.Log1p(float64(qs.n))
+	}
+	if cd.matchedRef > 0 {
+		f[fExactShare] = cd.exactRef / cd.matchedRef
+	}
+	if cd.specific {
+		f[fSpecific] = 1
+	}
+	if relTop > 0 {
+		f[fGap] = cd.rel / relTop
+	}
+	if qs.groups > 0 {
+		f[fUnknown] = float64(qs.unknown) / float64(qs.groups)
+		f[fLength] = math.Log(float64(qs.groups))
+	}
+	return f
+}
+
+// confidenceOf is σ(w·f + b).
+func confidenceOf(f features, w *[numFeatures + 1]float64) float64 {
+	z := w[numFeatures]
+	for i, x := range f {
+		z += w[i] * x
+	}
+	return 1 / (1 + math.Exp(-z))
+}
+
+// docCoverage is the share of the memory's own distinct terms, weighted by
+// idf, that are members of the query's scored groups: a short question that
+// names what a memory is about covers much of it, a long prompt that shares
+// one incidental word with it covers little. df caches document
+// frequencies across the candidates of one query.
+func docCoverage(c corpus, a analyzer, m *gitstore.Memory, qs *queryStats, df map[string]int) (float64, error) {
+	n := qs.n
+	seen := map[string]bool{}
+	all, hit := 0.0, 0.0
+	for _, t := range docTerms(m, a) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		d, ok := df[t]
+		if !ok {
+			var err error
+			if d, err = c.df(t); err != nil {
+				return 0, err
+			}
+			df[t] = d
+		}
+		w := idf(n, max(d, 1))
+		all += w
+		if qs.members[t] {
+			hit += w
+		}
+	}
+	if all == 0 {
+		return 0, nil
+	}
+	return hit / all, nil
+}

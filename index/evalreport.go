@@ -1,0 +1,230 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// splitsOf lists the splits present, tune first, then the others by name.
+func (r *EvalReport) splitsOf(project string) []string {
+	var out []string
+	for _, x := range r.Rows {
+		if (project == "" || x.Project == project) && !slices.Contains(out, x.Split) {
+			out = append(out, x.Split)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i] == "tune") != (out[j] == "tune") {
+			return out[i] == "tune"
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func (r *EvalReport) projects() []string {
+	var out []string
+	for _, x := range r.Rows {
+		if !slices.Contains(out, x.Project) {
+			out = append(out, x.Project)
+		}
+	}
+	return out
+}
+
+func cell(x EvalRow) string {
+	if x.N == 0 {
+		return "-"
+	}
+	d := x.N
+	if x.Point == Injection.String() {
+		d = x.Wanted
+	}
+	return fmt.Sprintf("%.2f (%d/%d)", x.Rate(), x.Hits, d)
+}
+
+func precisionCell(x EvalRow) string {
+	if x.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f (%d/%d)", x.Precision(), x.Relevant, x.Injected)
+}
+
+// FormatEval renders a report: per project, a line per kind of query with
+// the explicit point's rate per split (recall@3; off-topic: rejected) alone
+// and with the unrelated memories ("crowded"), then the injection point's
+// precision and recall; and a summary over every project.
+func FormatEval(rep *EvalReport) string {
+	var b strings.Builder
+	for _, p := range append(rep.projects(), "") {
+		splits := rep.splitsOf(p)
+		name := p
+		if p == "" {
+			if len(rep.projects()) < 2 {
+				break
+			}
+			name = "all projects"
+		}
+		fmt.Fprintf(&b, "%s\n%-11s", name, "kind")
+		cols := append(slices.Clone(splits), "all", "crowded")
+		for _, s := range cols {
+			fmt.Fprintf(&b, " %-15s", s)
+		}
+		b.WriteString("\n")
+		for _, kind := range EvalKinds {
+			if rep.Sum(Filter{Project: p, Kind: kind, Point: "explicit"}).N == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%-11s", kind)
+			for _, s := range cols {
+				f := Filter{Project: p, Kind: kind, Point: "explicit", Split: s, Crowded: "no"}
+				if s == "crowded" {
+					f.Split, f.Crowded = "all", "yes"
+				}
+				fmt.Fprintf(&b, " %-15s", cell(rep.Sum(f)))
+			}
+			b.WriteString("\n")
+		}
+		for _, crowd := range []string{"no", "yes"} {
+			inj := rep.Sum(Filter{Project: p, Point: "injection", Crowded: crowd})
+			if inj.N == 0 {
+				continue
+			}
+			label := "injection"
+			if crowd == "yes" {
+				label = "  crowded"
+			}
+			fmt.Fprintf(&b, "%-11s precision %s, recall %s", label, precisionCell(inj), cell(inj))
+			for _, s := range splits {
+				x := rep.Sum(Filter{Project: p, Point: "injection", Split: s, Crowded: crowd})
+				fmt.Fprintf(&b, "; %s %s/%s", s, precisionCell(x), cell(x))
+			}
+			b.WriteString("\n")
+		}
+		sup := rep.Sum(Filter{Project: p, Point: "explicit"}).Forbidden + rep.Sum(Filter{Project: p, Point: "injection"}).Forbidden
+		fmt.Fprintf(&b, "superseded memories returned as current: %d\n\n", sup)
+	}
+	return b.String()
+}
+
+// BaselineEntry is one committed floor of the eval: the least rate (or,
+// for "precision", injection precision) accepted for a project, point,
+// kind, split and crowding ("all" and "" match any).
+type BaselineEntry struct {
+	Project string  `json:"project"`
+	Crowded string  `json:"crowded"`
+	Point   string  `json:"point"`
+	Kind    string  `json:"kind"`
+	Split   string  `json:"split"`
+	Measure string  `json:"measure"`
+	Min     float64 `json:"min"`
+}
+
+// Baseline is fixtures/eval/baseline.json.
+type Baseline []BaselineEntry
+
+// LoadBaseline reads a baseline file.
+func LoadBaseline(path string) (Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var b Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
+	}
+	return b, nil
+}
+
+func (e BaselineEntry) measure(rep *EvalReport) float64 {
+	x := rep.Sum(Filter{Project: e.Project, Point: e.Point, Kind: e.Kind, Split: e.Split, Crowded: e.Crowded})
+	if e.Measure == "precision" {
+		return x.Precision()
+	}
+	return x.Rate()
+}
+
+// Check lists the results under the baseline, and any superseded memory
+// returned as current.
+func (b Baseline) Check(rep *EvalReport) []string {
+	var out []string
+	for _, e := range b {
+		if got := e.measure(rep); got+1e-9 < e.Min {
+			out = append(out, fmt.Sprintf("%s %s %s/%s (crowded %q) %s: %.2f is below the baseline %.2f",
+				e.Project, e.Point, e.Kind, e.Split, e.Crowded, e.Measure, got, e.Min))
+		}
+	}
+	for _, p := range rep.projects() {
+		if n := rep.Sum(Filter{Project: p, Point: "explicit"}).Forbidden; n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d queries returned a superseded memory as current", p, n))
+		}
+	}
+	return out
+}
+
+// NewBaseline records a report's figures, rounded down to two decimals,
+// per project, kind and split at the explicit point (alone and crowded),
+// and the injection precision per project.
+func NewBaseline(rep *EvalReport) Baseline {
+	down := func(x float64) float64 { return math.Floor(x*100+1e-9) / 100 }
+	var b Baseline
+	for _, p := range rep.projects() {
+		for _, kind := range EvalKinds {
+			for _, s := range rep.splitsOf(p) {
+				x := rep.Sum(Filter{Project: p, Point: "explicit", Kind: kind, Split: s, Crowded: "no"})
+				if x.N > 0 {
+					b = append(b, BaselineEntry{Project: p, Crowded: "no", Point: "explicit", Kind: kind, Split: s, Measure: "rate", Min: down(x.Rate())})
+				}
+			}
+			x := rep.Sum(Filter{Project: p, Point: "explicit", Kind: kind, Crowded: "yes"})
+			if x.N > 0 {
+				b = append(b, BaselineEntry{Project: p, Crowded: "yes", Point: "explicit", Kind: kind, Split: "all", Measure: "rate", Min: down(x.Rate())})
+			}
+		}
+		for _, crowd := range []string{"no", "yes"} {
+			x := rep.Sum(Filter{Project: p, Point: "injection", Crowded: crowd})
+			if x.N > 0 {
+				b = append(b, BaselineEntry{Project: p, Crowded: crowd, Point: "injection", Split: "all", Measure: "precision", Min: down(x.Precision())})
+			}
+		}
+	}
+	return b
+}
+
+// Ablations are the eval variants with one part switched off.
+var Ablations = []struct{ Name, Off string }{
+	{"full", ""},
+	{"no stemming", "stem"},
+	{"no identifier/path splitting", "split"},
+	{"no thesaurus (nor concepts)", "thesaurus"},
+	{"no concept descriptions", "concepts"},
+	{"no phrases or question words", "phrase"},
+	{"no trust/recency re-ranking", "rerank"},
+	{"no confidence (every candidate)", "confidence"},
+}
+
+// FormatAblation renders one line per ablation: the explicit point's rate
+// per kind (every project and split, alone) and the injection precision.
+func FormatAblation(names []string, reps []*EvalReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-36s", "variant")
+	for _, k := range EvalKinds {
+		fmt.Fprintf(&b, " %-10s", k)
+	}
+	fmt.Fprintf(&b, " %s\n", "inj.prec")
+	for i, rep := range reps {
+		fmt.Fprintf(&b, "%-36s", names[i])
+		for _, k := range EvalKinds {
+			fmt.Fprintf(&b, " %-10.2f", rep.Sum(Filter{Point: "explicit", Kind: k, Crowded: "no"}).Rate())
+		}
+		fmt.Fprintf(&b, " %.2f\n", rep.Sum(Filter{Point: "injection", Crowded: "no"}).Precision())
+	}
+	return b.String()
+}

@@ -1,0 +1,372 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The confidence is fitted here, on the tune split of every eval project
+// (alone and with the unrelated memories), and nowhere else:
+//
+//	go test ./index -run TestFitConfidence -fit -v
+//
+// rewrites confidence_weights.go and prints the leave-one-project-out
+// figures and the feature ablation; without -fit the test checks that the
+// committed weights are what the data fits.
+
+var fitFlag = flag.Bool("fit", false, "refit the confidence on the tune splits and rewrite confidence_weights.go")
+
+// fitCandidate is one candidate of one tune query, with what the choice of
+// thresholds needs: features, label and final score.
+type fitCandidate struct {
+	f        features
+	relevant bool
+	forbid   bool
+	score    float64
+}
+
+type fitQuery struct {
+	project string
+	kind    string
+	expect  bool // the query expects a memory
+	cands   []fitCandidate
+}
+
+// collectFit runs every tune query of every project, alone and crowded,
+// with no decision, and keeps each candidate's evidence.
+func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
+	ctx := context.Background()
+	var out []fitQuery
+	for _, ds := range suite.Projects {
+		for _, crowded := range []bool{false, true} {
+			run, err := newEvalRun(ctx, ds, suite, crowded, EvalOptions{})
+			require.NoError(t, err)
+			c := run.corpus
+			for _, q := range ds.Queries {
+				if q.Split != split {
+					continue
+				}
+				o := Options{Limit: 3, Now: evalEpoch.Add(time.Hour)}
+				cands, qs, err := score(c, QueryTerms(q.Query), nil)
+				require.NoError(t, err)
+				top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
+				fq := fitQuery{project: ds.Name, kind: q.Kind, expect: len(q.Expect) > 0}
+				df := map[string]int{}
+				for _, cd := range top {
+					key, err := c.external(cd.doc)
+					require.NoError(t, err)
+					en, err := c.load(key)
+					require.NoError(t, err)
+					if !keep(en.m, &o) {
+						continue
+					}
+					cov, err := docCoverage(c, analyzer{}, en.m, qs, df)
+					require.NoError(t, err)
+					s, _ := finalScore(cd.rel, en.m, &o, nil, nil)
+					k := run.keyOf[en.m.ID]
+					fq.cands = append(fq.cands, fitCandidate{
+						f: featuresOf(cd, qs, top[0].rel, cov), relevant: slices.Contains(q.Expect, k),
+						forbid: slices.Contains(q.Forbid, k), score: s,
+					})
+				}
+				out = append(out, fq)
+			}
+		}
+	}
+	return out
+}
+
+// fitLogistic fits weights (features then bias) by Newton's method with an
+// L2 penalty on the feature weights; mask drops features (weight 0).
+func fitLogistic(qs []fitQuery, mask [numFeatures]bool) [numFeatures + 1]float64 {
+	const dim = numFeatures + 1
+	const lambda = 1.0
+	var w [dim]float64
+	x := func(f features, i int) float64 {
+		if i == numFeatures {
+			return 1
+		}
+		if mask[i] {
+			return 0
+		}
+		return f[i]
+	}
+	for iter := 0; iter < 100; iter++ {
+		var g [dim]float64
+		var h [dim][dim]float64
+		for _, q := range qs {
+			for _, c := range q.cands {
+				p := confidenceOf(c.f, &w)
+				y := 0.0
+				if c.relevant {
+					y = 1
+				}
+				for i := 0; i < dim; i++ {
+					xi := x(c.f, i)
+					g[i] += (p - y) * xi
+					for j := 0; j < dim; j++ {
+						h[i][j] += p * (1 - p) * xi * x(c.f, j)
+					}
+				}
+			}
+		}
+		for i := 0; i < numFeatures; i++ {
+			g[i] += lambda * w[i]
+			h[i][i] += lambda
+		}
+		for i := 0; i < dim; i++ {
+			h[i][i] += 1e-9
+		}
+		step := solve(h, g)
+		change := 0.0
+		for i := range w {
+			w[i] -= step[i]
+			change = math.Max(change, math.Abs(step[i]))
+		}
+		if change < 1e-10 {
+			break
+		}
+	}
+	for i := 0; i < numFeatures; i++ {
+		if mask[i] {
+			w[i] = 0
+		}
+	}
+	return w
+}
+
+// solve solves h·x = g by Gaussian elimination with partial pivoting.
+func solve(h [numFeatures + 1][numFeatures + 1]float64, g [numFeatures + 1]float64) [numFeatures + 1]float64 {
+	const n = numFeatures + 1
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(h[r][c]) > math.Abs(h[p][c]) {
+				p = r
+			}
+		}
+		h[c], h[p] = h[p], h[c]
+		g[c], g[p] = g[p], g[c]
+		for r := c + 1; r < n; r++ {
+			f := h[r][c] / h[c][c]
+			for k := c; k < n; k++ {
+				h[r][k] -= f * h[c][k]
+			}
+			g[r] -= f * g[c]
+		}
+	}
+	var x [n]float64
+	for r := n - 1; r >= 0; r-- {
+		s := g[r]
+		for k := r + 1; k < n; k++ {
+			s -= h[r][k] * x[k]
+		}
+		x[r] = s / h[r][r]
+	}
+	return x
+}
+
+// fitRates are the explicit point's rate per kind and the injection
+// point's precision and recall, for the queries at given thresholds.
+type fitRates struct {
+	rate                map[string]float64
+	precision, injected float64
+	recall              float64
+}
+
+func evaluate(qs []fitQuery, w *[numFeatures + 1]float64, explicit, injection float64) fitRates {
+	hits, n := map[string]int{}, map[string]int{}
+	var rel, inj, wanted, got int
+	for _, q := range qs {
+		pick := func(t float64) []fitCandidate {
+			var out []fitCandidate
+			for _, c := range q.cands {
+				if confidenceOf(c.f, w) >= t {
+					out = append(out, c)
+				}
+			}
+			sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+			if len(out) > 3 {
+				out = out[:3]
+			}
+			return out
+		}
+		ex := pick(explicit)
+		n[q.kind]++
+		ok := !q.expect && len(ex) == 0
+		for _, c := range ex {
+			ok = ok || c.relevant
+		}
+		for _, c := range ex {
+			ok = ok && !c.forbid
+		}
+		if ok {
+			hits[q.kind]++
+		}
+		in := pick(injection)
+		inj += len(in)
+		any := false
+		for _, c := range in {
+			if c.relevant {
+				rel++
+				any = true
+			}
+		}
+		if q.expect {
+			wanted++
+			if any {
+				got++
+			}
+		}
+	}
+	r := fitRates{rate: map[string]float64{}, precision: 1, injected: float64(inj)}
+	for k := range n {
+		r.rate[k] = float64(hits[k]) / float64(n[k])
+	}
+	if inj > 0 {
+		r.precision = float64(rel) / float64(inj)
+	}
+	if wanted > 0 {
+		r.recall = float64(got) / float64(wanted)
+	}
+	return r
+}
+
+// objective of the explicit threshold: answering and rejecting weigh the
+// same, each shape of question equally within answering.
+func (r fitRates) objective() float64 {
+	sum, k := 0.0, 0
+	for kind, v := range r.rate {
+		if kind != "offtopic" {
+			sum += v
+			k++
+		}
+	}
+	if k == 0 {
+		return r.rate["offtopic"]
+	}
+	return 0.5*sum/float64(k) + 0.5*r.rate["offtopic"]
+}
+
+// injectionPrecision is the precision the injection threshold must reach.
+const injectionPrecision = 0.9
+
+// chooseThresholds picks the explicit threshold that maximizes the
+// objective, and the lowest injection threshold from which precision stays
+// at least injectionPrecision.
+func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) (explicit, injection float64) {
+	best := -1.0
+	for t := 0.05; t < 0.951; t += 0.01 {
+		if o := evaluate(qs, w, t, 1).objective(); o > best+1e-9 {
+			best, explicit = o, t
+		}
+	}
+	injection = 0.99
+	for t := 0.99; t >= 0.05; t -= 0.01 {
+		if evaluate(qs, w, 1, t).precision < injectionPrecision {
+			break
+		}
+		injection = t
+	}
+	return math.Round(explicit*100) / 100, math.Round(injection*100) / 100
+}
+
+func formatRates(r fitRates) string {
+	var b strings.Builder
+	for _, k := range EvalKinds {
+		if v, ok := r.rate[k]; ok {
+			fmt.Fprintf(&b, " %s %.2f", k, v)
+		}
+	}
+	fmt.Fprintf(&b, " | injection precision %.2f recall %.2f", r.precision, r.recall)
+	return b.String()
+}
+
+func TestFitConfidence(t *testing.T) {
+	suite, err := LoadSuite(evalDir())
+	require.NoError(t, err)
+	all := collectFit(t, suite, "tune")
+	var none [numFeatures]bool
+	w := fitLogistic(all, none)
+	explicit, injection := chooseThresholds(all, &w)
+
+	var report strings.Builder
+	fmt.Fprintf(&report, "fitted on %d tune queries of %d projects (alone and crowded)\n", len(all), len(suite.Projects))
+	for i, name := range featureNames {
+		fmt.Fprintf(&report, "  %-16s %+.4f\n", name, w[i])
+	}
+	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: explicit %.2f, injection %.2f\ntune:%s\n", "bias", w[numFeatures], explicit, injection,
+		formatRates(evaluate(all, &w, explicit, injection)))
+	// leave one project out: fit and choose on the others, measure on it
+	lopo := func(mask [numFeatures]bool) (map[string]fitRates, fitRates) {
+		out := map[string]fitRates{}
+		var pooled []fitQuery
+		for _, ds := range suite.Projects {
+			var train, test []fitQuery
+			for _, q := range all {
+				if q.project == ds.Name {
+					test = append(test, q)
+				} else {
+					train = append(train, q)
+				}
+			}
+			w := fitLogistic(train, mask)
+			e, i := chooseThresholds(train, &w)
+			out[ds.Name] = evaluate(test, &w, e, i)
+			_ = pooled
+		}
+		return out, fitRates{}
+	}
+	per, _ := lopo(none)
+	fmt.Fprintln(&report, "leave one project out (tune split of the left-out project):")
+	for _, ds := range suite.Projects {
+		fmt.Fprintf(&report, "  %-10s%s\n", ds.Name, formatRates(per[ds.Name]))
+	}
+	fmt.Fprintln(&report, "feature ablation (refit without it; leave-one-project-out mean of the objective and the injection precision):")
+	for f := -1; f < numFeatures; f++ {
+		var mask [numFeatures]bool
+		name := "all features"
+		if f >= 0 {
+			mask[f] = true
+			name = "without " + featureNames[f]
+		}
+		per, _ := lopo(mask)
+		obj, prec := 0.0, 0.0
+		for _, r := range per {
+			obj += r.objective()
+			prec += r.precision
+		}
+		fmt.Fprintf(&report, "  %-26s objective %.3f, injection precision %.3f\n", name, obj/float64(len(per)), prec/float64(len(per)))
+	}
+	t.Log("\n" + report.String())
+
+	var src bytes.Buffer
+	src.WriteString("// Code generated by TestFitConfidence -fit; DO NOT EDIT.\n\npackage index\n\n")
+	src.WriteString("// confidenceWeights are the fitted weights of the features, then the bias.\n")
+	src.WriteString("var confidenceWeights = [numFeatures + 1]float64{")
+	for i, x := range w {
+		if i > 0 {
+			src.WriteString(", ")
+		}
+		fmt.Fprintf(&src, "%.4f", x)
+	}
+	fmt.Fprintf(&src, "}\n\n// The operating points' thresholds, chosen on the tune splits.\nconst (\n\tinjectionThreshold = %.2f\n\texplicitThreshold  = %.2f\n)\n", injection, explicit)
+	if *fitFlag {
+		require.NoError(t, os.WriteFile("confidence_weights.go", src.Bytes(), 0o644))
+		return
+	}
+	committed, err := os.ReadFile("confidence_weights.go")
+	require.NoError(t, err)
+	require.Equal(t, string(committed), src.String(), "the committed confidence is not what the tune splits fit: run go test ./index -run TestFitConfidence -fit")
+}
