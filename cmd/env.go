@@ -59,11 +59,17 @@ func (e *Env) openSet() (*gitstore.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if set.Repo != nil {
-		set.Repo.Now = e.Now
-	}
-	if set.Personal != nil {
-		set.Personal.Now = e.Now
+	for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+		if r == nil {
+			continue
+		}
+		r.Now = e.Now
+		if e.Getenv == nil {
+			continue
+		}
+		if err := r.UseGitDates(e.Getenv); err != nil {
+			return nil, err
+		}
 	}
 	return set, nil
 }

@@ -75,6 +75,7 @@ type recallJSON struct {
 	Text         string     `json:"text"`
 	Score        float64    `json:"score"`
 	Relevance    float64    `json:"relevance"`
+	Confidence   float64    `json:"confidence"`
 	Trust        float64    `json:"trust"`
 	LowTrust     bool       `json:"low_trust"`
 	Stale        bool       `json:"stale"`
@@ -103,7 +104,7 @@ func hitsJSON(hits []index.Hit) []recallJSON {
 		}
 		out = append(out, recallJSON{
 			ID: m.ID, ShortID: short[m.ID], Type: m.Type, Text: m.Text,
-			Score: round3(h.Score), Relevance: round3(h.Relevance), Trust: h.Trust, LowTrust: h.Trust < index.LowTrust,
+			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), Trust: h.Trust, LowTrust: h.Trust < index.LowTrust,
 			Stale: h.Stale, StaleReason: h.StaleReason, Scope: string(h.Scope),
 			Author: m.Author, Agent: m.Agent, Tags: tags, Paths: paths,
 			Created: m.Created, ValidTo: m.ValidTo, SupersededBy: m.SupersededBy,

@@ -30,8 +30,12 @@ type Repo struct {
 	Personal bool
 
 	config *Config
-	// Now is the clock used for commit and memory times; tests replace it.
+	// Now is the clock used for memory times and commits' author dates;
+	// tests replace it, and so does GIT_AUTHOR_DATE (UseGitDates).
 	Now func() time.Time
+	// CommitterNow, when set, dates commits' committer (GIT_COMMITTER_DATE);
+	// otherwise the committer date is the author date.
+	CommitterNow func() time.Time
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.

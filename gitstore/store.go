@@ -174,7 +174,11 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.Hash, error) {
 	name, email := r.identity()
 	sig := object.Signature{Name: name, Email: email, When: when}
-	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
+	committer := sig
+	if r.CommitterNow != nil {
+		committer.When = r.CommitterNow().Truncate(time.Second)
+	}
+	c := &object.Commit{Author: sig, Committer: committer, Message: msg, TreeHash: tree, ParentHashes: parents}
 	o := r.objects.NewEncodedObject()
 	if err := c.Encode(o); err != nil {
 		return plumbing.ZeroHash, err

@@ -323,6 +323,7 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 	}
 	r, err := index.Recall(ctx, set, index.Options{
 		Query: prompt, Limit: promptLimit, Now: now, Branch: branch, MinTrust: MinTrust, Exclude: shown,
+		Point: index.Injection,
 	})
 	if err != nil {
 		return nil, err

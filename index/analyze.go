@@ -26,9 +26,12 @@ import (
 //
 // Queries are analyzed the same way, then lose question fillers ("use",
 // "need", "work"…), keep each term once, and are cut to MaxQueryTerms.
+// Ranking then scores the rarest of them in the store (rank.go), so a
+// pasted log is matched on its distinctive words wherever they stand.
 
-// MaxQueryTerms is the most terms a query keeps.
-const MaxQueryTerms = 12
+// MaxQueryTerms is the most terms a query keeps: enough for a pasted error
+// or a long prompt, a bound on the work of one recall.
+const MaxQueryTerms = 48
 
 // MinQueryTerms is the fewest usable terms a prompt needs before a hook
 // injects anything (see Injectable).

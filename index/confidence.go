@@ -50,6 +50,18 @@ func (p Point) Threshold() float64 {
 	return explicitThreshold
 }
 
+// ConfidenceLabel names a confidence for people: "likely" from the
+// injection threshold on, "possible" from the explicit one, "weak" under.
+func ConfidenceLabel(c float64) string {
+	switch {
+	case c >= injectionThreshold:
+		return "likely"
+	case c >= explicitThreshold:
+		return "possible"
+	}
+	return "weak"
+}
+
 // The features, in the order of the fitted weights.
 const (
 	fRelevance   = iota // relevance, capped at 1.5

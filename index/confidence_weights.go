@@ -3,10 +3,10 @@
 package index
 
 // confidenceWeights are the fitted weights of the features, then the bias.
-var confidenceWeights = [numFeatures + 1]float64{1.5825, 1.3573, 2.3293, 1.9977, 2.7852, 0.5115, -0.3067, 4.1524, -0.7348, -0.0003, -11.8841}
+var confidenceWeights = [numFeatures + 1]float64{1.6939, 1.3532, 2.0784, 1.6410, 2.8062, 0.6561, -0.5158, 5.8012, -0.9853, -0.0012, -12.8965}
 
 // The operating points' thresholds, chosen on the tune splits.
 const (
-	injectionThreshold = 0.61
-	explicitThreshold  = 0.39
+	injectionThreshold = 0.55
+	explicitThreshold  = 0.52
 )

@@ -63,6 +63,7 @@ func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
 				top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
 				fq := fitQuery{project: ds.Name, kind: q.Kind, expect: len(q.Expect) > 0}
 				df := map[string]int{}
+				relTop := -1.0
 				for _, cd := range top {
 					key, err := c.external(cd.doc)
 					require.NoError(t, err)
@@ -71,12 +72,15 @@ func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
 					if !keep(en.m, &o) {
 						continue
 					}
+					if relTop < 0 {
+						relTop = cd.rel
+					}
 					cov, err := docCoverage(c, analyzer{}, en.m, qs, df)
 					require.NoError(t, err)
 					s, _ := finalScore(cd.rel, en.m, &o, nil, nil)
 					k := run.keyOf[en.m.ID]
 					fq.cands = append(fq.cands, fitCandidate{
-						f: featuresOf(cd, qs, top[0].rel, cov), relevant: slices.Contains(q.Expect, k),
+						f: featuresOf(cd, qs, relTop, cov), relevant: slices.Contains(q.Expect, k),
 						forbid: slices.Contains(q.Forbid, k), score: s,
 					})
 				}
@@ -308,6 +312,7 @@ func TestFitConfidence(t *testing.T) {
 	}
 	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: explicit %.2f, injection %.2f\ntune:%s\n", "bias", w[numFeatures], explicit, injection,
 		formatRates(evaluate(all, &w, explicit, injection)))
+	fmt.Fprintf(&report, "no decision (every candidate):%s\n", formatRates(evaluate(all, &w, 0, 0)))
 	// leave one project out: fit and choose on the others, measure on it
 	lopo := func(mask [numFeatures]bool) (map[string]fitRates, fitRates) {
 		out := map[string]fitRates{}
@@ -369,4 +374,43 @@ func TestFitConfidence(t *testing.T) {
 	committed, err := os.ReadFile("confidence_weights.go")
 	require.NoError(t, err)
 	require.Equal(t, string(committed), src.String(), "the committed confidence is not what the tune splits fit: run go test ./index -run TestFitConfidence -fit")
+}
+
+// TestExplainQuery prints, for the tune queries containing
+// GIT_MEM_EXPLAIN, every candidate's features and confidence (expected
+// ones marked *).
+func TestExplainQuery(t *testing.T) {
+	needle := os.Getenv("GIT_MEM_EXPLAIN")
+	if needle == "" {
+		t.Skip("set GIT_MEM_EXPLAIN to part of a tune query")
+	}
+	suite, err := LoadSuite(evalDir())
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, ds := range suite.Projects {
+		run, err := newEvalRun(ctx, ds, suite, false, EvalOptions{})
+		require.NoError(t, err)
+		for _, q := range ds.Queries {
+			if q.Split != "tune" || !strings.Contains(q.Query, needle) {
+				continue
+			}
+			terms := QueryTerms(q.Query)
+			cands, qs, err := score(run.corpus, terms, nil)
+			require.NoError(t, err)
+			top, _ := topByRelevance(cands, 0, minCandidates)
+			t.Logf("%s %q\n terms %v unknown %d", ds.Name, q.Query, terms, qs.unknown)
+			df := map[string]int{}
+			for _, cd := range top {
+				key, _ := run.corpus.external(cd.doc)
+				en, _ := run.corpus.load(key)
+				cov, _ := docCoverage(run.corpus, analyzer{}, en.m, qs, df)
+				f := featuresOf(cd, qs, top[0].rel, cov)
+				mark := " "
+				if slices.Contains(q.Expect, run.keyOf[en.m.ID]) {
+					mark = "*"
+				}
+				t.Logf("%s%s conf %.2f %v", mark, run.keyOf[en.m.ID], confidenceOf(f, &confidenceWeights), f)
+			}
+		}
+	}
 }

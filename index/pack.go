@@ -108,13 +108,17 @@ func cutRunes(s string, n int, tail string) string {
 // boot (DESIGN §4); recall still finds it, marked as low-trust.
 const LowTrust = 0.40
 
-// FormatHit renders one memory for an agent or a person: id, type, trust and
+// FormatHit renders one memory for an agent or a person: id, type, trust, how
+// likely it is what the query is about (when it was recalled for one) and
 // who wrote it, the text (cut at MaxItemChars with a pointer to the id), and
 // a staleness warning.
 func FormatHit(h Hit, short string) string {
 	m := h.Memory
 	var meta []string
 	meta = append(meta, short, m.Type, fmt.Sprintf("trust %.2f", h.Trust))
+	if h.Confidence > 0 {
+		meta = append(meta, ConfidenceLabel(h.Confidence)+" match")
+	}
 	if h.Trust < LowTrust {
 		meta = append(meta, "low trust: verify before relying on it")
 	}

@@ -225,9 +225,13 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 			threshold = 0
 		}
 	}
-	a := o.cfg.analyzer()
-	df := map[string]int{}
-	var hits []Hit
+	// what may be returned at all (validity, exclusions) comes first: the
+	// best candidate the confidence compares with is the best of those
+	type loaded struct {
+		cd cand
+		en *entry
+	}
+	var kept []loaded
 	for _, cd := range top {
 		en, err := c.load(cd.key)
 		if err != nil {
@@ -236,23 +240,28 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 		if en == nil {
 			return nil, 0, fmt.Errorf("index: %s vanished", cd.key)
 		}
-		m := en.m
-		if !keep(m, o) {
-			continue
+		if keep(en.m, o) {
+			kept = append(kept, loaded{cd, en})
 		}
+	}
+	a := o.cfg.analyzer()
+	df := map[string]int{}
+	var hits []Hit
+	for _, k := range kept {
+		m := k.en.m
 		cov, err := docCoverage(c, a, m, qs, df)
 		if err != nil {
 			return nil, 0, err
 		}
-		conf := confidenceOf(featuresOf(cd, qs, top[0].rel, cov), weights)
+		conf := confidenceOf(featuresOf(k.cd, qs, kept[0].cd.rel, cov), weights)
 		if conf < threshold {
 			continue
 		}
-		s, trust := finalScore(cd.rel, m, o, touched, o.cfg)
+		s, trust := finalScore(k.cd.rel, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
 			continue
 		}
-		hits = append(hits, Hit{Memory: m, Scope: en.scope, Score: s, Relevance: cd.rel, Confidence: conf, Trust: trust})
+		hits = append(hits, Hit{Memory: m, Scope: k.en.scope, Score: s, Relevance: k.cd.rel, Confidence: conf, Trust: trust})
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {

@@ -29,6 +29,7 @@ type MemoryOut struct {
 	Supersedes   string     `json:"supersedes,omitempty"`
 	SupersededBy string     `json:"superseded_by,omitempty"`
 	Score        float64    `json:"score,omitempty" jsonschema:"recall ranking score"`
+	Confidence   float64    `json:"confidence,omitempty" jsonschema:"how likely the memory is what the query is about, 0 to 1"`
 	Stale        bool       `json:"stale,omitempty" jsonschema:"its files changed since it was written"`
 	StaleReason  string     `json:"stale_reason,omitempty"`
 	Events       []EventOut `json:"events,omitempty"`

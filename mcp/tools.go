@@ -534,6 +534,7 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 		mo.Scope = string(h.Scope)
 		mo.Trust = h.Trust
 		mo.Score = round3(h.Score)
+		mo.Confidence = round3(h.Confidence)
 		mo.Stale, mo.StaleReason = h.Stale, h.StaleReason
 		mo.Text = "" // in out.Text, within the budget
 		out.Memories = append(out.Memories, mo)
