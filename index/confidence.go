@@ -96,9 +96,7 @@ func featuresOf(cd cand, qs *queryStats, relTop, coverage float64) features {
 	}
 	f[fDocCoverage] = coverage
 	f[fMatched] = math.Log1p(float64(cd.matched))
-	if qs.n > 0 {
-		f[fRarity] = cd.maxRef / math.Log1p(float64(qs.n))
-	}
+	f[fRarity] = cd.maxRef / math.Log1p(float64(max(qs.n, idfPriorDocs)))
 	if cd.matchedRef > 0 {
 		f[fExactShare] = cd.exactRef / cd.matchedRef
 	}

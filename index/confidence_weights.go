@@ -3,10 +3,10 @@
 package index
 
 // confidenceWeights are the fitted weights of the features, then the bias.
-var confidenceWeights = [numFeatures + 1]float64{1.6939, 1.3532, 2.0784, 1.6410, 2.8062, 0.6561, -0.5158, 5.8012, -0.9853, -0.0012, -12.8965}
+var confidenceWeights = [numFeatures + 1]float64{1.8565, 0.3266, 3.2028, 2.1969, 3.8243, 0.5048, -0.5788, 5.5475, -0.0733, -0.7474, -12.3725}
 
 // The operating points' thresholds, chosen on the tune splits.
 const (
-	injectionThreshold = 0.55
-	explicitThreshold  = 0.52
+	injectionThreshold = 0.57
+	explicitThreshold  = 0.55
 )

@@ -73,7 +73,13 @@ func FormatEval(rep *EvalReport) string {
 			name = "all projects"
 		}
 		fmt.Fprintf(&b, "%s\n%-11s", name, "kind")
-		cols := append(slices.Clone(splits), "all", "crowded")
+		cols := slices.Clone(splits)
+		if len(splits) > 1 {
+			cols = append(cols, "all")
+		}
+		for _, s := range splits {
+			cols = append(cols, "crowded "+s)
+		}
 		for _, s := range cols {
 			fmt.Fprintf(&b, " %-15s", s)
 		}
@@ -85,8 +91,8 @@ func FormatEval(rep *EvalReport) string {
 			fmt.Fprintf(&b, "%-11s", kind)
 			for _, s := range cols {
 				f := Filter{Project: p, Kind: kind, Point: "explicit", Split: s, Crowded: "no"}
-				if s == "crowded" {
-					f.Split, f.Crowded = "all", "yes"
+				if split, ok := strings.CutPrefix(s, "crowded "); ok {
+					f.Split, f.Crowded = split, "yes"
 				}
 				fmt.Fprintf(&b, " %-15s", cell(rep.Sum(f)))
 			}
@@ -169,29 +175,29 @@ func (b Baseline) Check(rep *EvalReport) []string {
 	return out
 }
 
-// NewBaseline records a report's figures, rounded down to two decimals,
+// NewBaseline records a report's figures, rounded down to two decimals:
 // per project, kind and split at the explicit point (alone and crowded),
-// and the injection precision per project.
+// and the injection precision per project and split.
 func NewBaseline(rep *EvalReport) Baseline {
 	down := func(x float64) float64 { return math.Floor(x*100+1e-9) / 100 }
 	var b Baseline
 	for _, p := range rep.projects() {
 		for _, kind := range EvalKinds {
 			for _, s := range rep.splitsOf(p) {
-				x := rep.Sum(Filter{Project: p, Point: "explicit", Kind: kind, Split: s, Crowded: "no"})
-				if x.N > 0 {
-					b = append(b, BaselineEntry{Project: p, Crowded: "no", Point: "explicit", Kind: kind, Split: s, Measure: "rate", Min: down(x.Rate())})
+				for _, crowd := range []string{"no", "yes"} {
+					x := rep.Sum(Filter{Project: p, Point: "explicit", Kind: kind, Split: s, Crowded: crowd})
+					if x.N > 0 {
+						b = append(b, BaselineEntry{Project: p, Crowded: crowd, Point: "explicit", Kind: kind, Split: s, Measure: "rate", Min: down(x.Rate())})
+					}
 				}
 			}
-			x := rep.Sum(Filter{Project: p, Point: "explicit", Kind: kind, Crowded: "yes"})
-			if x.N > 0 {
-				b = append(b, BaselineEntry{Project: p, Crowded: "yes", Point: "explicit", Kind: kind, Split: "all", Measure: "rate", Min: down(x.Rate())})
-			}
 		}
-		for _, crowd := range []string{"no", "yes"} {
-			x := rep.Sum(Filter{Project: p, Point: "injection", Crowded: crowd})
-			if x.N > 0 {
-				b = append(b, BaselineEntry{Project: p, Crowded: crowd, Point: "injection", Split: "all", Measure: "precision", Min: down(x.Precision())})
+		for _, s := range rep.splitsOf(p) {
+			for _, crowd := range []string{"no", "yes"} {
+				x := rep.Sum(Filter{Project: p, Point: "injection", Split: s, Crowded: crowd})
+				if x.N > 0 {
+					b = append(b, BaselineEntry{Project: p, Crowded: crowd, Point: "injection", Split: s, Measure: "precision", Min: down(x.Precision())})
+				}
 			}
 		}
 	}

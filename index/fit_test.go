@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -40,63 +41,145 @@ type fitQuery struct {
 	project string
 	kind    string
 	expect  bool // the query expects a memory
+	small   bool // asked of a small store
 	cands   []fitCandidate
 }
 
-// collectFit runs every tune query of every project, alone and crowded,
-// with no decision, and keeps each candidate's evidence.
+// smallStoreSizes: besides each project's whole store (alone and
+// crowded), its memories are cut into stores of these sizes, as a new
+// repository holds a few memories, so that the confidence learns what
+// evidence means where every word is rare.
+var smallStoreSizes = []int{4, 8, 16}
+
+// collectFit runs every query of a split of every project, alone, crowded
+// and in small stores, with no decision, and keeps each candidate's
+// evidence.
 func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
 	ctx := context.Background()
 	var out []fitQuery
 	for _, ds := range suite.Projects {
+		var queries []EvalQuery
+		for _, q := range ds.Queries {
+			if q.Split == split {
+				queries = append(queries, q)
+			}
+		}
 		for _, crowded := range []bool{false, true} {
 			run, err := newEvalRun(ctx, ds, suite, crowded, EvalOptions{})
 			require.NoError(t, err)
-			c := run.corpus
-			for _, q := range ds.Queries {
-				if q.Split != split {
-					continue
+			out = append(out, run.fitQueries(t, queries, false)...)
+		}
+		for _, size := range smallStoreSizes {
+			rng := rand.New(rand.NewPCG(uint64(size), uint64(len(ds.Memories))))
+			order := rng.Perm(len(ds.Memories))
+			offtopic := 0
+			for start := 0; start < len(order); start += size {
+				part := &Dataset{Name: ds.Name}
+				in := map[string]bool{}
+				for _, i := range order[start:min(start+size, len(order))] {
+					in[ds.Memories[i].Key] = true
 				}
-				o := Options{Limit: 3, Now: evalEpoch.Add(time.Hour)}
-				cands, qs, err := score(c, QueryTerms(q.Query), nil)
+				for _, m := range ds.Memories {
+					if in[m.Key] {
+						if !in[m.Supersedes] {
+							m.Supersedes = ""
+						}
+						part.Memories = append(part.Memories, m)
+					}
+				}
+				// the queries a memory of the part answers, and two
+				// questions it does not, in turn
+				var qs []EvalQuery
+				var others []EvalQuery
+				for _, q := range queries {
+					answered := false
+					for _, k := range q.Expect {
+						answered = answered || in[k]
+					}
+					if answered {
+						qs = append(qs, q)
+					} else {
+						others = append(others, q)
+					}
+				}
+				for k := 0; k < 2 && len(others) > 0; k++ {
+					q := others[offtopic%len(others)]
+					q.Expect = nil
+					qs = append(qs, q)
+					offtopic += 7
+				}
+				run, err := newEvalRun(ctx, part, &Suite{Projects: []*Dataset{part}}, false, EvalOptions{})
 				require.NoError(t, err)
-				top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
-				fq := fitQuery{project: ds.Name, kind: q.Kind, expect: len(q.Expect) > 0}
-				df := map[string]int{}
-				relTop := -1.0
-				for _, cd := range top {
-					key, err := c.external(cd.doc)
-					require.NoError(t, err)
-					en, err := c.load(key)
-					require.NoError(t, err)
-					if !keep(en.m, &o) {
-						continue
-					}
-					if relTop < 0 {
-						relTop = cd.rel
-					}
-					cov, err := docCoverage(c, analyzer{}, en.m, qs, df)
-					require.NoError(t, err)
-					s, _ := finalScore(cd.rel, en.m, &o, nil, nil)
-					k := run.keyOf[en.m.ID]
-					fq.cands = append(fq.cands, fitCandidate{
-						f: featuresOf(cd, qs, relTop, cov), relevant: slices.Contains(q.Expect, k),
-						forbid: slices.Contains(q.Forbid, k), score: s,
-					})
-				}
-				out = append(out, fq)
+				out = append(out, run.fitQueries(t, qs, true)...)
 			}
 		}
 	}
 	return out
 }
 
+func (run *evalRun) fitQueries(t *testing.T, queries []EvalQuery, small bool) []fitQuery {
+	c := run.corpus
+	var out []fitQuery
+	for _, q := range queries {
+		o := Options{Limit: 3, Now: evalEpoch.Add(time.Hour)}
+		cands, qs, err := score(c, QueryTerms(q.Query), nil)
+		require.NoError(t, err)
+		top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
+		fq := fitQuery{project: run.ds.Name, kind: q.Kind, expect: len(q.Expect) > 0, small: small}
+		if small && !fq.expect {
+			fq.kind = "offtopic"
+		}
+		df := map[string]int{}
+		relTop := -1.0
+		for _, cd := range top {
+			key, err := c.external(cd.doc)
+			require.NoError(t, err)
+			en, err := c.load(key)
+			require.NoError(t, err)
+			if !keep(en.m, &o) {
+				continue
+			}
+			if relTop < 0 {
+				relTop = cd.rel
+			}
+			cov, err := docCoverage(c, analyzer{}, en.m, qs, df)
+			require.NoError(t, err)
+			s, _ := finalScore(cd.rel, en.m, &o, nil, nil)
+			k := run.keyOf[en.m.ID]
+			fq.cands = append(fq.cands, fitCandidate{
+				f: featuresOf(cd, qs, relTop, cov), relevant: slices.Contains(q.Expect, k),
+				forbid: slices.Contains(q.Forbid, k), score: s,
+			})
+		}
+		out = append(out, fq)
+	}
+	return out
+}
+
+// only keeps the queries asked of small stores (small) or of whole ones.
+func only(qs []fitQuery, small bool) []fitQuery {
+	var out []fitQuery
+	for _, q := range qs {
+		if q.small == small {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // fitLogistic fits weights (features then bias) by Newton's method with an
-// L2 penalty on the feature weights; mask drops features (weight 0).
+// L2 penalty on the feature weights; mask drops features (weight 0). The
+// queries of small stores, many more than those of whole ones, weigh as
+// much in all as those.
 func fitLogistic(qs []fitQuery, mask [numFeatures]bool) [numFeatures + 1]float64 {
 	const dim = numFeatures + 1
 	const lambda = 1.0
 	var w [dim]float64
+	whole, small := len(only(qs, false)), len(only(qs, true))
+	smallWeight := 1.0
+	if small > 0 && whole > 0 {
+		smallWeight = float64(whole) / float64(small)
+	}
 	x := func(f features, i int) float64 {
 		if i == numFeatures {
 			return 1
@@ -110,6 +193,10 @@ func fitLogistic(qs []fitQuery, mask [numFeatures]bool) [numFeatures + 1]float64
 		var g [dim]float64
 		var h [dim][dim]float64
 		for _, q := range qs {
+			qw := 1.0
+			if q.small {
+				qw = smallWeight
+			}
 			for _, c := range q.cands {
 				p := confidenceOf(c.f, &w)
 				y := 0.0
@@ -118,9 +205,9 @@ func fitLogistic(qs []fitQuery, mask [numFeatures]bool) [numFeatures + 1]float64
 				}
 				for i := 0; i < dim; i++ {
 					xi := x(c.f, i)
-					g[i] += (p - y) * xi
+					g[i] += qw * (p - y) * xi
 					for j := 0; j < dim; j++ {
-						h[i][j] += p * (1 - p) * xi * x(c.f, j)
+						h[i][j] += qw * p * (1 - p) * xi * x(c.f, j)
 					}
 				}
 			}
@@ -247,8 +334,8 @@ func evaluate(qs []fitQuery, w *[numFeatures + 1]float64, explicit, injection fl
 	return r
 }
 
-// objective of the explicit threshold: answering and rejecting weigh the
-// same, each shape of question equally within answering.
+// objective sums answering (every shape of question weighing the same)
+// and rejecting off-topic questions; the feature ablation compares it.
 func (r fitRates) objective() float64 {
 	sum, k := 0.0, 0
 	for kind, v := range r.rate {
@@ -263,20 +350,26 @@ func (r fitRates) objective() float64 {
 	return 0.5*sum/float64(k) + 0.5*r.rate["offtopic"]
 }
 
+// offtopicRejection is the share of off-topic questions the explicit
+// threshold must leave unanswered.
+const offtopicRejection = 0.9
+
 // injectionPrecision is the precision the injection threshold must reach.
 const injectionPrecision = 0.9
 
-// chooseThresholds picks the explicit threshold that maximizes the
-// objective, and the lowest injection threshold from which precision stays
-// at least injectionPrecision.
+// chooseThresholds (on the queries of whole stores, as the eval asks them)
+// picks the lowest explicit threshold from which off-topic rejection stays
+// at least offtopicRejection, and the lowest injection threshold from which
+// precision stays at least injectionPrecision: each point answers as much
+// as its bound allows.
 func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) (explicit, injection float64) {
-	best := -1.0
-	for t := 0.05; t < 0.951; t += 0.01 {
-		if o := evaluate(qs, w, t, 1).objective(); o > best+1e-9 {
-			best, explicit = o, t
+	explicit, injection = 0.99, 0.99
+	for t := 0.99; t >= 0.05; t -= 0.01 {
+		if evaluate(qs, w, t, 1).rate["offtopic"] < offtopicRejection {
+			break
 		}
+		explicit = t
 	}
-	injection = 0.99
 	for t := 0.99; t >= 0.05; t -= 0.01 {
 		if evaluate(qs, w, 1, t).precision < injectionPrecision {
 			break
@@ -303,16 +396,17 @@ func TestFitConfidence(t *testing.T) {
 	all := collectFit(t, suite, "tune")
 	var none [numFeatures]bool
 	w := fitLogistic(all, none)
-	explicit, injection := chooseThresholds(all, &w)
+	explicit, injection := chooseThresholds(only(all, false), &w)
 
 	var report strings.Builder
 	fmt.Fprintf(&report, "fitted on %d tune queries of %d projects (alone and crowded)\n", len(all), len(suite.Projects))
 	for i, name := range featureNames {
 		fmt.Fprintf(&report, "  %-16s %+.4f\n", name, w[i])
 	}
-	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: explicit %.2f, injection %.2f\ntune:%s\n", "bias", w[numFeatures], explicit, injection,
-		formatRates(evaluate(all, &w, explicit, injection)))
-	fmt.Fprintf(&report, "no decision (every candidate):%s\n", formatRates(evaluate(all, &w, 0, 0)))
+	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: explicit %.2f, injection %.2f\n", "bias", w[numFeatures], explicit, injection)
+	fmt.Fprintf(&report, "tune, whole stores:%s\n", formatRates(evaluate(only(all, false), &w, explicit, injection)))
+	fmt.Fprintf(&report, "tune, small stores:%s\n", formatRates(evaluate(only(all, true), &w, explicit, injection)))
+	fmt.Fprintf(&report, "no decision (every candidate), whole stores:%s\n", formatRates(evaluate(only(all, false), &w, 0, 0)))
 	// leave one project out: fit and choose on the others, measure on it
 	lopo := func(mask [numFeatures]bool) (map[string]fitRates, fitRates) {
 		out := map[string]fitRates{}
@@ -327,8 +421,9 @@ func TestFitConfidence(t *testing.T) {
 				}
 			}
 			w := fitLogistic(train, mask)
-			e, i := chooseThresholds(train, &w)
-			out[ds.Name] = evaluate(test, &w, e, i)
+			e, i := chooseThresholds(only(train, false), &w)
+			out[ds.Name] = evaluate(only(test, false), &w, e, i)
+			out[ds.Name+" (small stores)"] = evaluate(only(test, true), &w, e, i)
 			_ = pooled
 		}
 		return out, fitRates{}
@@ -336,7 +431,8 @@ func TestFitConfidence(t *testing.T) {
 	per, _ := lopo(none)
 	fmt.Fprintln(&report, "leave one project out (tune split of the left-out project):")
 	for _, ds := range suite.Projects {
-		fmt.Fprintf(&report, "  %-10s%s\n", ds.Name, formatRates(per[ds.Name]))
+		fmt.Fprintf(&report, "  %-12s%s\n", ds.Name, formatRates(per[ds.Name]))
+		fmt.Fprintf(&report, "  %-12s%s\n", "  small", formatRates(per[ds.Name+" (small stores)"]))
 	}
 	fmt.Fprintln(&report, "feature ablation (refit without it; leave-one-project-out mean of the objective and the injection precision):")
 	for f := -1; f < numFeatures; f++ {
@@ -388,7 +484,7 @@ func TestExplainQuery(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	for _, ds := range suite.Projects {
-		run, err := newEvalRun(ctx, ds, suite, false, EvalOptions{})
+		run, err := newEvalRun(ctx, ds, suite, os.Getenv("GIT_MEM_EXPLAIN_CROWDED") != "", EvalOptions{})
 		require.NoError(t, err)
 		for _, q := range ds.Queries {
 			if q.Split != "tune" || !strings.Contains(q.Query, needle) {

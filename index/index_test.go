@@ -47,7 +47,14 @@ func TestQueryTerms(t *testing.T) {
 }
 
 func TestQueryTermsCap(t *testing.T) {
-	long := "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar server/auth.ts requireAdmin"
+	long := "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar"
+	for i := 0; i < 3; i++ {
+		long += " " + long
+	}
+	for _, w := range strings.Fields("papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber coral denim ebony fuchsia garnet hazel indigo jasmine khaki lilac mauve navy ochre peach quartz russet sepia teal umber violet wheat") {
+		long += " " + w
+	}
+	long += " server/auth.ts requireAdmin"
 	got := QueryTerms(long)
 	require.Len(t, got, MaxQueryTerms)
 	require.Contains(t, got, "server/auth.ts", "identifiers and paths are kept first")

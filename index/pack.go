@@ -116,11 +116,11 @@ func FormatHit(h Hit, short string) string {
 	m := h.Memory
 	var meta []string
 	meta = append(meta, short, m.Type, fmt.Sprintf("trust %.2f", h.Trust))
-	if h.Confidence > 0 {
-		meta = append(meta, ConfidenceLabel(h.Confidence)+" match")
-	}
 	if h.Trust < LowTrust {
 		meta = append(meta, "low trust: verify before relying on it")
+	}
+	if h.Confidence > 0 {
+		meta = append(meta, ConfidenceLabel(h.Confidence)+" match")
 	}
 	if h.Scope != "" && h.Scope != gitstore.ScopeProject {
 		meta = append(meta, string(h.Scope))

@@ -49,6 +49,8 @@ const (
 	candidateFloor = 0.08
 	// scoredGroups: the most query groups scored, the rarest in the store.
 	scoredGroups = 16
+	// idfPriorDocs: the fewest memories idf counts a store as (see idf).
+	idfPriorDocs = 50
 	// longQuery: the relevance of a question of more groups than this is
 	// measured against longQuery groups' worth of it, not all of it: a
 	// memory answers one part of a long, many-part prompt.
@@ -157,7 +159,12 @@ type cand struct {
 	specific           bool
 }
 
+// idf weighs a term by its rarity in the store, counting the store as at
+// least idfPriorDocs memories: in a store of a few memories every word is
+// in most of them, yet a word that two of three memories share is no
+// commoner in what people write than it is in a large store.
 func idf(n, df int) float64 {
+	n = max(n, idfPriorDocs)
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
