@@ -67,9 +67,9 @@ func TestCLIRecall(t *testing.T) {
 	items = recallJSON(t, sb, "--all", "--", "transactional email provider")
 	require.Len(t, items, 2)
 
-	// text output: id, type, trust and author on each item
+	// text output: id, type, trust, how likely a match and author on each item
 	out = mustRun(t, sb, "recall", "--", "requireAdmin ERR_NO_SESSION")
-	require.Regexp(t, `^- \[[0-9a-f]{6,}, gotcha, trust 0\.90, by Proc Test via cli\] requireAdmin throws`, out)
+	require.Regexp(t, `^- \[[0-9a-f]{6,}, gotcha, trust 0\.90, likely match, by Proc Test via cli\] requireAdmin throws`, out)
 
 	// index files live in the common dir and a reindex rebuilds them
 	_, err := os.Stat(filepath.Join(sb.repo, ".git", "mem", "index", "git-mem-state.json"))
@@ -201,7 +201,7 @@ func TestCLIEval(t *testing.T) {
 	sb.isolate()
 	dir, err := filepath.Abs(filepath.Join("..", "fixtures", "eval"))
 	require.NoError(t, err)
-	out := mustRun(t, sb, "eval", dir)
+	out := mustRun(t, sb, "eval", "--split", "tune", dir)
 	require.Contains(t, out, "recall@3")
 	require.Regexp(t, `developer +1\.00`, out)
 	_, errOut, code := sb.run("eval", t.TempDir())

@@ -58,7 +58,7 @@ func TestBoot(t *testing.T) {
 		newest   []string // ids expected among the newest, whatever their score
 		handoff  string   // the handoff section heading expected first, if any
 	}{
-		{"task", BootOptions{Task: "add refunds to the stripe webhook handler"}, []string{pinned.ID, pref.ID}, []string{refund.ID, webhook.ID}, []string{other.ID}, "Handoff left on another branch (feature/stripe-refunds), not this one:"},
+		{"task", BootOptions{Task: "add refunds to the stripe webhook handler"}, []string{pinned.ID, pref.ID}, []string{refund.ID}, []string{other.ID}, "Handoff left on another branch (feature/stripe-refunds), not this one:"},
 		{"branch words", BootOptions{Branch: "feature/stripe-refunds"}, []string{pinned.ID, pref.ID}, []string{refund.ID}, []string{other.ID}, "Handoff left for this branch (feature/stripe-refunds):"},
 		{"nothing to search", BootOptions{Branch: "main"}, []string{pinned.ID, pref.ID}, []string{refund.ID, webhook.ID, other.ID}, nil, "Handoff left on another branch (feature/stripe-refunds), not this one:"},
 	}

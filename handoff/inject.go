@@ -201,7 +201,9 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 			}
 			res.Relevant = append(res.Relevant, h)
 		}
-		matched = max(len(res.Relevant), r.Matched-(len(r.Hits)-len(res.Relevant)))
+		// memories the branch's words find, confident or not: a better
+		// query may bring them
+		matched = max(len(res.Relevant), r.Matched-(len(r.Hits)-len(res.Relevant)), r.Candidates)
 	}
 	if len(res.Relevant) == 0 {
 		for _, h := range recentHits(recentMs, exclude, o.Now) {
@@ -209,7 +211,7 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 				res.Relevant = append(res.Relevant, h)
 			}
 		}
-		matched = len(res.Relevant)
+		matched = max(matched, len(res.Relevant))
 	}
 	if len(res.Relevant) > maxRelevant {
 		res.Relevant = res.Relevant[:maxRelevant]

@@ -321,7 +321,10 @@ func TestTenThousandMemories(t *testing.T) {
 	}
 	isolate(t)
 	dir := newRepo(t, false)
-	seed(t, dir, corpus(10000)...)
+	mems := corpus(10000)
+	// one memory that a prompt is really about, among 10,000 that share its words
+	mems[4321] = seedMem{Type: gitstore.TypeGotcha, Text: "Refund ledger reconciliation rounds amounts in cents half-even; reconcile_refunds.py fails on float amounts", Source: gitstore.SourceVerified}
+	seed(t, dir, mems...)
 	git(t, dir, "checkout", "-qb", "feature/refund-ledger")
 	// cold: the start cache and the index are built on first use; on a slow
 	// machine that may pass the deadline, which must still be harmless
@@ -341,10 +344,10 @@ func TestTenThousandMemories(t *testing.T) {
 	text := injected(t, o)
 	require.LessOrEqual(t, utf8.RuneCountInString(text), handoff.StartChars)
 	require.Contains(t, text, "more memories — call memory_recall")
-	o = run(t, "prompt", "claude", payload("claude", "UserPromptSubmit", "big", dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"}))
+	o = run(t, "prompt", "claude", payload("claude", "UserPromptSubmit", "big", dir, map[string]any{"prompt": "reconcile_refunds.py keeps failing on the refund ledger amounts, why?"}))
 	require.NoError(t, o.Err)
 	text = injected(t, o)
-	require.NotEmpty(t, text)
+	require.Contains(t, text, "rounds amounts in cents half-even")
 	require.LessOrEqual(t, utf8.RuneCountInString(text), handoff.PromptChars)
 }
 

@@ -512,7 +512,7 @@ func (run *evalRun) recall(ctx context.Context, query string, p Point, cfg *conf
 	} else {
 		terms := cfg.analyzer().queryTerms(query)
 		var err error
-		if hits, _, err = rankHits(run.corpus, terms, &o); err != nil {
+		if hits, _, _, err = rankHits(run.corpus, terms, &o); err != nil {
 			return nil, "", err
 		}
 	}

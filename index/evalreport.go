@@ -72,7 +72,7 @@ func FormatEval(rep *EvalReport) string {
 			}
 			name = "all projects"
 		}
-		fmt.Fprintf(&b, "%s\n%-11s", name, "kind")
+		fmt.Fprintf(&b, "%s: explicit point, recall@3 (off-topic: share rejected)\n%-11s", name, "kind")
 		cols := slices.Clone(splits)
 		if len(splits) > 1 {
 			cols = append(cols, "all")

@@ -78,6 +78,9 @@ type Result struct {
 	// Matched is how many memories cleared the confidence threshold and the
 	// filters (Hits holds the first Limit of them).
 	Matched int
+	// Candidates is how many memories shared enough of the query's words
+	// to be weighed by the confidence, returned or not.
+	Candidates int
 	// Terms are the query terms used.
 	Terms []string
 	// Source is "index" (the engine's), "snapshot", "scan" or "none";
@@ -160,7 +163,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		c = newScanCorpus(entries, a)
 		res.Source = "scan"
 	}
-	hits, matched, err := rankHits(c, res.Terms, &o)
+	hits, matched, candidates, err := rankHits(c, res.Terms, &o)
 	if err != nil {
 		var busy bool
 		if busy = errors.Is(err, ErrBusy); !busy && (res.Source == "index" || res.Source == "snapshot") {
@@ -180,7 +183,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		}
 		return nil, err
 	}
-	res.Hits, res.Matched = hits, matched
+	res.Hits, res.Matched, res.Candidates = hits, matched, candidates
 	if !o.NoStale && set.Repo != nil {
 		markStale(ctx, set.Repo, res.Hits)
 	}
@@ -194,19 +197,23 @@ const (
 	minCandidates       = 12
 )
 
-func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
+// rankHits returns the hits, how many cleared the confidence (matched) and
+// how many memories shared enough of the query's words to be weighed
+// (candidates).
+func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candidates int, err error) {
 	cands, qs, err := score(c, terms, o.cfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
+	candidates = len(cands)
 	k := max(minCandidates, candidatesPerResult*o.Limit)
 	top, _ := topByRelevance(cands, 0, k)
 	if len(top) == 0 {
-		return nil, 0, nil
+		return nil, 0, candidates, nil
 	}
 	for i := range top {
 		if top[i].key, err = c.external(top[i].doc); err != nil {
-			return nil, 0, err
+			return nil, 0, candidates, err
 		}
 	}
 	touched := map[string]bool{}
@@ -235,10 +242,10 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 	for _, cd := range top {
 		en, err := c.load(cd.key)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, candidates, err
 		}
 		if en == nil {
-			return nil, 0, fmt.Errorf("index: %s vanished", cd.key)
+			return nil, 0, candidates, fmt.Errorf("index: %s vanished", cd.key)
 		}
 		if keep(en.m, o) {
 			kept = append(kept, loaded{cd, en})
@@ -246,22 +253,35 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 	}
 	a := o.cfg.analyzer()
 	df := map[string]int{}
-	var hits []Hit
+	returned := map[string]bool{}
+	var below []Hit // under the threshold, kept while o.All asks for history
 	for _, k := range kept {
 		m := k.en.m
 		cov, err := docCoverage(c, a, m, qs, df)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, candidates, err
 		}
 		conf := confidenceOf(featuresOf(k.cd, qs, kept[0].cd.rel, cov), weights)
-		if conf < threshold {
-			continue
-		}
 		s, trust := finalScore(k.cd.rel, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
 			continue
 		}
-		hits = append(hits, Hit{Memory: m, Scope: k.en.scope, Score: s, Relevance: k.cd.rel, Confidence: conf, Trust: trust})
+		h := Hit{Memory: m, Scope: k.en.scope, Score: s, Relevance: k.cd.rel, Confidence: conf, Trust: trust}
+		if conf < threshold {
+			if o.All && m.SupersededBy != "" {
+				below = append(below, h)
+			}
+			continue
+		}
+		returned[m.ID] = true
+		hits = append(hits, h)
+	}
+	// asked for history too, a returned memory brings the memories it
+	// replaced that the query also matched
+	for _, h := range below {
+		if returned[h.Memory.SupersededBy] {
+			hits = append(hits, h)
+		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
@@ -269,11 +289,11 @@ func rankHits(c loader, terms []string, o *Options) ([]Hit, int, error) {
 		}
 		return docKey(hits[i].Scope, hits[i].Memory.ID) < docKey(hits[j].Scope, hits[j].Memory.ID)
 	})
-	matched := len(hits)
+	matched = len(hits)
 	if len(hits) > o.Limit {
 		hits = hits[:o.Limit]
 	}
-	return hits, matched, nil
+	return hits, matched, candidates, nil
 }
 
 // keep applies validity and exclusion.

@@ -126,8 +126,9 @@ func withoutEngine(fn func()) {
 func TestThreeCorporaAgree(t *testing.T) {
 	ctx := context.Background()
 	t.Run("eval", func(t *testing.T) {
-		ds, err := index.LoadDataset(filepath.Join("..", "..", "fixtures", "eval"))
+		suite, err := index.LoadSuite(filepath.Join("..", "..", "fixtures", "eval"))
 		require.NoError(t, err)
+		ds := &index.Suite{Projects: suite.Projects[:1]}
 		indexed, err := index.RunEval(ctx, ds, index.EvalOptions{Dir: t.TempDir()})
 		require.NoError(t, err)
 		require.Equal(t, "index", indexed.Source)
@@ -154,11 +155,14 @@ func TestThreeCorporaAgree(t *testing.T) {
 			"refund invoice payment retry backoff", "what is the capital of peru",
 		}
 		found := 0
+		// every candidate, with its confidence, not only those an
+		// operating point returns
+		all := func(o *index.Options) { o.Point = index.Unfiltered }
 		for _, q := range queries {
-			a := r.recall(q)
+			a := r.recall(q, all)
 			var b *index.Result
-			withoutEngine(func() { b = r.recall(q) })
-			c := r.recall(q, func(o *index.Options) { o.NoIndex = true })
+			withoutEngine(func() { b = r.recall(q, all) })
+			c := r.recall(q, all, func(o *index.Options) { o.NoIndex = true })
 			require.Equal(t, "index", a.Source, a.Fallback)
 			require.Equal(t, "snapshot", b.Source, b.Fallback)
 			require.Equal(t, "scan", c.Source)
@@ -169,6 +173,8 @@ func TestThreeCorporaAgree(t *testing.T) {
 			for i := range c.Hits {
 				require.InDelta(t, c.Hits[i].Score, a.Hits[i].Score, 1e-9, q)
 				require.InDelta(t, c.Hits[i].Score, b.Hits[i].Score, 1e-9, q)
+				require.InDelta(t, c.Hits[i].Confidence, a.Hits[i].Confidence, 1e-9, q)
+				require.InDelta(t, c.Hits[i].Confidence, b.Hits[i].Confidence, 1e-9, q)
 			}
 			found += len(c.Hits)
 		}
