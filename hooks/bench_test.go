@@ -61,7 +61,10 @@ func BenchmarkHookCost(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("GIT_MEM_BENCH_RUNS")); err == nil && v > 0 {
 		n = v
 	}
-	var tNoop, tBare, tStart, tPrompt, tHStart, tHPrompt []time.Duration
+	// GIT_MEM_BENCH_BASELINE names another git-mem-hook (an earlier
+	// version, say) timed in the same run, in sessions of its own
+	baseline := os.Getenv("GIT_MEM_BENCH_BASELINE")
+	var tNoop, tBare, tStart, tPrompt, tHStart, tHPrompt, tBStart, tBPrompt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < n; i++ {
 		sid := fmt.Sprintf("bench-%d", i)
@@ -89,6 +92,18 @@ func BenchmarkHookCost(b *testing.B) {
 		d, err = spawn(hookBin, []string{"prompt", "--agent", "claude"}, prompt)
 		must(b, err)
 		tHPrompt = append(tHPrompt, d)
+		if baseline == "" {
+			continue
+		}
+		bsid := fmt.Sprintf("bench-baseline-%d", i)
+		start = payload("claude", "SessionStart", bsid, dir, map[string]any{"source": "startup"})
+		prompt = payload("claude", "UserPromptSubmit", bsid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
+		d, err = spawn(baseline, []string{"session-start", "--agent", "claude"}, start)
+		must(b, err)
+		tBStart = append(tBStart, d)
+		d, err = spawn(baseline, []string{"prompt", "--agent", "claude"}, prompt)
+		must(b, err)
+		tBPrompt = append(tBPrompt, d)
 	}
 	b.StopTimer()
 	mn, mb, ms, mp := median(tNoop), median(tBare), median(tStart), median(tPrompt)
@@ -104,6 +119,11 @@ func BenchmarkHookCost(b *testing.B) {
 	fmt.Fprintf(os.Stderr, "hook cost at 10,000 memories, median of %d runs each (interleaved):\n  no-op Go binary               %8.1f ms\n  git-mem started, empty stdin  %8.1f ms  (%.1fx no-op: process start and package init)\n  git-mem hook session-start    %8.1f ms  (%.1fx no-op)\n  git-mem hook prompt           %8.1f ms  (%.1fx no-op)\n  git-mem-hook session-start    %8.1f ms  (%.1fx no-op)\n  git-mem-hook prompt           %8.1f ms  (%.1fx no-op)\n",
 		n, ms2(mn), ms2(mb), float64(mb)/float64(mn), ms2(ms), float64(ms)/float64(mn), ms2(mp), float64(mp)/float64(mn),
 		ms2(hs), float64(hs)/float64(mn), ms2(hp), float64(hp)/float64(mn))
+	if baseline != "" {
+		bs, bp := median(tBStart), median(tBPrompt)
+		fmt.Fprintf(os.Stderr, "  baseline session-start        %8.1f ms  (%.1fx no-op)\n  baseline prompt               %8.1f ms  (%.1fx no-op)\n",
+			ms2(bs), float64(bs)/float64(mn), ms2(bp), float64(bp)/float64(mn))
+	}
 	if log := filepath.Join(dir, ".git", "mem", "hooks.log"); fileHas(log) {
 		data, _ := os.ReadFile(log)
 		fmt.Fprintf(os.Stderr, "hooks.log:\n%s", data)

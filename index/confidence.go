@@ -1,10 +1,6 @@
 package index
 
-import (
-	"math"
-
-	"github.com/git-mem/git-mem/gitstore"
-)
+import "math"
 
 // The confidence is the probability-like answer to "is this memory what the
 // query is about?", a logistic model over evidence chosen so that neither a
@@ -66,25 +62,28 @@ func ConfidenceLabel(c float64) string {
 const (
 	fRelevance   = iota // relevance, capped at 1.5
 	fKnownShare         // share of the scored query groups' weight matched
-	fDocCoverage        // share of the memory's own idf mass the query matches
+	fDocCoverage        // share of the memory's words the query matches
 	fMatched            // ln(1 + groups matched)
 	fRarity             // idf of the rarest group matched / ln(1 + N)
 	fExactShare         // share of the matched weight matched by the words themselves
-	fSpecific           // 1 when one of the query's rarer half matched
 	fGap                // relevance / the best candidate's relevance
 	fUnknown            // share of the query's words no memory contains
 	fLength             // ln(query words analysed)
+	fAllMatched         // 1 when every scored group of a query of two or more matched
+	fMargin             // the best candidate's lead over the second: 1 - second/best (0 for the others)
 	numFeatures
 )
 
 // featureNames name the features for the fitting report.
-var featureNames = [numFeatures]string{"relevance", "known share", "memory coverage", "ln matched", "rarity", "exact share", "specific", "gap to best", "unknown share", "ln length"}
+var featureNames = [numFeatures]string{"relevance", "known share", "memory coverage", "ln matched", "rarity", "exact share", "gap to best", "unknown share", "ln length", "all matched", "margin"}
 
 type features [numFeatures]float64
 
-// featuresOf computes a candidate's evidence; coverage is its memory's own
-// coverage (docCoverage), relTop the best candidate's relevance.
-func featuresOf(cd cand, qs *queryStats, relTop, coverage float64) features {
+// featuresOf computes a candidate's evidence; best is the relevance of the
+// best and the second best candidates that may be returned, first whether
+// this is the best.
+func featuresOf(cd cand, qs *queryStats, best [2]float64, first bool) features {
+	relTop := best[0]
 	var f features
 	f[fRelevance] = min(cd.rel, 1.5)
 	known := 0.0
@@ -94,14 +93,11 @@ func featuresOf(cd cand, qs *queryStats, relTop, coverage float64) features {
 	if known > 0 {
 		f[fKnownShare] = cd.matchedRef / known
 	}
-	f[fDocCoverage] = coverage
+	f[fDocCoverage] = cd.coverage
 	f[fMatched] = math.Log1p(float64(cd.matched))
 	f[fRarity] = cd.maxRef / math.Log1p(float64(max(qs.n, idfPriorDocs)))
 	if cd.matchedRef > 0 {
 		f[fExactShare] = cd.exactRef / cd.matchedRef
-	}
-	if cd.specific {
-		f[fSpecific] = 1
 	}
 	if relTop > 0 {
 		f[fGap] = cd.rel / relTop
@@ -109,6 +105,12 @@ func featuresOf(cd cand, qs *queryStats, relTop, coverage float64) features {
 	if qs.groups > 0 {
 		f[fUnknown] = float64(qs.unknown) / float64(qs.groups)
 		f[fLength] = math.Log(float64(qs.groups))
+	}
+	if qs.scored >= 2 && cd.matched == qs.scored {
+		f[fAllMatched] = 1
+	}
+	if first && relTop > 0 {
+		f[fMargin] = 1 - best[1]/relTop
 	}
 	return f
 }
@@ -120,38 +122,4 @@ func confidenceOf(f features, w *[numFeatures + 1]float64) float64 {
 		z += w[i] * x
 	}
 	return 1 / (1 + math.Exp(-z))
-}
-
-// docCoverage is the share of the memory's own distinct terms, weighted by
-// idf, that are members of the query's scored groups: a short question that
-// names what a memory is about covers much of it, a long prompt that shares
-// one incidental word with it covers little. df caches document
-// frequencies across the candidates of one query.
-func docCoverage(c corpus, a analyzer, m *gitstore.Memory, qs *queryStats, df map[string]int) (float64, error) {
-	n := qs.n
-	seen := map[string]bool{}
-	all, hit := 0.0, 0.0
-	for _, t := range docTerms(m, a) {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		d, ok := df[t]
-		if !ok {
-			var err error
-			if d, err = c.df(t); err != nil {
-				return 0, err
-			}
-			df[t] = d
-		}
-		w := idf(n, max(d, 1))
-		all += w
-		if qs.members[t] {
-			hit += w
-		}
-	}
-	if all == 0 {
-		return 0, nil
-	}
-	return hit / all, nil
 }

@@ -3,10 +3,10 @@
 package index
 
 // confidenceWeights are the fitted weights of the features, then the bias.
-var confidenceWeights = [numFeatures + 1]float64{1.8565, 0.3266, 3.2028, 2.1969, 3.8243, 0.5048, -0.5788, 5.5475, -0.0733, -0.7474, -12.3725}
+var confidenceWeights = [numFeatures + 1]float64{1.4032, -0.2986, 2.1860, 2.5104, 2.8535, 0.2844, 5.6736, -0.3473, -0.9099, 0.0380, 1.7661, -11.9799}
 
 // The operating points' thresholds, chosen on the tune splits.
 const (
-	injectionThreshold = 0.57
-	explicitThreshold  = 0.55
+	injectionThreshold = 0.56
+	explicitThreshold  = 0.56
 )

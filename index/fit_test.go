@@ -129,26 +129,22 @@ func (run *evalRun) fitQueries(t *testing.T, queries []EvalQuery, small bool) []
 		if small && !fq.expect {
 			fq.kind = "offtopic"
 		}
-		df := map[string]int{}
-		relTop := -1.0
-		for _, cd := range top {
-			key, err := c.external(cd.doc)
+		for i := range top {
+			top[i].key, err = c.external(top[i].doc)
 			require.NoError(t, err)
-			en, err := c.load(key)
-			require.NoError(t, err)
-			if !keep(en.m, &o) {
-				continue
-			}
-			if relTop < 0 {
-				relTop = cd.rel
-			}
-			cov, err := docCoverage(c, analyzer{}, en.m, qs, df)
-			require.NoError(t, err)
-			s, _ := finalScore(cd.rel, en.m, &o, nil, nil)
-			k := run.keyOf[en.m.ID]
+		}
+		kept, err := returnable(c, top, &o)
+		require.NoError(t, err)
+		var best [2]float64
+		for i := 0; i < len(kept) && i < 2; i++ {
+			best[i] = kept[i].cd.rel
+		}
+		for i, k := range kept {
+			s, _ := finalScore(k.cd.rel, k.en.m, &o, nil, nil)
+			key := run.keyOf[k.en.m.ID]
 			fq.cands = append(fq.cands, fitCandidate{
-				f: featuresOf(cd, qs, relTop, cov), relevant: slices.Contains(q.Expect, k),
-				forbid: slices.Contains(q.Forbid, k), score: s,
+				f: featuresOf(k.cd, qs, best, i == 0), relevant: slices.Contains(q.Expect, key),
+				forbid: slices.Contains(q.Forbid, key), score: s,
 			})
 		}
 		out = append(out, fq)
@@ -495,12 +491,10 @@ func TestExplainQuery(t *testing.T) {
 			require.NoError(t, err)
 			top, _ := topByRelevance(cands, 0, minCandidates)
 			t.Logf("%s %q\n terms %v unknown %d", ds.Name, q.Query, terms, qs.unknown)
-			df := map[string]int{}
 			for _, cd := range top {
 				key, _ := run.corpus.external(cd.doc)
 				en, _ := run.corpus.load(key)
-				cov, _ := docCoverage(run.corpus, analyzer{}, en.m, qs, df)
-				f := featuresOf(cd, qs, top[0].rel, cov)
+				f := featuresOf(cd, qs, [2]float64{top[0].rel, top[min(1, len(top)-1)].rel}, cd.doc == top[0].doc)
 				mark := " "
 				if slices.Contains(q.Expect, run.keyOf[en.m.ID]) {
 					mark = "*"

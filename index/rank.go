@@ -46,7 +46,7 @@ const (
 	groupCap = 1.5
 	// candidateFloor: the least relevance a memory needs to be weighed by
 	// the confidence at all; it bounds the work of a query over a large store.
-	candidateFloor = 0.08
+	candidateFloor = 0.25
 	// scoredGroups: the most query groups scored, the rarest in the store.
 	scoredGroups = 16
 	// idfPriorDocs: the fewest memories idf counts a store as (see idf).
@@ -150,13 +150,13 @@ type cand struct {
 	key string  // external key "scope:id", set before ties are broken
 	rel float64 // normalized relevance
 	// evidence for the confidence: groups matched, the sum and the highest
-	// of their reference weights, the part matched by the query word itself
-	// (not only by a synonym or a concept), and whether one of the query's
-	// rarer half matched
+	// of their reference weights, and the part matched by the query word
+	// itself (not only by a synonym or a concept)
 	matched            int
 	matchedRef, maxRef float64
 	exactRef           float64
-	specific           bool
+	// coverage is the share of the document's words the query matched
+	coverage float64
 }
 
 // idf weighs a term by its rarity in the store, counting the store as at
@@ -240,12 +240,17 @@ type queryStats struct {
 // kept, so a pasted log or a long prompt is matched on its distinctive
 // words, wherever they stand in it.
 //
-// Groups are scored rarest first (MaxScore): once the groups left cannot
-// lift a document that has matched nothing yet to the candidate floor, only
-// the documents already seen are looked up in the remaining, commoner
-// terms' postings (by seeking, in the index), instead of walking those
-// postings whole. Documents left out that way could not have been returned,
-// so the answer is the same as a full evaluation's.
+// A candidate matches one of the query's rarer half of groups (by
+// reference weight): a memory that shares only a question's commonest words
+// answers its incidentals, not what it is about.
+//
+// Groups are scored rarest first (MaxScore): past the rarer half, or once
+// the groups left cannot lift a document that has matched nothing yet to
+// the candidate floor, only the documents already seen are looked up in
+// the remaining, commoner terms' postings (by seeking, in the index),
+// instead of walking those postings whole. Documents left out that way
+// could not have been candidates, so the answer is the same as a full
+// evaluation's.
 func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 	qs := &queryStats{n: c.docCount(), groups: len(terms)}
 	if len(terms) == 0 {
@@ -338,13 +343,26 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 
 	// best[slot*G+g]: the best score of group g in the document at slot;
 	// exact[slot*G+g]: the query word itself matched (not only a synonym)
-	slots := newSlotTable()
-	var docs []uint64
-	var best []float64
-	var exact []bool
-	var sorted []uint64 // candidates, ascending, once no new ones can enter
+	// room for every document the opening groups can bring, so that the
+	// tables are not copied as they grow
+	room := 0
 	for g := range groups {
-		open := suffix[g] >= floor-1e-12
+		if qs.specific[g] {
+			for _, m := range groups[g] {
+				room += df[m.term]
+			}
+		}
+	}
+	room = min(room, n)
+	slots := newSlotTable()
+	docs := make([]uint64, 0, room)
+	best := make([]float64, 0, room*G)
+	exact := make([]bool, 0, room*G)
+	tfs := make([]int32, 0, room*G) // the matched word's frequency in the document, per group
+	dls := make([]int32, 0, room)   // the document's length
+	var sorted []uint64             // candidates, ascending, once no new ones can enter
+	for g := range groups {
+		open := suffix[g] >= floor-1e-12 && qs.specific[g]
 		if !open && sorted == nil {
 			sorted = append([]uint64(nil), docs...)
 			slices.Sort(sorted)
@@ -369,6 +387,8 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 					docs = append(docs, doc)
 					best = append(best, make([]float64, G)...)
 					exact = append(exact, make([]bool, G)...)
+					tfs = append(tfs, make([]int32, G)...)
+					dls = append(dls, int32(dl))
 				}
 				t := float64(tf)
 				s := w * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
@@ -377,6 +397,7 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 					best[k] = s
 				}
 				exact[k] = exact[k] || self
+				tfs[k] = max(tfs[k], int32(tf))
 			}
 			var err error
 			if open || 4*len(sorted) > d {
@@ -392,10 +413,12 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 	out := make([]cand, 0, len(docs))
 	for i, doc := range docs {
 		cd := cand{doc: doc}
+		tokens := 0
 		for g, s := range best[i*G : i*G+G] {
 			if s <= 0 {
 				continue
 			}
+			tokens += int(tfs[i*G+g])
 			cd.matched++
 			cd.rel += math.Min(s, capv*refs[g])
 			cd.matchedRef += refs[g]
@@ -403,9 +426,11 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 			if exact[i*G+g] {
 				cd.exactRef += refs[g]
 			}
-			cd.specific = cd.specific || qs.specific[g]
 		}
 		cd.rel /= total
+		if dls[i] > 0 {
+			cd.coverage = min(1, float64(tokens)/float64(dls[i]))
+		}
 		if cd.rel < cfg.candidateFloorValue() {
 			continue
 		}

@@ -232,36 +232,19 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 			threshold = 0
 		}
 	}
-	// what may be returned at all (validity, exclusions) comes first: the
-	// best candidate the confidence compares with is the best of those
-	type loaded struct {
-		cd cand
-		en *entry
+	kept, err := returnable(c, top, o)
+	if err != nil {
+		return nil, 0, candidates, err
 	}
-	var kept []loaded
-	for _, cd := range top {
-		en, err := c.load(cd.key)
-		if err != nil {
-			return nil, 0, candidates, err
-		}
-		if en == nil {
-			return nil, 0, candidates, fmt.Errorf("index: %s vanished", cd.key)
-		}
-		if keep(en.m, o) {
-			kept = append(kept, loaded{cd, en})
-		}
+	var best [2]float64
+	for i := 0; i < len(kept) && i < 2; i++ {
+		best[i] = kept[i].cd.rel
 	}
-	a := o.cfg.analyzer()
-	df := map[string]int{}
 	returned := map[string]bool{}
 	var below []Hit // under the threshold, kept while o.All asks for history
-	for _, k := range kept {
+	for i, k := range kept {
 		m := k.en.m
-		cov, err := docCoverage(c, a, m, qs, df)
-		if err != nil {
-			return nil, 0, candidates, err
-		}
-		conf := confidenceOf(featuresOf(k.cd, qs, kept[0].cd.rel, cov), weights)
+		conf := confidenceOf(featuresOf(k.cd, qs, best, i == 0), weights)
 		s, trust := finalScore(k.cd.rel, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
 			continue
@@ -294,6 +277,57 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 		hits = hits[:o.Limit]
 	}
 	return hits, matched, candidates, nil
+}
+
+// weighed is a candidate that may be returned: its evidence (the
+// candidate's scores) and the memory returned.
+type weighed struct {
+	cd cand
+	en *entry
+}
+
+// maxReplacementHops bounds the chain of replacements followed.
+const maxReplacementHops = 8
+
+// returnable loads the candidates in order and keeps those that may be
+// returned (validity, exclusions): what the confidence compares. A
+// candidate replaced by a newer memory stands for its replacement, with its
+// own evidence, unless the caller asked for history (All, ValidAt): a
+// question about the old fact is answered by the current one, and never by
+// the old one. Each memory is weighed once, on its best evidence.
+func returnable(c loader, top []cand, o *Options) ([]weighed, error) {
+	var out []weighed
+	seen := map[string]bool{}
+	for _, cd := range top {
+		en, err := c.load(cd.key)
+		if err != nil {
+			return nil, err
+		}
+		if en == nil {
+			return nil, fmt.Errorf("index: %s vanished", cd.key)
+		}
+		for hop := 0; !keep(en.m, o) && hop < maxReplacementHops; hop++ {
+			if o.All || o.ValidAt != nil || en.m.SupersededBy == "" {
+				en = nil
+				break
+			}
+			next, err := c.load(docKey(en.scope, en.m.SupersededBy))
+			if err != nil {
+				return nil, err
+			}
+			en = next
+			if en == nil {
+				break
+			}
+		}
+		if en == nil || !keep(en.m, o) || seen[en.key] {
+			continue
+		}
+		seen[en.key] = true
+		cd.key = en.key
+		out = append(out, weighed{cd, en})
+	}
+	return out, nil
 }
 
 // keep applies validity and exclusion.

@@ -6,6 +6,9 @@
 #
 #   scripts/bench-hooks.sh [RUNS]      (default 30 runs of each)
 #
+# With GIT_MEM_BENCH_BASELINE=/path/to/another/git-mem-hook (an earlier
+# version, built by hand) that binary is timed in the same run too.
+#
 # On a busy machine the figures move with the load; the ratios are taken
 # between commands run one after the other, so they move less.
 #
