@@ -20,6 +20,8 @@ type recallOptions struct {
 	validAt string
 	all     bool
 	json    bool
+	// minConfidence overrides the explicit point's threshold (0: keep it).
+	minConfidence float64
 }
 
 func init() { register(newRecallCmd) }
@@ -27,14 +29,18 @@ func init() { register(newRecallCmd) }
 func newRecallCmd(env *Env) *cobra.Command {
 	o := &recallOptions{}
 	c := &cobra.Command{
-		Use:   "recall [--limit N] [--budget TOKENS] [--as-of WHEN] [--valid-at WHEN] [--all] [--json] -- QUERY",
+		Use:   "recall [--limit N] [--budget TOKENS] [--min-confidence C] [--as-of WHEN] [--valid-at WHEN] [--all] [--json] -- QUERY",
 		Short: "Find the memories relevant to a question, most relevant first",
 		Long: `Find the memories relevant to a question, a prompt, an error message or a
 path. The query is free text: it is never read as search syntax. Nothing is
 printed when nothing is relevant (--json prints []).
 
-Ranking: text relevance x (0.5 + trust) x recency, with a boost for memories
-written on the current branch and for memories about files being changed.
+A memory is returned when its confidence (how likely it is what the query
+is about, 0 to 1; shown as "likely", "possible" or "weak" match) clears the
+threshold of explicit recall; --min-confidence sets another (0.05 shows
+nearly every memory that shares the query's words). Ranking: text relevance
+x (0.5 + trust) x recency, with a boost for memories written on the current
+branch and for memories about files being changed.
 Superseded and expired memories are left out unless --all or --valid-at.
 A memory whose files changed since it was written is marked possibly stale.
 
@@ -53,6 +59,9 @@ not fit are skipped, and the last line says how many more matched.`,
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
+			if o.minConfidence < 0 || o.minConfidence > 1 {
+				return usagef("--min-confidence must be between 0 and 1, e.g. 0.3")
+			}
 			o.query = textArg(args)
 			return runRecall(cmd.Context(), env, o)
 		},
@@ -63,6 +72,7 @@ not fit are skipped, and the last line says how many more matched.`,
 	f.StringVar(&o.asOf, "as-of", "", "search the store as it was at `WHEN` (RFC 3339 time, YYYY-MM-DD, or a memory commit)")
 	f.StringVar(&o.validAt, "valid-at", "", "what was true at `WHEN`, superseded facts included")
 	f.BoolVar(&o.all, "all", false, "include superseded and expired memories")
+	f.Float64Var(&o.minConfidence, "min-confidence", 0, "return memories from confidence `C` (0 to 1) on, instead of explicit recall's threshold")
 	f.BoolVar(&o.json, "json", false, "print a JSON array")
 	return c
 }
@@ -121,7 +131,7 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		return err
 	}
 	noteOutsideRepo(env, set)
-	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now()}
+	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now(), MinConfidence: o.minConfidence}
 	if o.validAt != "" {
 		t, err := parseWhen(o.validAt, opts.Now)
 		if err != nil {

@@ -15,6 +15,7 @@ type recallItem struct {
 	Type        string  `json:"type"`
 	Text        string  `json:"text"`
 	Score       float64 `json:"score"`
+	Confidence  float64 `json:"confidence"`
 	Trust       float64 `json:"trust"`
 	Stale       bool    `json:"stale"`
 	StaleReason string  `json:"stale_reason"`
@@ -45,13 +46,15 @@ func TestCLIRecall(t *testing.T) {
 	require.Equal(t, "fact", items[0].Type)
 	require.Equal(t, "project", items[0].Scope)
 	require.Greater(t, items[0].Score, 0.0)
+	require.Greater(t, items[0].Confidence, 0.5)
+	require.LessOrEqual(t, items[0].Confidence, 1.0)
 	require.InDelta(t, 0.9, items[0].Trust, 0.001)
 	require.False(t, items[0].Stale)
 	require.Equal(t, "Proc Test <proc@example.com>", items[0].Author)
 
 	// the raw JSON has the documented keys, and [] when nothing is relevant
 	raw := mustRun(t, sb, "recall", "--json", "--", "requireAdmin")
-	for _, k := range []string{`"id"`, `"type"`, `"text"`, `"score"`, `"trust"`, `"stale"`, `"scope"`, `"author"`} {
+	for _, k := range []string{`"id"`, `"type"`, `"text"`, `"score"`, `"confidence"`, `"trust"`, `"stale"`, `"scope"`, `"author"`} {
 		require.Contains(t, raw, k)
 	}
 	require.Equal(t, "[]\n", mustRun(t, sb, "recall", "--json", "--", "what is the capital of Peru"))
@@ -91,17 +94,31 @@ func TestCLIRecallLimitBudgetAndFooter(t *testing.T) {
 	} {
 		mustRun(t, sb, "add", "--", text)
 	}
-	out := mustRun(t, sb, "recall", "--limit", "2", "--", "playwright e2e timeout")
+	// six memories share every word of the query; the confidence of the
+	// weaker ones is under explicit recall's threshold, so a low
+	// --min-confidence brings them all
+	all := recallJSON(t, sb, "--min-confidence", "0.02", "--", "playwright e2e timeout")
+	require.Len(t, all, 6)
+	require.Less(t, len(recallJSON(t, sb, "--", "playwright e2e timeout")), 6)
+	for _, it := range all {
+		require.Greater(t, it.Confidence, 0.02)
+	}
+
+	out := mustRun(t, sb, "recall", "--min-confidence", "0.02", "--limit", "2", "--", "playwright e2e timeout")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 3)
-	require.Regexp(t, `^[1-4] more matched: git mem recall --limit 30 -- playwright e2e timeout$`, lines[2])
+	require.Regexp(t, `^4 more matched: git mem recall --limit 30 -- playwright e2e timeout$`, lines[2])
 
-	out = mustRun(t, sb, "recall", "--budget", "80", "--", "playwright e2e timeout")
+	out = mustRun(t, sb, "recall", "--min-confidence", "0.02", "--budget", "80", "--", "playwright e2e timeout")
 	require.LessOrEqual(t, len([]rune(out)), 80*4)
 	require.Contains(t, out, "more matched")
-	items := recallJSON(t, sb, "--budget", "80", "--", "playwright e2e timeout")
+	items := recallJSON(t, sb, "--min-confidence", "0.02", "--budget", "80", "--", "playwright e2e timeout")
 	require.NotEmpty(t, items)
 	require.Less(t, len(items), 6)
+
+	_, errOut, code := sb.run("recall", "--min-confidence", "2", "--", "playwright")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "between 0 and 1")
 }
 
 func TestCLIRecallStale(t *testing.T) {

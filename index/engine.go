@@ -16,6 +16,10 @@ const MappingVersion = 2
 // ErrBusy means the index was held by another process past the open timeout.
 var ErrBusy = errors.New("index is busy")
 
+// ErrNoDocument is what a corpus's Load returns (wrapped) for a key it does
+// not hold.
+var ErrNoDocument = errors.New("no such document in the index")
+
 // Progress is told how far a rebuild is: done of total memories.
 type Progress func(done, total int)
 
@@ -52,7 +56,8 @@ type Corpus interface {
 	PostingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error
 	// External is the document's key (DocKey).
 	External(doc uint64) (string, error)
-	// Load returns the memory stored under a key.
+	// Load returns the memory stored under a key (ErrNoDocument, wrapped,
+	// when there is none).
 	Load(key string) (*gitstore.Memory, error)
 	Close() error
 }

@@ -615,3 +615,22 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 		require.Equal(t, string(want), string(got))
 	}
 }
+
+// TestReplacedFactAnswersWithItsReplacement: a question naming a replaced
+// fact is answered by the memory that replaced it, never by the old one;
+// with All both come back; once the replacement is forgotten, nothing.
+func TestReplacedFactAnswersWithItsReplacement(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	old := r.add("Transactional emails are sent through SendGrid dynamic templates from the notifications service.")
+	nw := r.add("Emails now go out through Postmark; templates live in the repo under emails/.", func(n *gitstore.NewMemory) { n.Supersedes = old.ID })
+	res := r.recall("are we still on sendgrid dynamic templates?")
+	require.Equal(t, []string{nw.ID}, ids(res))
+	res = r.recall("are we still on sendgrid dynamic templates?", func(o *Options) { o.All = true })
+	require.ElementsMatch(t, []string{nw.ID, old.ID}, ids(res))
+	_, err := r.main.Forget(context.Background(), gitstore.Writer{Agent: "test"}, nw.ID)
+	require.NoError(t, err)
+	res = r.recall("are we still on sendgrid dynamic templates?")
+	require.Empty(t, res.Hits)
+	require.Equal(t, "snapshot", res.Source, res.Fallback)
+}

@@ -64,8 +64,6 @@ type config struct {
 	noStem, noSplit, noThesaurus, noRerank, noPhrase, noConcepts bool
 	// noConfidence returns every candidate over the candidate floor.
 	noConfidence bool
-	// threshold overrides the operating point's confidence threshold.
-	threshold float64
 	// weights overrides the fitted confidence weights (when fitting).
 	weights                 *[numFeatures + 1]float64
 	groupCap                float64

@@ -47,6 +47,8 @@ type Options struct {
 	// Point is how sure recall must be before it answers: Explicit (the
 	// zero value) for a caller who asked, Injection for the hooks.
 	Point Point
+	// MinConfidence, when above 0, replaces the point's threshold.
+	MinConfidence float64
 	// Progress, when set, is told how a full rebuild of the index advances
 	// (the first recall in a repository, or after history was rewritten).
 	Progress Progress
@@ -221,18 +223,23 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 		touched[p] = true
 	}
 	weights, threshold := &confidenceWeights, o.Point.Threshold()
+	if o.MinConfidence > 0 {
+		threshold = o.MinConfidence
+	}
 	if o.cfg != nil {
 		if o.cfg.weights != nil {
 			weights = o.cfg.weights
-		}
-		if o.cfg.threshold != 0 {
-			threshold = o.cfg.threshold
 		}
 		if o.cfg.noConfidence {
 			threshold = 0
 		}
 	}
-	kept, err := returnable(c, top, o)
+	// the confidence compares what is current: a superseded memory stands
+	// for its replacement; asked for history too (All), the memories a
+	// returned one replaced follow it
+	current := *o
+	current.All = false
+	kept, err := returnable(c, top, &current)
 	if err != nil {
 		return nil, 0, candidates, err
 	}
@@ -240,30 +247,39 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	for i := 0; i < len(kept) && i < 2; i++ {
 		best[i] = kept[i].cd.rel
 	}
-	returned := map[string]bool{}
-	var below []Hit // under the threshold, kept while o.All asks for history
+	returned := map[string]Hit{}
 	for i, k := range kept {
 		m := k.en.m
 		conf := confidenceOf(featuresOf(k.cd, qs, best, i == 0), weights)
+		if conf < threshold {
+			continue
+		}
 		s, trust := finalScore(k.cd.rel, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
 			continue
 		}
 		h := Hit{Memory: m, Scope: k.en.scope, Score: s, Relevance: k.cd.rel, Confidence: conf, Trust: trust}
-		if conf < threshold {
-			if o.All && m.SupersededBy != "" {
-				below = append(below, h)
-			}
-			continue
-		}
-		returned[m.ID] = true
+		returned[k.en.key] = h
 		hits = append(hits, h)
 	}
-	// asked for history too, a returned memory brings the memories it
-	// replaced that the query also matched
-	for _, h := range below {
-		if returned[h.Memory.SupersededBy] {
-			hits = append(hits, h)
+	if o.All {
+		for _, cd := range top {
+			en, err := c.load(cd.key)
+			if err != nil {
+				return nil, 0, candidates, err
+			}
+			if en == nil || !en.m.Retired(o.Now) || o.Exclude[en.m.ID] {
+				continue
+			}
+			by, ok := returned[docKey(en.scope, en.m.SupersededBy)]
+			if !ok {
+				continue
+			}
+			s, trust := finalScore(cd.rel, en.m, o, touched, o.cfg)
+			if trust < o.MinTrust {
+				continue
+			}
+			hits = append(hits, Hit{Memory: en.m, Scope: en.scope, Score: s, Relevance: cd.rel, Confidence: by.Confidence, Trust: trust})
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
@@ -311,8 +327,9 @@ func returnable(c loader, top []cand, o *Options) ([]weighed, error) {
 				en = nil
 				break
 			}
+			// the replacement may be gone (forgotten) or in another store
 			next, err := c.load(docKey(en.scope, en.m.SupersededBy))
-			if err != nil {
+			if err != nil && !errors.Is(err, ErrNoDocument) {
 				return nil, err
 			}
 			en = next

@@ -394,7 +394,7 @@ func (s *snapshot) load(key string) (*entry, error) {
 			return nil, ferr
 		}
 		if raw == nil {
-			return nil, fmt.Errorf("%w: document %s is missing", ErrSnapshot, key)
+			return nil, fmt.Errorf("%w: %w: %s", ErrSnapshot, ErrNoDocument, key)
 		}
 	}
 	m, err := gitstore.DecodeMemory(raw)

@@ -594,7 +594,7 @@ func (c *bleveCorpus) Load(key string) (*gitstore.Memory, error) {
 		return nil, err
 	}
 	if doc == nil {
-		return nil, fmt.Errorf("index: document %s is missing", key)
+		return nil, fmt.Errorf("%w: %s", index.ErrNoDocument, key)
 	}
 	var raw []byte
 	doc.VisitFields(func(f bindex.Field) {
