@@ -382,7 +382,8 @@ yourself yourselves let lets us also etc eg ie via vs
 var askedFor = map[string]string{"who": "owner", "whom": "owner", "whose": "owner"}
 
 // fillers are dropped from queries only: the words of asking, not of the
-// thing asked about ("how do we use X", "what do I need to know about Y").
+// thing asked about ("how do we use X", "what do I need to know about Y"),
+// and contractions typed without their apostrophe ("whats", "dont").
 var fillers = wordSet(`
 use uses used using way ways need needs needed want wants wanted thing things know tell please
 happen happens happened work works worked working again still actually exactly ok okay hey hi hello
@@ -397,4 +398,6 @@ say says said see sees saw seen seem seems seemed look looks looking
 like likely maybe perhaps probably really quite rather just even ever never always often sometimes usually
 able allow allows let lets
 sure kind sort stuff bit
+whats hows wheres whens whys whos thats theres heres dont doesnt didnt isnt arent wasnt werent cant couldnt
+wont wouldnt shouldnt im ive id youre weve theyre
 `)
