@@ -399,5 +399,5 @@ like likely maybe perhaps probably really quite rather just even ever never alwa
 able allow allows let lets
 sure kind sort stuff bit
 whats hows wheres whens whys whos thats theres heres dont doesnt didnt isnt arent wasnt werent cant couldnt
-wont wouldnt shouldnt im ive id youre weve theyre
+wont wouldnt shouldnt ive youre weve theyre
 `)
