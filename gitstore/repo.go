@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -32,6 +33,9 @@ type Repo struct {
 	config *Config
 	// Now is the clock used for commit and memory times; tests replace it.
 	Now func() time.Time
+
+	skipMu  sync.Mutex
+	skipped map[plumbing.Hash]*DocumentError // invalid documents reads skipped
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
