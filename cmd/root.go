@@ -33,6 +33,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
 	err := root.ExecuteContext(ctx)
+	env.warnSkipped()
 	if err == nil {
 		return 0
 	}

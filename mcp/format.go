@@ -101,7 +101,7 @@ func describe(m *gitstore.Memory, short string, now time.Time) string {
 		fmt.Fprintf(&b, "replaces: %s\n", m.Supersedes)
 	}
 	if m.SupersededBy != "" {
-		fmt.Fprintf(&b, "replaced by: %s (memory_show %s)\n", m.SupersededBy, m.SupersededBy[:gitstore.MinShownPrefix])
+		fmt.Fprintf(&b, "replaced by: %s (memory_show %s)\n", m.SupersededBy, gitstore.Clip(m.SupersededBy, gitstore.MinShownPrefix))
 	}
 	for _, e := range m.Events {
 		who := e.Agent
@@ -123,7 +123,7 @@ func shortID(st *gitstore.Store, id string) string {
 	if rd, err := st.Read(); err == nil {
 		return rd.ShortID(id)
 	}
-	return id[:gitstore.MinShownPrefix]
+	return gitstore.Clip(id, gitstore.MinShownPrefix)
 }
 
 // shortIn is the display id of a memory read from a set.
@@ -133,7 +133,7 @@ func shortIn(set *gitstore.Set, m *gitstore.Memory) string {
 			return shortID(st, m.ID)
 		}
 	}
-	return m.ID[:gitstore.MinShownPrefix]
+	return gitstore.Clip(m.ID, gitstore.MinShownPrefix)
 }
 
 func storeName(st *gitstore.Store) string {

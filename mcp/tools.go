@@ -483,7 +483,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	}
 	if m.Supersedes != "" {
 		out.Superseded = m.Supersedes
-		msg += fmt.Sprintf(" It supersedes %s, which stays in history.", m.Supersedes[:gitstore.MinShownPrefix])
+		msg += fmt.Sprintf(" It supersedes %s, which stays in history.", gitstore.Clip(m.Supersedes, gitstore.MinShownPrefix))
 	}
 	return msg, out, nil
 }
@@ -566,7 +566,7 @@ func (s *Server) handoff(ctx context.Context, c *call, in HandoffInput) (string,
 	msg := fmt.Sprintf("Handoff %s saved for branch %s as %s; the next session gets it from memory_boot.", short, orNone(out.Branch), c.w.Agent)
 	if m.Supersedes != "" {
 		out.Superseded = m.Supersedes
-		msg += fmt.Sprintf(" It replaces the previous handoff %s.", m.Supersedes[:gitstore.MinShownPrefix])
+		msg += fmt.Sprintf(" It replaces the previous handoff %s.", gitstore.Clip(m.Supersedes, gitstore.MinShownPrefix))
 	}
 	return msg, out, nil
 }
@@ -661,7 +661,7 @@ func (s *Server) history(ctx context.Context, c *call, in IDInput) (string, Hist
 		if who == "" {
 			who = v.Author
 		}
-		fmt.Fprintf(&b, "- %s %s %s by %s: %s\n", vo.Commit[:10], vo.Time, v.Op, orNone(who), line)
+		fmt.Fprintf(&b, "- %s %s %s by %s: %s\n", gitstore.Clip(vo.Commit, 10), vo.Time, v.Op, orNone(who), line)
 	}
 	return b.String(), out, nil
 }
