@@ -72,15 +72,21 @@ func (e *Env) openSet() (*gitstore.Set, error) {
 }
 
 // warnSkipped tells on stderr which invalid memory documents the command's
-// reads skipped, each with the command that removes it.
-func (e *Env) warnSkipped() {
+// reads skipped, each with the command that removes it (but the one its
+// error, err, is about: that one is said already).
+func (e *Env) warnSkipped(err error) {
 	seen := map[string]bool{}
+	var failed *gitstore.DocumentError
+	errors.As(err, &failed)
 	for _, set := range e.sets {
 		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
 			if r == nil {
 				continue
 			}
 			for _, d := range r.Skipped() {
+				if failed != nil && failed.Blob == d.Blob {
+					continue
+				}
 				if key := r.GitDir + " " + d.Blob.String(); !seen[key] {
 					seen[key] = true
 					fmt.Fprintf(e.Err, "git mem: warning: %s\n", terminalSafe(d.Error(), false))

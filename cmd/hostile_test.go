@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -275,4 +276,23 @@ func TestCLIWriteRefusesControlsAndLimits(t *testing.T) {
 	ok = append(ok, many("--tag", 20, func(i int) string { return "t" + strings.Repeat("y", i) })...)
 	ok = append(ok, "--path", strings.Repeat("d/", 255)+"ff")
 	mustRun(t, sb, append(append([]string{"add"}, ok...), "--", "a memory at every limit")...)
+}
+
+// TestCLIHookSkipsInvalidDocumentWithAWarning: a hook injects the valid
+// memories of a store holding an invalid document, and logs which document
+// it skipped and why to hooks.log (never to stdout).
+func TestCLIHookSkipsInvalidDocumentWithAWarning(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	sb.git("commit", "-q", "--allow-empty", "-m", "init")
+	mustRun(t, sb, "add", "--type", "preference", "--", "Prefer table-driven tests")
+	sb.plantDoc(sb.repo, badID, hostileDoc(t, badID, map[string]any{"schema": 2}), "mem: add 3f2a9c planted\n")
+	start, _ := json.Marshal(map[string]any{"session_id": "w1", "cwd": sb.repo, "hook_event_name": "SessionStart", "source": "startup"})
+	out, _, code := sb.runStdin(string(start), nil, "hook", "session-start")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "Prefer table-driven tests")
+	require.NotContains(t, out, badID)
+	log, err := os.ReadFile(filepath.Join(sb.repo, ".git", "mem", "hooks.log"))
+	require.NoError(t, err)
+	require.Contains(t, string(log), "warning: memory document memories/3f/"+badID+".json is invalid (memory schema 2")
 }

@@ -33,7 +33,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
 	err := root.ExecuteContext(ctx)
-	env.warnSkipped()
+	env.warnSkipped(err)
 	if err == nil {
 		return 0
 	}

@@ -163,7 +163,12 @@ func (s *snapshot) get(id string) (*Memory, error) {
 	if h.IsZero() {
 		return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
 	}
-	return s.repo.readMemory(h, id)
+	m, err := s.repo.readMemory(h, id)
+	var de *DocumentError
+	if errors.As(err, &de) {
+		s.repo.noteSkipped(de)
+	}
+	return m, err
 }
 
 func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {

@@ -212,6 +212,16 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 		return nil, err
 	}
 	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC()}
+	defer func() { // invalid documents the reads skipped: the store keeps working, the log says why
+		for _, sr := range []*gitstore.Repo{repo, set.Personal} {
+			if sr == nil {
+				continue
+			}
+			for _, d := range sr.Skipped() {
+				lg.log(&Outcome{Event: event, Agent: agent}, fmt.Errorf("warning: %w", d))
+			}
+		}
+	}()
 	switch event {
 	case eventWarm:
 		return nil, h.warm(ctx)

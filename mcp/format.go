@@ -189,6 +189,8 @@ func toolErrorText(err error, text string) error {
 			fmt.Fprintf(&b, "\n- %s %s: %s", m.ID, m.Type, gitstore.Summary(m.Text, 80))
 		}
 		return errors.New(b.String())
+	case errors.Is(err, gitstore.ErrBadDocument):
+		return errors.New(cliHints.Replace(err.Error()))
 	case errors.Is(err, gitstore.ErrNotFound):
 		return errors.New("no memory has that id in this repository's memory or your personal store; use an id exactly as memory_recall, memory_list or memory_boot shows it")
 	case errors.Is(err, gitstore.ErrSecret):
@@ -222,6 +224,8 @@ var cliHints = strings.NewReplacer(
 	"git mem recall", "memory_recall",
 	"git mem add --supersedes", "memory_add with supersedes",
 	"git mem add", "memory_add",
+	"git mem forget", "memory_forget",
+	"git mem history", "memory_history",
 )
 
 // trimSentinel drops the "<sentinel>: " prefix of a wrapped gitstore error.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -637,20 +638,27 @@ func (s *Server) show(ctx context.Context, c *call, in IDInput) (string, MemoryO
 
 func (s *Server) history(ctx context.Context, c *call, in IDInput) (string, HistoryOutput, error) {
 	out := HistoryOutput{Versions: []VersionOut{}}
-	st, m, err := s.find(c, in.ID)
-	if err != nil {
+	if strings.TrimSpace(in.ID) == "" {
+		_, _, err := s.find(c, in.ID)
 		return "", out, err
 	}
-	vs, err := st.History(ctx, m.ID)
+	st, id, err := c.set.Locate(strings.TrimSpace(in.ID)) // an invalid document has a history too
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	out.ID = m.ID
+	vs, err := st.History(ctx, id)
+	if err != nil {
+		return "", out, toolError(err)
+	}
+	out.ID = id
 	var b strings.Builder
-	fmt.Fprintf(&b, "History of %s (newest first):\n", shortID(st, m.ID))
+	fmt.Fprintf(&b, "History of %s (newest first):\n", shortID(st, id))
 	for _, v := range vs {
 		vo := VersionOut{Commit: v.Commit.String(), Time: v.Time.UTC().Format(time.RFC3339), Op: v.Op, Agent: v.Agent, Author: v.Author}
 		line := "(removed)"
+		if v.Invalid != "" {
+			line = "(invalid document: " + v.Invalid + ")"
+		}
 		if v.Memory != nil {
 			vo.Text = v.Memory.Text
 			vo.Trust = round3(v.Memory.EffectiveTrust(v.Time))
@@ -722,9 +730,17 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 
 func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, MemoryOutput, error) {
 	var out MemoryOutput
-	st, m, err := s.find(c, in.ID)
-	if err != nil {
+	if strings.TrimSpace(in.ID) == "" {
+		_, _, err := s.find(c, in.ID)
 		return "", out, err
+	}
+	st, m, err := c.set.Find(strings.TrimSpace(in.ID))
+	var bad *gitstore.DocumentError
+	if errors.As(err, &bad) && st != nil {
+		m, err = &gitstore.Memory{ID: bad.ID}, nil // an invalid document: forget it by its file name
+	}
+	if err != nil {
+		return "", out, toolError(err)
 	}
 	short := shortID(st, m.ID)
 	m, err = st.Forget(ctx, c.w, m.ID)
