@@ -268,8 +268,8 @@ func (m *Memory) check() error {
 	if math.IsNaN(m.Trust) || m.Trust < 0 || m.Trust > 1 {
 		return bad("trust %v is outside 0..1", m.Trust)
 	}
-	for name, v := range map[string]string{"agent": m.Agent, "subagent": m.Subagent, "session": m.Session, "author": m.Author} {
-		if err := checkField(name, v); err != nil {
+	for _, f := range [...]struct{ name, v string }{{"agent", m.Agent}, {"subagent", m.Subagent}, {"session", m.Session}, {"author", m.Author}} {
+		if err := checkField(f.name, f.v); err != nil {
 			return err
 		}
 	}
@@ -281,9 +281,9 @@ func (m *Memory) check() error {
 			return err
 		}
 	}
-	for name, v := range map[string]string{"supersedes": m.Supersedes, "superseded_by": m.SupersededBy} {
-		if v != "" && !validID(v) {
-			return bad("%s %s is not a full memory id (%d lower-case hex digits)", name, quoteShort(v), IDHexLen)
+	for _, f := range [...]struct{ name, v string }{{"supersedes", m.Supersedes}, {"superseded_by", m.SupersededBy}} {
+		if f.v != "" && !validID(f.v) {
+			return bad("%s %s is not a full memory id (%d lower-case hex digits)", f.name, quoteShort(f.v), IDHexLen)
 		}
 	}
 	if len(m.Events) > MaxEvents {
@@ -295,9 +295,9 @@ func (m *Memory) check() error {
 		default:
 			return bad("event %d has unknown op %s", i, quoteShort(e.Op))
 		}
-		for name, v := range map[string]string{"agent": e.Agent, "session": e.Session, "author": e.Author} {
-			if err := checkField(fmt.Sprintf("event %d %s", i, name), v); err != nil {
-				return err
+		for _, f := range [...]struct{ name, v string }{{"agent", e.Agent}, {"session", e.Session}, {"author", e.Author}} {
+			if len(f.v) > MaxFieldBytes || !utf8.ValidString(f.v) || strings.ContainsFunc(f.v, isControl) {
+				return checkField(fmt.Sprintf("event %d %s", i, f.name), f.v)
 			}
 		}
 		if e.Reason != "" {

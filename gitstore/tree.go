@@ -176,6 +176,11 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
 	}
+	return objectData(o, h)
+}
+
+// objectData reads the content of an object read as h.
+func objectData(o plumbing.EncodedObject, h plumbing.Hash) ([]byte, error) {
 	rd, err := o.Reader()
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
@@ -199,7 +204,7 @@ func (r *Repo) readMemory(h plumbing.Hash, id string) (*Memory, error) {
 	if o.Size() > MaxDocumentBytes {
 		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", o.Size(), MaxDocumentBytes)}
 	}
-	data, err := r.readBlob(h)
+	data, err := objectData(o, h)
 	if err != nil {
 		return nil, err
 	}
