@@ -562,6 +562,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 			if inBase[ho] {
 				res.Removed = append(res.Removed, id)
 				changes[id] = plumbing.ZeroHash
+				return nil
 			}
 			res.Revived = append(res.Revived, id)
 		case inBase[ho] && !inBase[ht]: // changed there only
