@@ -302,7 +302,8 @@ func FuzzValidateDocument(f *testing.F) {
 		m2, err := ValidateDocument(out, id)
 		require.NoError(t, err, "%s", out)
 		require.Equal(t, m.Text, m2.Text)
-		require.Equal(t, m.Paths, m2.Paths)
+		require.Equal(t, len(m.Paths), len(m2.Paths)) // an empty list encodes as none
+		require.Equal(t, strings.Join(m.Paths, "\x00"), strings.Join(m2.Paths, "\x00"))
 		// every id and commit a reader may cut is long enough
 		if m.Anchor != nil && m.Anchor.Commit != "" {
 			require.GreaterOrEqual(t, len(m.Anchor.Commit), 40)
