@@ -77,6 +77,7 @@ func TestCLIInvalidDocumentInStore(t *testing.T) {
 			sb.isolate()
 			sb.git("commit", "-q", "--allow-empty", "-m", "init")
 			mustRun(t, sb, "add", "--type", "preference", "--", "Stripe webhooks are verified with the signing secret")
+			require.Contains(t, mustRun(t, sb, "recall", "--", "stripe webhook signing secret"), "Stripe webhooks", "the index exists before the plant")
 			sb.plantDoc(sb.repo, badID, c.doc, "mem: add 3f2a9c planted\n\nMemory-Id: "+badID+"\nMemory-Op: add\n")
 			path := "memories/3f/" + badID + ".json"
 
@@ -291,6 +292,10 @@ func TestCLIHookSkipsInvalidDocumentWithAWarning(t *testing.T) {
 	out, _, code := sb.runStdin(string(start), nil, "hook", "session-start")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "Prefer table-driven tests")
+	require.NotContains(t, out, badID)
+	prompt, _ := json.Marshal(map[string]any{"session_id": "w1", "cwd": sb.repo, "hook_event_name": "UserPromptSubmit", "prompt": "how should I write table-driven tests here?"})
+	out, _, code = sb.runStdin(string(prompt), nil, "hook", "prompt")
+	require.Equal(t, 0, code)
 	require.NotContains(t, out, badID)
 	log, err := os.ReadFile(filepath.Join(sb.repo, ".git", "mem", "hooks.log"))
 	require.NoError(t, err)
