@@ -139,10 +139,10 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 	}
 	if d := outcome.PossibleDuplicateOf; d != nil {
 		fmt.Fprintf(env.Err, "saved; it looks like %s (%q) but says something else: if it replaces it, run git mem add --supersedes %s -- TEXT next time, or git mem forget %s\n",
-			d.ID[:gitstore.MinShownPrefix], gitstore.Summary(d.Text, 60), d.ID[:gitstore.MinShownPrefix], d.ID[:gitstore.MinShownPrefix])
+			gitstore.Clip(d.ID, gitstore.MinShownPrefix), terminalSafe(gitstore.Summary(d.Text, 60), false), gitstore.Clip(d.ID, gitstore.MinShownPrefix), gitstore.Clip(d.ID, gitstore.MinShownPrefix))
 	}
 	if m.Supersedes != "" {
-		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", m.Supersedes[:gitstore.MinShownPrefix])
+		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", gitstore.Clip(m.Supersedes, gitstore.MinShownPrefix))
 	}
 	fmt.Fprintln(env.Out, short)
 	return nil

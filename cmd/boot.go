@@ -77,7 +77,7 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 			Newest: hitsJSON(res.Newest), Text: res.Text, Shown: res.Shown, More: res.More,
 		}
 		if h := res.Handoff; h != nil {
-			j := toJSON(h, h.ID[:gitstore.MinShownPrefix], env.Now())
+			j := toJSON(h, gitstore.Clip(h.ID, gitstore.MinShownPrefix), env.Now())
 			out.Handoff = &j
 		}
 		return writeJSON(env.Out, out)
@@ -86,6 +86,6 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 		fmt.Fprintln(env.Err, "no memories to start with yet; save one with git mem add -- TEXT")
 		return nil
 	}
-	fmt.Fprint(env.Out, res.Text)
+	fmt.Fprint(env.Out, terminalSafe(res.Text, true))
 	return nil
 }

@@ -76,9 +76,9 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 		}
 	} else {
 		for _, f := range findings {
-			fmt.Fprintf(env.Out, "%-5s %s: %s\n", f.Status, f.Check, f.Message)
+			fmt.Fprintf(env.Out, "%-5s %s: %s\n", f.Status, terminalSafe(f.Check, false), terminalSafe(f.Message, true))
 			if f.Fix != "" {
-				fmt.Fprintf(env.Out, "      fix: %s\n", f.Fix)
+				fmt.Fprintf(env.Out, "      fix: %s\n", terminalSafe(f.Fix, false))
 			}
 		}
 	}

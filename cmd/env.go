@@ -29,6 +29,8 @@ type Env struct {
 	Dir    string
 	Getenv func(string) string
 	Now    func() time.Time
+
+	sets []*gitstore.Set // opened by the command: their skipped documents are warned about
 }
 
 // ProcessEnv is the Env of the running process.
@@ -71,7 +73,33 @@ func (e *Env) openSet() (*gitstore.Set, error) {
 			return nil, err
 		}
 	}
+	e.sets = append(e.sets, set)
 	return set, nil
+}
+
+// warnSkipped tells on stderr which invalid memory documents the command's
+// reads skipped, each with the command that removes it (but the one its
+// error, err, is about: that one is said already).
+func (e *Env) warnSkipped(err error) {
+	seen := map[string]bool{}
+	var failed *gitstore.DocumentError
+	errors.As(err, &failed)
+	for _, set := range e.sets {
+		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+			if r == nil {
+				continue
+			}
+			for _, d := range r.Skipped() {
+				if failed != nil && failed.Blob == d.Blob {
+					continue
+				}
+				if key := r.GitDir + " " + d.Blob.String(); !seen[key] {
+					seen[key] = true
+					fmt.Fprintf(e.Err, "git mem: warning: %s\n", terminalSafe(d.Error(), false))
+				}
+			}
+		}
+	}
 }
 
 // find opens the stores and finds the memory with an id or unique prefix.

@@ -47,6 +47,11 @@ func runForget(ctx context.Context, env *Env, o *forgetOptions) error {
 		return err
 	}
 	store, m, err := set.Find(o.id)
+	var bad *gitstore.DocumentError
+	if errors.As(err, &bad) && store != nil {
+		// An invalid document: forget (or purge) it by its file name.
+		m, err = &gitstore.Memory{ID: bad.ID}, nil
+	}
 	if o.purge {
 		return runPurge(ctx, env, set, store, m, o.id, err)
 	}
@@ -96,7 +101,7 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	if rep == nil {
 		return fmt.Errorf("%w: no memory %s in any memory ref's history", gitstore.ErrNotFound, id)
 	}
-	fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", id[:gitstore.MinShownPrefix], strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
+	fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", gitstore.Clip(id, gitstore.MinShownPrefix), strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
 	// Remember the purge, so that a later pull never merges the memory back in.
 	if repo.GitDir != "" {
 		if err := repo.RecordPurged(ctx, id); err != nil {

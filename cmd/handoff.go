@@ -85,7 +85,7 @@ func printHandoff(env *Env, set *gitstore.Set, m *gitstore.Memory, asJSON bool) 
 	if asJSON {
 		return writeJSON(env.Out, toJSON(m, short, env.Now()))
 	}
-	fmt.Fprintf(env.Out, "handoff %s on %s, %s by %s\n%s\n", short, handoff.HandoffBranch(m), m.Created.Local().Format("2006-01-02 15:04"), firstNonEmpty(m.Agent, m.Author), m.Text)
+	fmt.Fprintf(env.Out, "%s\n%s\n", terminalSafe(fmt.Sprintf("handoff %s on %s, %s by %s", short, handoff.HandoffBranch(m), m.Created.Local().Format("2006-01-02 15:04"), firstNonEmpty(m.Agent, m.Author)), false), terminalSafe(m.Text, true))
 	return nil
 }
 
@@ -96,5 +96,5 @@ func shortOf(set *gitstore.Set, m *gitstore.Memory) string {
 			return rd.ShortID(m.ID)
 		}
 	}
-	return m.ID[:gitstore.MinShownPrefix]
+	return gitstore.Clip(m.ID, gitstore.MinShownPrefix)
 }

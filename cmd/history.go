@@ -43,11 +43,15 @@ type versionJSON struct {
 }
 
 func runHistory(ctx context.Context, env *Env, o *historyOptions) error {
-	_, store, m, err := env.find(o.id)
+	set, err := env.openSet()
 	if err != nil {
 		return err
 	}
-	versions, err := store.History(ctx, m.ID)
+	store, id, err := set.Locate(o.id) // an invalid document has a history too
+	if err != nil {
+		return err
+	}
+	versions, err := store.History(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -66,10 +70,13 @@ func runHistory(ctx context.Context, env *Env, o *historyOptions) error {
 	for _, v := range versions {
 		who := firstNonEmpty(v.Agent, v.Author)
 		text := "(removed)"
+		if v.Invalid != "" {
+			text = "(invalid document: " + v.Invalid + ")"
+		}
 		if v.Memory != nil {
 			text = fmt.Sprintf("trust %.2f  %s", v.Memory.EffectiveTrust(v.Time), gitstore.Summary(v.Memory.Text, 100))
 		}
-		fmt.Fprintf(env.Out, "%s  %s  %-9s %-12s %s\n", v.Commit.String()[:10], v.Time.Local().Format("2006-01-02 15:04"), v.Op, who, text)
+		fmt.Fprintln(env.Out, terminalSafe(fmt.Sprintf("%s  %s  %-9s %-12s %s", v.Commit.String()[:10], v.Time.Local().Format("2006-01-02 15:04"), v.Op, who, text), false))
 	}
 	return nil
 }

@@ -40,17 +40,25 @@ has an internal deadline (session-start 6 s, prompt 3 s, stop 2 s, session-end
 700 ms; GIT_MEM_HOOK_DEADLINE_MS overrides it).`,
 		Example: `  echo '{"session_id":"s1","cwd":"/src/app","hook_event_name":"SessionStart","source":"startup"}' | git mem hook session-start`,
 		Args:    cobra.ArbitraryArgs,
+		// A hook exits 0 on every input, its command line included: the
+		// arguments are read by hooks.ParseArgs, which never fails (an
+		// unknown flag, or --agent without a value, is ignored).
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				o.event = args[0]
+			for _, a := range args {
+				if a == "--" {
+					break
+				}
+				if a == "-h" || a == "--help" {
+					return cmd.Help()
+				}
 			}
+			o.event, o.agent = hooks.ParseArgs(args)
 			runHook(cmd, env, o)
 			return nil
 		},
 	}
 	c.Flags().StringVar(&o.agent, "agent", "", "the agent sending the payload: claude, codex, cursor or gemini (default: detected)")
-	// a hook must exit 0 even when called with flags it does not know
-	c.FParseErrWhitelist.UnknownFlags = true
 	return c
 }
 

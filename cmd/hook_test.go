@@ -46,6 +46,14 @@ func TestCLIHookAlwaysExitsZero(t *testing.T) {
 		{"unknown event", string(start), []string{"hook", "post-everything"}, nil, ""},
 		{"no event", string(start), []string{"hook"}, nil, ""},
 		{"unknown flag", string(start), []string{"hook", "stop", "--future-flag"}, nil, ""},
+		{"agent without a value", string(start), []string{"hook", "prompt", "--agent"}, nil, ""},
+		{"agent without a value before the event", string(start), []string{"hook", "--agent", "--", "prompt"}, nil, ""},
+		{"empty agent", string(start), []string{"hook", "prompt", "--agent="}, nil, ""},
+		{"unknown shorthand flag", string(start), []string{"hook", "prompt", "-z"}, nil, ""},
+		{"flag with a bad value", string(start), []string{"hook", "prompt", "--agent", "nobody", "--deadline=-5"}, nil, ""},
+		{"directory flag", string(start), []string{"-C", "/nonexistent", "hook", "session-end", "--agent"}, nil, ""},
+		{"agent flag with a value", strings.Replace(string(start), `"c1"`, `"c3"`, 1), []string{"hook", "session-start", "--agent", "claude"}, nil, `"hookEventName":"SessionStart"`},
+		{"event after a flag", strings.Replace(string(start), `"c1"`, `"c4"`, 1), []string{"hook", "--agent=claude", "session-start"}, nil, `"hookEventName":"SessionStart"`},
 		{"debug to stderr only", "x", []string{"hook", "prompt"}, map[string]string{"GIT_MEM_DEBUG": "1"}, ""},
 	}
 	for _, c := range cases {

@@ -79,7 +79,7 @@ func runLog(ctx context.Context, env *Env, o *logOptions) error {
 	}
 	for _, c := range changes {
 		who := firstNonEmpty(c.Agent, c.Author)
-		fmt.Fprintf(env.Out, "%s  %s  %-12s %s\n", c.Commit.String()[:10], c.Time.Local().Format("2006-01-02 15:04"), who, c.Subject)
+		fmt.Fprintln(env.Out, terminalSafe(fmt.Sprintf("%s  %s  %-12s %s", c.Commit.String()[:10], c.Time.Local().Format("2006-01-02 15:04"), who, c.Subject), false))
 	}
 	return nil
 }

@@ -80,11 +80,13 @@ func memoryLine(m *gitstore.Memory, short string, now time.Time) string {
 			retired = " (expired)"
 		}
 	}
-	return fmt.Sprintf("%s  %-10s %s  trust %.2f%s%s", short, m.Type, gitstore.Summary(m.Text, 90), m.EffectiveTrust(now), retired, scopeLabel(m))
+	return terminalSafe(fmt.Sprintf("%s  %-10s %s  trust %.2f%s%s", short, m.Type, gitstore.Summary(m.Text, 90), m.EffectiveTrust(now), retired, scopeLabel(m)), false)
 }
 
-// writeMemory prints every field of a memory for git mem show.
-func writeMemory(w io.Writer, m *gitstore.Memory, short string, now time.Time) {
+// writeMemory prints every field of a memory for git mem show; every line
+// passes through terminalSafe.
+func writeMemory(out io.Writer, m *gitstore.Memory, short string, now time.Time) {
+	w := lineEscaper{out}
 	fmt.Fprintf(w, "id:        %s (%s)\n", m.ID, short)
 	fmt.Fprintf(w, "scope:     %s\n", m.Scope())
 	fmt.Fprintf(w, "type:      %s\n", m.Type)
@@ -121,7 +123,7 @@ func writeMemory(w io.Writer, m *gitstore.Memory, short string, now time.Time) {
 		fmt.Fprintf(w, "replaces:  %s\n", m.Supersedes)
 	}
 	if m.SupersededBy != "" {
-		fmt.Fprintf(w, "replaced:  by %s (git mem show %s)\n", m.SupersededBy, m.SupersededBy[:gitstore.MinShownPrefix])
+		fmt.Fprintf(w, "replaced:  by %s (git mem show %s)\n", m.SupersededBy, gitstore.Clip(m.SupersededBy, gitstore.MinShownPrefix))
 	}
 	for _, e := range m.Events {
 		reason := ""
@@ -130,7 +132,24 @@ func writeMemory(w io.Writer, m *gitstore.Memory, short string, now time.Time) {
 		}
 		fmt.Fprintf(w, "event:     %s %s by %s%s\n", e.At.Format(time.RFC3339), e.Op, firstNonEmpty(e.Agent, e.Author), reason)
 	}
-	fmt.Fprintf(w, "\n%s\n", m.Text)
+	fmt.Fprintf(out, "\n%s\n", terminalSafe(m.Text, true))
+}
+
+// lineEscaper writes one-line output through terminalSafe; each write is one
+// line ending in a newline.
+type lineEscaper struct{ w io.Writer }
+
+func (l lineEscaper) Write(p []byte) (int, error) {
+	s := string(p)
+	line, nl := strings.CutSuffix(s, "\n")
+	out := terminalSafe(line, false)
+	if nl {
+		out += "\n"
+	}
+	if _, err := io.WriteString(l.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // anchorText renders the code state a memory was written against.
@@ -139,9 +158,9 @@ func anchorText(a *gitstore.Anchor) string {
 	case a.Commit == "":
 		return "branch " + a.Branch + ", before its first commit"
 	case a.Branch == "":
-		return a.Commit[:10] + " (detached HEAD)"
+		return gitstore.Clip(a.Commit, 10) + " (detached HEAD)"
 	}
-	return a.Commit[:10] + " on " + a.Branch
+	return gitstore.Clip(a.Commit, 10) + " on " + a.Branch
 }
 
 func firstNonEmpty(xs ...string) string {

@@ -106,7 +106,7 @@ func runPreview(ctx context.Context, env *Env, o *previewOptions) error {
 	if res.Text == "" {
 		fmt.Fprintln(env.Out, "(nothing would be injected: no memories with trust 0.40 or more yet)")
 	} else {
-		fmt.Fprint(env.Out, res.Text)
+		fmt.Fprint(env.Out, terminalSafe(res.Text, true))
 	}
 	w := env.Err
 	fmt.Fprintf(w, "\n--- %d of %d characters; %d memories shown, %d more left out\n", chars, res.Limit, len(res.IDs), res.More)
@@ -116,9 +116,9 @@ func runPreview(ctx context.Context, env *Env, o *previewOptions) error {
 	}
 	switch {
 	case res.Handoff != nil:
-		fmt.Fprintf(w, "handoff:  %s, the latest for branch %s\n", res.Handoff.ID[:gitstore.MinShownPrefix], branch)
+		fmt.Fprintf(w, "handoff:  %s, the latest for branch %s\n", gitstore.Clip(res.Handoff.ID, gitstore.MinShownPrefix), branch)
 	case res.Other != nil:
-		fmt.Fprintf(w, "handoff:  none for %s; %s of branch %s shown, labelled as another branch's\n", branch, res.Other.ID[:gitstore.MinShownPrefix], handoff.HandoffBranch(res.Other))
+		fmt.Fprintf(w, "handoff:  none for %s; %s of branch %s shown, labelled as another branch's\n", branch, gitstore.Clip(res.Other.ID, gitstore.MinShownPrefix), terminalSafe(handoff.HandoffBranch(res.Other), false))
 	default:
 		fmt.Fprintf(w, "handoff:  none for %s (git mem handoff leaves one)\n", branch)
 	}

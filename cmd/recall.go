@@ -176,7 +176,7 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		}
 		return nil
 	}
-	fmt.Fprint(env.Out, text)
+	fmt.Fprint(env.Out, terminalSafe(text, true))
 	return nil
 }
 

@@ -33,15 +33,16 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
 	err := root.ExecuteContext(ctx)
+	env.warnSkipped(err)
 	if err == nil {
 		return 0
 	}
 	code := exitCode(err)
 	if code == 2 || isCobraUsage(err) {
-		fmt.Fprintf(env.Err, "git mem: %v\nRun 'git mem --help' for usage.\n", err)
+		fmt.Fprintf(env.Err, "git mem: %s\nRun 'git mem --help' for usage.\n", terminalSafe(err.Error(), true))
 		return 2
 	}
-	fmt.Fprintf(env.Err, "git mem: %v\n", err)
+	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(err.Error(), true))
 	return code
 }
 

@@ -126,6 +126,15 @@ type mergeJSON struct {
 	Removed   []string `json:"removed"`
 	Revived   []string `json:"revived"`
 	LocalOnly int      `json:"local_only"`
+	// Rejected are the invalid documents the remote has that were not merged.
+	Rejected []rejectedJSON `json:"rejected"`
+}
+
+// rejectedJSON is one invalid document a pull did not merge.
+type rejectedJSON struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 func mergeJSONOf(m *gitstore.MergeResult) *mergeJSON {
@@ -139,7 +148,10 @@ func mergeJSONOf(m *gitstore.MergeResult) *mergeJSON {
 		return xs
 	}
 	j := &mergeJSON{Result: string(m.Kind), New: nz(m.New), Changed: nz(m.Changed), Merged: nz(m.Merged),
-		Removed: nz(m.Removed), Revived: nz(m.Revived), LocalOnly: len(m.Local) + len(m.Forgotten)}
+		Removed: nz(m.Removed), Revived: nz(m.Revived), LocalOnly: len(m.Local) + len(m.Forgotten), Rejected: []rejectedJSON{}}
+	for _, d := range m.Rejected {
+		j.Rejected = append(j.Rejected, rejectedJSON{ID: d.ID, Path: d.Path(), Reason: d.Reason})
+	}
 	if !m.Commit.IsZero() {
 		j.Commit = m.Commit.String()
 	}
@@ -154,7 +166,7 @@ func pullJSON(p *gitstore.PullResult) map[string]any {
 	if p.Merge != nil {
 		out["merge"] = mergeJSONOf(p.Merge)
 	} else {
-		out["merge"] = &mergeJSON{Result: "remote-empty", New: []string{}, Changed: []string{}, Merged: []string{}, Removed: []string{}, Revived: []string{}}
+		out["merge"] = &mergeJSON{Result: "remote-empty", New: []string{}, Changed: []string{}, Merged: []string{}, Removed: []string{}, Revived: []string{}, Rejected: []rejectedJSON{}}
 	}
 	return out
 }
@@ -179,7 +191,10 @@ func writePull(w io.Writer, p *gitstore.PullResult) {
 	default:
 		fmt.Fprintf(w, "merged %s into %s (%s): %s\n", name, gitstore.RefMain, m.Commit.String()[:7], m.Summary(name))
 		for _, id := range m.Revived {
-			fmt.Fprintf(w, "  kept %s: forgotten on one side, revised on the other (git mem history %s)\n", id[:gitstore.MinShownPrefix], id[:gitstore.MinShownPrefix])
+			fmt.Fprintf(w, "  kept %s: forgotten on one side, revised on the other (git mem history %s)\n", gitstore.Clip(id, gitstore.MinShownPrefix), gitstore.Clip(id, gitstore.MinShownPrefix))
 		}
+	}
+	for _, d := range m.Rejected {
+		fmt.Fprintln(w, terminalSafe(fmt.Sprintf("  not merged: %s from %s is invalid (%s); ask whoever wrote it to fix or forget it there", d.Path(), name, d.Reason), false))
 	}
 }

@@ -66,8 +66,8 @@ func fanEntries(s *snapshot, prefix string) (map[string]plumbing.Hash, error) {
 		return out, err
 	}
 	for _, e := range t.Entries {
-		if len(e.Name) == IDHexLen+5 {
-			out[e.Name[:IDHexLen]] = e.Hash
+		if id, ok := docID(prefix, e.Name); ok {
+			out[id] = e.Hash
 		}
 	}
 	return out, nil

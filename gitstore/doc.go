@@ -29,9 +29,14 @@
 //     prefix of at least 6 digits; accepted as any unique prefix of at least 4.
 //   - type: fact, decision, gotcha, convention, command, preference, handoff or session.
 //   - text: the memory itself, verbatim; at most MaxTextBytes (8192) bytes of
-//     valid UTF-8 without NUL or other control characters than tab and newline.
-//   - tags: lower-case labels (letters, digits, - _ . : /).
-//   - paths: repository-relative files the memory is about.
+//     valid UTF-8 without NUL or other control characters than tab and
+//     newline (documents written by older versions may hold carriage
+//     returns: they are read, never written).
+//   - tags: at most MaxTags (20) lower-case labels of at most MaxTagBytes (64)
+//     bytes (letters, digits, - _ . : /).
+//   - paths: at most MaxPaths (50) repository-relative files the memory is
+//     about, each at most MaxPathBytes (512) bytes of UTF-8 without control
+//     characters.
 //   - source: user (a person said so), verified (checked by running something),
 //     inferred (an agent concluded it).
 //   - tentative: the writer was unsure; starting trust x0.6.
@@ -52,6 +57,25 @@
 //   - events: [{op, at, agent, author, reason}] — confirm, dispute, reinforce,
 //     supersede — in order.
 //   - reinforced: dates the same fact was learned again (one a day, last 10).
+//
+// agent, subagent, session, author, anchor.branch and the events' short
+// fields are at most MaxFieldBytes (512) bytes without control characters;
+// anchor.commit is a full commit id (40 or 64 lower-case hex digits);
+// supersedes and superseded_by are full memory ids; trust is within 0..1; at
+// most MaxEvents (1000) events and MaxReinforced (100) dates; the whole
+// document is at most MaxDocumentBytes (1 MiB).
+//
+// # Invalid documents
+//
+// A remote, a hand edit or an older version can leave a document that breaks
+// these rules. ValidateDocument checks every document a read or a merge
+// touches, including that its id equals its file name. Writes never produce
+// one. Reads skip an invalid document and record it (Repo.Skipped: the CLI
+// warns on stderr), Get reports it as a *DocumentError (ErrBadDocument and
+// ErrNotFound), git mem doctor lists each with its fix, and git mem forget ID
+// (or forget --purge) removes it by its file name. A merge (pull, sync) never
+// takes an invalid document from the other side: it keeps this side's
+// version, and MergeResult.Rejected and the merge commit say which and why.
 //
 // # Commits
 //

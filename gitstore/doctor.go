@@ -63,12 +63,19 @@ func (r *Repo) CheckMemoryRefs(ctx context.Context) []Finding {
 		if err := ctx.Err(); err != nil {
 			return out
 		}
-		out = append(out, r.checkRef(name, refs[name]))
+		f, bad := r.checkRef(name, refs[name])
+		out = append(append(out, f), bad...)
 	}
 	return append(out, r.staleLocks()...)
 }
 
-func (r *Repo) checkRef(name string, tip plumbing.Hash) Finding {
+// maxListedInvalid bounds how many invalid documents doctor lists one by one per ref.
+const maxListedInvalid = 50
+
+// checkRef checks one memory ref. For refs/memory/main and private it also
+// returns one finding per invalid document (at most maxListedInvalid), each
+// with the command that removes it.
+func (r *Repo) checkRef(name string, tip plumbing.Hash) (Finding, []Finding) {
 	f := Finding{Check: name}
 	rest := strings.TrimPrefix(name, "refs/memory/")
 	full := name == RefMain || name == RefPrivate
@@ -77,26 +84,37 @@ func (r *Repo) checkRef(name string, tip plumbing.Hash) Finding {
 	case strings.HasPrefix(rest, "remotes/") && strings.HasSuffix(rest, "/main") && validRemoteName(strings.TrimSuffix(strings.TrimPrefix(rest, "remotes/"), "/main")):
 	case !validRemoteName(rest):
 		f.Status, f.Message, f.Fix = FindingFail, "malformed ref name", "git update-ref -d "+name
-		return f
+		return f, nil
 	default:
 		f.Status, f.Message = FindingWarn, "not a ref git-mem uses (refs/memory/main, refs/memory/private, refs/memory/remotes/<remote>/main); it is ignored"
 		f.Fix = "git update-ref -d " + name + "   (if you do not need it)"
-		return f
+		return f, nil
 	}
 	snap, err := r.snapshotAt(tip)
 	if err != nil {
 		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck; then git mem pull from a clone that has the memory"
-		return f
+		return f, nil
 	}
-	n, bad := 0, 0
+	n, unreadable, bad := 0, 0, 0
 	var firstBad string
+	var invalid []Finding
 	err = snap.entries(func(id string, h plumbing.Hash) error {
 		n++
 		if !full {
 			return nil
 		}
-		if _, err := r.readMemory(h); err != nil {
+		_, err := r.readMemory(h, id)
+		var de *DocumentError
+		switch {
+		case errors.As(err, &de):
 			bad++
+			if len(invalid) < maxListedInvalid {
+				invalid = append(invalid, Finding{Check: name + " " + de.Path(), Status: FindingFail,
+					Message: "invalid memory document: " + de.Reason + "; reads skip it and a pull does not merge it",
+					Fix:     "git mem forget " + id + "   (git mem history " + id + " shows its earlier versions)"})
+			}
+		case err != nil:
+			unreadable++
 			if firstBad == "" {
 				firstBad = id + ": " + err.Error()
 			}
@@ -106,12 +124,18 @@ func (r *Repo) checkRef(name string, tip plumbing.Hash) Finding {
 	switch {
 	case err != nil:
 		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck"
+	case unreadable > 0:
+		f.Status, f.Message, f.Fix = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), "git mem history ID to find a good version; git fsck"
 	case bad > 0:
-		f.Status, f.Message, f.Fix = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", bad, n, firstBad), "git mem history ID to find a good version; git fsck"
+		f.Status, f.Message = FindingFail, fmt.Sprintf("%d memories at %s, %d of them invalid (listed below)", n, short(tip), bad)
+		if bad > len(invalid) {
+			f.Message += fmt.Sprintf("; the first %d are listed", len(invalid))
+		}
+		f.Fix = "git mem forget ID for each invalid document"
 	default:
 		f.Status, f.Message = FindingOK, fmt.Sprintf("%d memories at %s", n, short(tip))
 	}
-	return f
+	return f, invalid
 }
 
 // staleLocks reports ref lock files under refs/memory/ (and packed-refs.lock)
@@ -162,8 +186,11 @@ func CheckPersonal() Finding {
 			f.Status, f.Message = FindingFail, err.Error()
 			return f
 		}
-		rf := r.checkRef(RefMain, mustRead(r, RefMain))
+		rf, bad := r.checkRef(RefMain, mustRead(r, RefMain))
 		f.Status, f.Message, f.Fix = rf.Status, dir+": "+rf.Message, rf.Fix
+		for _, b := range bad {
+			f.Message += "\n  " + b.Check + ": " + b.Message + " (fix: " + b.Fix + ")"
+		}
 	}
 	return f
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Sentinel errors. Callers test them with errors.Is; messages wrap them with
@@ -25,7 +27,34 @@ var (
 	ErrRetired = errors.New("memory is superseded")
 	// ErrSecret: the text contains a credential; nothing was written.
 	ErrSecret = errors.New("text contains a secret")
+	// ErrBadDocument: a stored memory document is not a valid schema-1
+	// document (see ValidateDocument). Reads skip it; a pull does not merge it.
+	ErrBadDocument = errors.New("invalid memory document")
 )
+
+// DocumentError is a memory document that failed ValidateDocument. It is an
+// ErrBadDocument, and an ErrNotFound: no readable memory has that id, so
+// callers that read by id treat it as absent.
+type DocumentError struct {
+	// ID is the id its file name gives (memories/ab/<ID>.json).
+	ID string
+	// Blob is the document's object.
+	Blob plumbing.Hash
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Path is where the document is in the memory tree.
+func (e *DocumentError) Path() string { return MemoryPath(e.ID) }
+
+func (e *DocumentError) Error() string {
+	return fmt.Sprintf("memory document %s is invalid (%s); it is skipped: remove it with git mem forget %s (git mem history %s shows its earlier versions)", e.Path(), e.Reason, e.ID, e.ID)
+}
+
+// Is makes errors.Is true for ErrBadDocument and ErrNotFound.
+func (e *DocumentError) Is(target error) bool {
+	return target == ErrBadDocument || target == ErrNotFound
+}
 
 // AmbiguousError is returned when an id prefix matches several memories.
 type AmbiguousError struct {

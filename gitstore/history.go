@@ -3,6 +3,7 @@ package gitstore
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,8 +21,12 @@ type Version struct {
 	Agent   string
 	Author  string
 	Session string
-	// Memory is the document after the change; nil when the change removed it.
+	// Memory is the document after the change; nil when the change removed
+	// it or left an invalid document.
 	Memory *Memory
+	// Invalid says why the document after the change is invalid (see
+	// ValidateDocument); empty when it is valid or absent.
+	Invalid string
 }
 
 // Change is one commit of a memory ref, as git mem log shows it.
@@ -177,10 +182,15 @@ func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
 			v.Op = "rewrite"
 		}
 		if !h.IsZero() {
-			if v.Memory, err = s.Repo.readMemory(h); err != nil {
+			v.Memory, err = s.Repo.readMemory(h, id)
+			var de *DocumentError
+			if errors.As(err, &de) {
+				v.Invalid = de.Reason // shown as such; the walk goes on
+			} else if err != nil {
 				return false, err
+			} else {
+				v.Memory.scope = s.Scope
 			}
-			v.Memory.scope = s.Scope
 		}
 		out = append(out, v)
 		return true, nil

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -168,20 +171,182 @@ func (m *Memory) Encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// DecodeMemory parses a stored memory document.
+// Limits of a memory document. Writes refuse input beyond them; a document
+// read from a store or brought by a pull that breaks one is invalid: it is
+// skipped by reads, not merged, and listed by git mem doctor.
+const (
+	// MaxTags is the most tags a memory has; MaxTagBytes the longest tag.
+	MaxTags     = 20
+	MaxTagBytes = 64
+	// MaxPaths is the most paths a memory is about; MaxPathBytes the longest path.
+	MaxPaths     = 50
+	MaxPathBytes = 512
+	// MaxFieldBytes bounds the short text fields: agent, subagent, session,
+	// author, anchor branch, and an event's op, agent, session and author.
+	MaxFieldBytes = 512
+	// MaxEvents bounds a memory's trust events; MaxReinforced its
+	// reinforcement dates (writes keep the last 10).
+	MaxEvents     = 1000
+	MaxReinforced = 100
+	// MaxDocumentBytes bounds a whole stored document; larger ones are not
+	// even read.
+	MaxDocumentBytes = 1 << 20
+)
+
+// DecodeMemory parses a stored memory document and checks it
+// (ValidateDocument), without comparing its id with a file name.
 func DecodeMemory(data []byte) (*Memory, error) {
+	return ValidateDocument(data, "")
+}
+
+// ValidateDocument parses a memory document read from a store or a remote and
+// checks every field: schema 1, an id of 16 lower-case hex digits equal to
+// fileID (the name of the file it was stored in; "" skips that check), known
+// type and source, text, tags and paths within their limits, well-formed ids
+// and commit hashes, bounded events and dates. The error wraps ErrInvalid and
+// says what is wrong; it never quotes more than a short, escaped excerpt.
+func ValidateDocument(data []byte, fileID string) (*Memory, error) {
+	if len(data) > MaxDocumentBytes {
+		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", ErrInvalid, len(data), MaxDocumentBytes)
+	}
 	var m Memory
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&m); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: not a JSON memory document: %v", ErrInvalid, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the JSON document", ErrInvalid)
 	}
 	if m.Schema != SchemaVersion {
-		return nil, fmt.Errorf("memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", m.Schema, SchemaVersion)
+		return nil, fmt.Errorf("%w: memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", ErrInvalid, m.Schema, SchemaVersion)
 	}
 	if !validID(m.ID) {
-		return nil, fmt.Errorf("memory id %q is malformed", m.ID)
+		return nil, fmt.Errorf("%w: memory id %s is malformed (want %d lower-case hex digits)", ErrInvalid, quoteShort(m.ID), IDHexLen)
+	}
+	if fileID != "" && m.ID != fileID {
+		return nil, fmt.Errorf("%w: its id %s differs from its file name %s", ErrInvalid, m.ID, blobName(fileID))
+	}
+	if err := m.check(); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// check validates every field but schema and id.
+func (m *Memory) check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	}
+	if err := ValidateType(m.Type); err != nil {
+		return bad("unknown type %s", quoteShort(m.Type))
+	}
+	if err := ValidateSource(m.Source); err != nil {
+		return bad("unknown source %s", quoteShort(m.Source))
+	}
+	if strings.TrimSpace(m.Text) == "" {
+		return bad("the text is empty")
+	}
+	if err := checkText("text", m.Text, true); err != nil {
+		return err
+	}
+	if len(m.Tags) > MaxTags {
+		return bad("%d tags, over the maximum of %d", len(m.Tags), MaxTags)
+	}
+	for _, t := range m.Tags {
+		if err := checkTag(t); err != nil {
+			return err
+		}
+	}
+	if len(m.Paths) > MaxPaths {
+		return bad("%d paths, over the maximum of %d", len(m.Paths), MaxPaths)
+	}
+	for _, p := range m.Paths {
+		if err := checkPath(p); err != nil {
+			return err
+		}
+	}
+	if math.IsNaN(m.Trust) || m.Trust < 0 || m.Trust > 1 {
+		return bad("trust %v is outside 0..1", m.Trust)
+	}
+	for _, f := range [...]struct{ name, v string }{{"agent", m.Agent}, {"subagent", m.Subagent}, {"session", m.Session}, {"author", m.Author}} {
+		if err := checkField(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if m.Anchor != nil {
+		if m.Anchor.Commit != "" && !validCommit(m.Anchor.Commit) {
+			return bad("anchor.commit %s is not a full commit id (40 or 64 lower-case hex digits)", quoteShort(m.Anchor.Commit))
+		}
+		if err := checkField("anchor.branch", m.Anchor.Branch); err != nil {
+			return err
+		}
+	}
+	for _, f := range [...]struct{ name, v string }{{"supersedes", m.Supersedes}, {"superseded_by", m.SupersededBy}} {
+		if f.v != "" && !validID(f.v) {
+			return bad("%s %s is not a full memory id (%d lower-case hex digits)", f.name, quoteShort(f.v), IDHexLen)
+		}
+	}
+	if len(m.Events) > MaxEvents {
+		return bad("%d events, over the maximum of %d", len(m.Events), MaxEvents)
+	}
+	for i, e := range m.Events {
+		switch e.Op {
+		case EventConfirm, EventDispute, EventReinforce, EventSupersede:
+		default:
+			return bad("event %d has unknown op %s", i, quoteShort(e.Op))
+		}
+		for _, f := range [...]struct{ name, v string }{{"agent", e.Agent}, {"session", e.Session}, {"author", e.Author}} {
+			if len(f.v) > MaxFieldBytes || !utf8.ValidString(f.v) || strings.ContainsFunc(f.v, isControl) {
+				return checkField(fmt.Sprintf("event %d %s", i, f.name), f.v)
+			}
+		}
+		if e.Reason != "" {
+			if err := checkText(fmt.Sprintf("event %d reason", i), e.Reason, true); err != nil {
+				return err
+			}
+		}
+	}
+	if len(m.Reinforced) > MaxReinforced {
+		return bad("%d reinforcement dates, over the maximum of %d", len(m.Reinforced), MaxReinforced)
+	}
+	return nil
+}
+
+// checkField checks a short text field: valid UTF-8, at most MaxFieldBytes,
+// no control characters.
+func checkField(name, v string) error {
+	switch {
+	case len(v) > MaxFieldBytes:
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum", ErrInvalid, name, len(v), MaxFieldBytes)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, name)
+	case strings.ContainsFunc(v, isControl):
+		return fmt.Errorf("%w: %s %s contains control characters", ErrInvalid, name, quoteShort(v))
+	}
+	return nil
+}
+
+// isControl reports C0 and C1 control characters and DEL.
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }
+
+// validCommit reports a full commit id: 40 (SHA-1) or 64 (SHA-256) lower-case hex digits.
+func validCommit(s string) bool { return (len(s) == 40 || len(s) == 64) && isHex(s) }
+
+// quoteShort quotes a value for an error message: escaped, and cut to 40 bytes.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		s = strings.ToValidUTF8(s[:40], "") + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// Clip returns the first n bytes of s, or s when it is shorter: for showing
+// a prefix of an id or a commit that may be malformed.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
 }
 
 func validID(id string) bool {
@@ -202,23 +367,31 @@ func isHex(s string) bool {
 }
 
 // ValidateText checks a memory text: not empty, not too long, valid UTF-8, no
-// binary content. The text itself is stored verbatim.
+// binary content, no carriage return. The text itself is stored verbatim.
 func ValidateText(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("%w: the text is empty; pass the memory after --, e.g. git mem add -- 'Bookings are stored in UTC'", ErrInvalid)
 	}
+	return checkText("the text", text, false)
+}
+
+// checkText checks the size and characters of a text. Documents written by
+// older versions may hold carriage returns (allowCR); new text may not.
+func checkText(name, text string, allowCR bool) error {
 	if len(text) > MaxTextBytes {
-		return fmt.Errorf("%w: the text is %d bytes, over the %d-byte maximum; a memory is one fact: split it into several memories", ErrInvalid, len(text), MaxTextBytes)
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum; a memory is one fact: split it into several memories", ErrInvalid, name, len(text), MaxTextBytes)
 	}
 	if !utf8.ValidString(text) {
-		return fmt.Errorf("%w: the text is not valid UTF-8; re-encode it as UTF-8", ErrInvalid)
+		return fmt.Errorf("%w: %s is not valid UTF-8; re-encode it as UTF-8", ErrInvalid, name)
 	}
 	for i, r := range text {
-		if r == 0 {
-			return fmt.Errorf("%w: the text contains a NUL byte at byte %d; binary content cannot be stored", ErrInvalid, i)
-		}
-		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return fmt.Errorf("%w: the text contains control character %U at byte %d; binary content cannot be stored", ErrInvalid, r, i)
+		switch {
+		case r == 0:
+			return fmt.Errorf("%w: %s contains a NUL byte at byte %d; binary content cannot be stored", ErrInvalid, name, i)
+		case r == '\r' && !allowCR:
+			return fmt.Errorf("%w: %s contains a carriage return (CR) at byte %d; use plain newlines (convert CRLF line endings to LF)", ErrInvalid, name, i)
+		case unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t':
+			return fmt.Errorf("%w: %s contains control character %U at byte %d; only tab and newline are allowed: remove it (terminal escape sequences cannot be stored)", ErrInvalid, name, r, i)
 		}
 	}
 	return nil
@@ -259,7 +432,8 @@ func ValidateSource(s string) error {
 }
 
 // NormalizeTags lower-cases tags, drops blanks and duplicates, and rejects
-// characters that would not survive a command line or a search.
+// characters that would not survive a command line or a search, tags longer
+// than MaxTagBytes and more than MaxTags tags.
 func NormalizeTags(tags []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -268,21 +442,53 @@ func NormalizeTags(tags []string) ([]string, error) {
 		if t == "" || seen[t] {
 			continue
 		}
-		if len(t) > 64 {
-			return nil, fmt.Errorf("%w: tag %q is longer than 64 characters", ErrInvalid, t)
-		}
-		for _, r := range t {
-			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.:/", r)) {
-				return nil, fmt.Errorf("%w: tag %q contains %q; tags use letters, digits and - _ . : /", ErrInvalid, t, r)
-			}
+		if err := checkTag(t); err != nil {
+			return nil, err
 		}
 		seen[t] = true
 		out = append(out, t)
 	}
+	if len(out) > MaxTags {
+		return nil, fmt.Errorf("%w: %d tags, over the maximum of %d; keep the few that someone would search for", ErrInvalid, len(out), MaxTags)
+	}
 	return out, nil
 }
 
-// NormalizePaths turns paths into clean repository-relative forward-slash paths.
+// checkTag checks one tag: at most MaxTagBytes, letters, digits and - _ . : /.
+func checkTag(t string) error {
+	if len(t) > MaxTagBytes {
+		return fmt.Errorf("%w: tag %s is longer than %d bytes; use a shorter label", ErrInvalid, quoteShort(t), MaxTagBytes)
+	}
+	if !utf8.ValidString(t) {
+		return fmt.Errorf("%w: tag %s is not valid UTF-8", ErrInvalid, quoteShort(t))
+	}
+	for _, r := range t {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.:/", r)) {
+			return fmt.Errorf("%w: tag %s contains %q; tags use letters, digits and - _ . : /", ErrInvalid, quoteShort(t), r)
+		}
+	}
+	return nil
+}
+
+// checkPath checks one stored path: not empty, at most MaxPathBytes of valid
+// UTF-8 without control characters.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("%w: an empty path", ErrInvalid)
+	case len(p) > MaxPathBytes:
+		return fmt.Errorf("%w: path %s is %d bytes, over the %d-byte maximum; give the file's path relative to the repository root", ErrInvalid, quoteShort(p), len(p), MaxPathBytes)
+	case !utf8.ValidString(p):
+		return fmt.Errorf("%w: path %s is not valid UTF-8 text", ErrInvalid, quoteShort(p))
+	case strings.ContainsFunc(p, isControl):
+		return fmt.Errorf("%w: path %s contains control characters; give the file's real path", ErrInvalid, quoteShort(p))
+	}
+	return nil
+}
+
+// NormalizePaths turns paths into clean repository-relative forward-slash
+// paths, and rejects control characters, paths longer than MaxPathBytes and
+// more than MaxPaths paths.
 func NormalizePaths(paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -291,17 +497,20 @@ func NormalizePaths(paths []string) ([]string, error) {
 		if p == "" {
 			continue
 		}
-		if !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-			return nil, fmt.Errorf("%w: path %q is not valid UTF-8 text", ErrInvalid, p)
+		if err := checkPath(p); err != nil {
+			return nil, err
 		}
 		c := path.Clean(strings.TrimPrefix(p, "./"))
 		if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
-			return nil, fmt.Errorf("%w: path %q is outside the repository; give it relative to the repository root", ErrInvalid, p)
+			return nil, fmt.Errorf("%w: path %s is outside the repository; give it relative to the repository root", ErrInvalid, quoteShort(p))
 		}
 		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)
 		}
+	}
+	if len(out) > MaxPaths {
+		return nil, fmt.Errorf("%w: %d paths, over the maximum of %d; name the files the memory is about, or a directory", ErrInvalid, len(out), MaxPaths)
 	}
 	return out, nil
 }

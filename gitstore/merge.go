@@ -64,6 +64,9 @@ type MergeResult struct {
 	Local     []string // added or changed here only: kept as they are
 	Forgotten []string // forgotten here, unchanged there: stays forgotten
 	Dropped   []string // purged here (MergeOptions.Drop), still there: left out
+	// Rejected are the documents theirs brought that are invalid (see
+	// ValidateDocument): not merged; ours keeps its version, if any.
+	Rejected []*DocumentError
 }
 
 // Incoming is the number of memories the merge brought or changed in ours.
@@ -73,7 +76,7 @@ func (m *MergeResult) Incoming() int {
 
 // Summary is one line saying what merged, for commit messages and the CLI.
 func (m *MergeResult) Summary(from string) string {
-	if m.Kind == MergeFastForward {
+	if m.Kind == MergeFastForward && len(m.Rejected) == 0 {
 		return fmt.Sprintf("fast-forward to %s: %s new, %d changed, %d forgotten by %s", short(m.Commit), plural(len(m.New), "memory", "memories"), len(m.Changed), len(m.Removed), from)
 	}
 	var parts []string
@@ -89,6 +92,7 @@ func (m *MergeResult) Summary(from string) string {
 	add(len(m.Revived), "kept although forgotten on one side (revised on the other)")
 	add(len(m.Local)+len(m.Forgotten), "changed here only (kept)")
 	add(len(m.Dropped), "purged here and left out")
+	add(len(m.Rejected), "invalid and not merged")
 	if len(parts) == 0 {
 		return "no memory differs"
 	}
@@ -160,13 +164,16 @@ type mergePlan struct {
 	tree plumbing.Hash
 	// theirsTime and oursTime are the tips' commit times.
 	oursTime, theirsTime time.Time
+	// keep: for a fast-forward, the documents of theirs that were rejected,
+	// with the version ours has of them (zero: none).
+	keep map[string]plumbing.Hash
 }
 
 // planMerge decides the merge of theirs into ours and, for a real merge,
 // writes the merged tree.
 func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop []string) (*mergePlan, error) {
 	p, err := r.planMergeTrees(ctx, ours, theirs)
-	if err != nil || len(drop) == 0 || (p.Kind != MergeFastForward && p.Kind != MergeCommitted) {
+	if err != nil || (len(drop) == 0 && len(p.keep) == 0) || (p.Kind != MergeFastForward && p.Kind != MergeCommitted) {
 		return p, err
 	}
 	tree := p.tree
@@ -182,6 +189,9 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop [
 		return nil, err
 	}
 	changes := map[string]plumbing.Hash{}
+	for id, h := range p.keep { // a fast-forward that brings invalid documents: keep ours instead
+		changes[id] = h
+	}
 	for _, id := range drop {
 		if !validID(id) {
 			continue
@@ -201,7 +211,7 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop [
 	if p.tree, err = snap.buildTreeFromHashes(changes, nil); err != nil {
 		return nil, err
 	}
-	if p.Kind == MergeFastForward { // theirs brings a purged memory back: commit without it
+	if p.Kind == MergeFastForward { // theirs brings a purged memory back, or an invalid document: commit without it
 		p.Kind = MergeCommitted
 		if p.theirsTime, err = r.commitTime(theirs); err != nil {
 			return nil, err
@@ -213,6 +223,19 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop [
 		}
 	}
 	return p, nil
+}
+
+// checkIncoming reads a document theirs brings (memory id, blob h): nil
+// when it is valid; a *DocumentError is recorded in res.Rejected and
+// returned as rejected.
+func (r *Repo) checkIncoming(res *MergeResult, id string, h plumbing.Hash) (rejected bool, err error) {
+	_, err = r.readMemory(h, id)
+	var de *DocumentError
+	if errors.As(err, &de) {
+		res.Rejected = append(res.Rejected, de)
+		return true, nil
+	}
+	return false, err
 }
 
 func (r *Repo) commitTime(h plumbing.Hash) (time.Time, error) {
@@ -273,7 +296,7 @@ func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs plumbing.Hash) (
 	}
 	if ours.IsZero() || (len(bases) == 1 && bases[0] == ours) {
 		res.Kind = MergeFastForward
-		if err := r.describeFastForward(res, ours, theirs); err != nil {
+		if p.keep, err = r.describeFastForward(res, ours, theirs); err != nil {
 			return nil, err
 		}
 		return p, nil
@@ -294,17 +317,33 @@ func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs plumbing.Hash) (
 	return p, nil
 }
 
-// describeFastForward fills in what a fast-forward brings.
-func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash) error {
+// describeFastForward fills in what a fast-forward brings, checking every
+// document it brings: the invalid ones are rejected and returned with the
+// version ours has of them (zero: none), which the merge keeps instead.
+func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash) (map[string]plumbing.Hash, error) {
 	o, err := r.snapshotAt(ours)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t, err := r.snapshotAt(theirs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
+	var keep map[string]plumbing.Hash
+	err = diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
+		if !ht.IsZero() {
+			rejected, err := r.checkIncoming(res, id, ht)
+			if err != nil {
+				return err
+			}
+			if rejected {
+				if keep == nil {
+					keep = map[string]plumbing.Hash{}
+				}
+				keep[id] = ho
+				return nil
+			}
+		}
 		switch {
 		case ho.IsZero():
 			res.New = append(res.New, id)
@@ -315,6 +354,7 @@ func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash)
 		}
 		return nil
 	})
+	return keep, err
 }
 
 // mergeBases returns the best common ancestors of a and b, sorted by hash:
@@ -480,6 +520,14 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		bs = append(bs, s)
 	}
 	changes := map[string]plumbing.Hash{} // zero: delete
+	rejected := map[string]bool{}         // fan-out directories holding a rejected document
+	take := func(id string, ht plumbing.Hash) (bool, error) {
+		bad, err := r.checkIncoming(res, id, ht)
+		if bad {
+			rejected[fanout(id)] = true
+		}
+		return !bad && err == nil, err
+	}
 	err = diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
 		inBase := map[plumbing.Hash]bool{}
 		for _, b := range bs {
@@ -493,6 +541,9 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		}
 		switch {
 		case ho.IsZero() && len(inBase) == 0: // added there
+			if ok, err := take(id, ht); !ok {
+				return err
+			}
 			res.New = append(res.New, id)
 			changes[id] = ht
 		case ht.IsZero() && len(inBase) == 0: // added here
@@ -502,32 +553,53 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 				res.Forgotten = append(res.Forgotten, id)
 				return nil
 			}
+			if ok, err := take(id, ht); !ok {
+				return err
+			}
 			res.Revived = append(res.Revived, id)
 			changes[id] = ht
 		case ht.IsZero(): // forgotten there
 			if inBase[ho] {
 				res.Removed = append(res.Removed, id)
 				changes[id] = plumbing.ZeroHash
+				return nil
 			}
 			res.Revived = append(res.Revived, id)
 		case inBase[ho] && !inBase[ht]: // changed there only
+			if ok, err := take(id, ht); !ok {
+				return err
+			}
 			res.Changed = append(res.Changed, id)
 			changes[id] = ht
 		case inBase[ht] && !inBase[ho]: // changed here only
 			res.Local = append(res.Local, id)
 		default: // changed on both sides
-			om, err := r.readMemory(ho)
+			if ok, err := take(id, ht); !ok {
+				if err == nil {
+					res.Local = append(res.Local, id) // theirs is invalid: ours stays
+				}
+				return err
+			}
+			tm, err := r.readMemory(ht, id)
 			if err != nil {
 				return err
 			}
-			tm, err := r.readMemory(ht)
+			om, err := r.readMemory(ho, id)
+			var de *DocumentError
+			if errors.As(err, &de) { // ours is invalid, theirs valid: take theirs
+				res.Changed = append(res.Changed, id)
+				changes[id] = ht
+				return nil
+			}
 			if err != nil {
 				return err
 			}
 			var bm *Memory
 			for _, b := range bs { // the first base (by hash) that has it
 				if h, _ := b.blobHash(id); !h.IsZero() {
-					if bm, err = r.readMemory(h); err != nil {
+					if bm, err = r.readMemory(h, id); errors.As(err, &de) {
+						bm = nil // an invalid base: merge as if there were none
+					} else if err != nil {
 						return err
 					}
 					break
@@ -565,7 +637,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 	if len(bs) == 1 {
 		for id := range changes {
 			p := fanout(id)
-			if _, done := whole[p]; !done && fanHash(o, p) == fanHash(bs[0], p) {
+			if _, done := whole[p]; !done && !rejected[p] && fanHash(o, p) == fanHash(bs[0], p) {
 				whole[p] = fanHash(t, p)
 			}
 		}
@@ -807,6 +879,12 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 		b.WriteString("\nLeft out because they were purged here (git config mem.purged):\n")
 		for _, id := range p.Dropped {
 			b.WriteString("  " + id + "\n")
+		}
+	}
+	if len(p.Rejected) > 0 {
+		b.WriteString("\nNot merged because they are invalid memory documents:\n")
+		for _, d := range p.Rejected {
+			b.WriteString("  " + d.ID + ": " + oneLine(d.Reason) + "\n")
 		}
 	}
 	if len(p.Revived) > 0 {

@@ -264,6 +264,7 @@ func TestMergeCases(t *testing.T) {
 			kind: MergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["m"]}, res.Removed)
+				require.Empty(t, res.Revived, "a forgotten memory is not reported as kept")
 				require.False(t, f.has(f.ours, id["m"]))
 				require.True(t, f.has(f.ours, id["keep"]))
 			},

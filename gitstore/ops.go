@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -97,7 +98,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 				return err
 			}
 			if old.SupersededBy != "" {
-				return fmt.Errorf("%w: %s was already superseded by %s; supersede that one instead", ErrRetired, old.ID[:MinShownPrefix], old.SupersededBy[:MinShownPrefix])
+				return fmt.Errorf("%w: %s was already superseded by %s; supersede that one instead", ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
 			}
 			end := now
 			old.ValidTo = &end
@@ -223,16 +224,24 @@ func (s *Store) change(ctx context.Context, w Writer, id string, fn func(tx *Tx,
 	return out, nil
 }
 
-// Forget removes a memory from the current tree; its history keeps it.
+// Forget removes a memory from the current tree; its history keeps it. A
+// memory whose document is invalid (see ValidateDocument) is removed too:
+// the returned memory then holds only its id.
 func (s *Store) Forget(ctx context.Context, w Writer, id string) (*Memory, error) {
 	var out *Memory
 	_, err := s.Update(ctx, w, func(tx *Tx) error {
 		m, err := tx.Get(id)
+		var de *DocumentError
+		if errors.As(err, &de) {
+			m, err = &Memory{ID: id}, nil
+			tx.Describe(OpForget, "invalid document", id)
+		} else if err == nil {
+			tx.Describe(OpForget, m.Type+": "+m.Text, id)
+		}
 		if err != nil {
 			return err
 		}
 		tx.Delete(id)
-		tx.Describe(OpForget, m.Type+": "+m.Text, id)
 		out = m
 		return nil
 	})

@@ -149,8 +149,10 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 	}
 	if !bh.IsZero() {
 		p.touched = true
-		if m, err := p.repo.readMemory(bh); err == nil {
+		if m, err := p.repo.readMemory(bh, p.id); err == nil {
 			p.texts[m.Text] = true
+		} else if t := p.repo.looseText(bh); t != "" {
+			p.texts[t] = true // an invalid document: its text, if it has one
 		}
 		if tree, err = snap.buildTree(map[string][]byte{p.id: nil}); err != nil {
 			return plumbing.ZeroHash, err
@@ -189,7 +191,7 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 	if len(ids) > 0 && ids[0] == p.id {
 		subject, rest, _ := strings.Cut(msg, "\n")
 		op := first(trailers(msg)[TrailerOp])
-		subject = "mem: " + op + " " + p.id[:MinShownPrefix] + " [purged]"
+		subject = "mem: " + op + " " + Clip(p.id, MinShownPrefix) + " [purged]"
 		msg = subject + "\n" + rest
 	}
 	if tree == c.TreeHash && msg == c.Message && equalHashes(parents, c.ParentHashes) {
@@ -299,4 +301,24 @@ func (r *Repo) ReachableLeaks(ctx context.Context, texts []string) ([]string, er
 		return nil, fmt.Errorf("git cat-file --batch: %w", err)
 	}
 	return leaks, nil
+}
+
+// looseText is the text field of a document that is not a valid memory, when
+// it has one within the size limits: what a purge must prove gone.
+func (r *Repo) looseText(h plumbing.Hash) string {
+	o, err := r.object(plumbing.BlobObject, h)
+	if err != nil || o.Size() > MaxDocumentBytes {
+		return ""
+	}
+	data, err := r.readBlob(h)
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return ""
+	}
+	return doc.Text
 }

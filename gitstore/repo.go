@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -36,6 +37,9 @@ type Repo struct {
 	// CommitterNow, when set, dates commits' committer (GIT_COMMITTER_DATE);
 	// otherwise the committer date is the author date.
 	CommitterNow func() time.Time
+
+	skipMu  sync.Mutex
+	skipped map[plumbing.Hash]*DocumentError // invalid documents reads skipped
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.

@@ -86,10 +86,30 @@ func (s *Set) Writable(scope Scope) (*Store, error) {
 	return NewStore(s.Personal, RefMain, ScopePersonal), nil
 }
 
-// Find resolves an id or unique prefix across the stores.
+// Find resolves an id or unique prefix across the stores. A memory whose
+// document is invalid is reported as a *DocumentError (with its store).
 func (s *Set) Find(prefix string) (*Store, *Memory, error) {
-	if _, err := normalizePrefix(prefix); err != nil {
+	st, id, err := s.Locate(prefix)
+	if err != nil {
 		return nil, nil, err
+	}
+	rd, err := st.Read()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := rd.Get(id)
+	if err != nil {
+		return st, nil, err
+	}
+	return st, m, nil
+}
+
+// Locate resolves an id or unique prefix across the stores to a store and a
+// full id, from the file names of the memory trees: it finds a memory whose
+// document is invalid too (git mem forget and history use it).
+func (s *Set) Locate(prefix string) (*Store, string, error) {
+	if _, err := normalizePrefix(prefix); err != nil {
+		return nil, "", err
 	}
 	type hit struct {
 		store *Store
@@ -100,11 +120,11 @@ func (s *Set) Find(prefix string) (*Store, *Memory, error) {
 	for _, st := range s.Stores() {
 		rd, err := st.Read()
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		ids, err := rd.Resolve(prefix)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		for _, id := range ids {
 			hits = append(hits, hit{st, rd, id})
@@ -112,20 +132,22 @@ func (s *Set) Find(prefix string) (*Store, *Memory, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, nil, fmt.Errorf("%w: no memory with id %q; see git mem list (or git mem list --all for superseded ones)", ErrNotFound, prefix)
+		return nil, "", fmt.Errorf("%w: no memory with id %q; see git mem list (or git mem list --all for superseded ones)", ErrNotFound, prefix)
 	case 1:
-		m, err := hits[0].rd.Get(hits[0].id)
-		return hits[0].store, m, err
+		return hits[0].store, hits[0].id, nil
 	}
 	amb := &AmbiguousError{Prefix: prefix}
 	for _, h := range hits {
 		m, err := h.rd.Get(h.id)
-		if err != nil {
-			return nil, nil, err
+		var de *DocumentError
+		if errors.As(err, &de) {
+			m = &Memory{ID: h.id, Type: "invalid", Text: "(invalid document: see git mem doctor)"}
+		} else if err != nil {
+			return nil, "", err
 		}
 		amb.Candidates = append(amb.Candidates, *m)
 	}
-	return nil, nil, amb
+	return nil, "", amb
 }
 
 // Filter selects memories for List.

@@ -156,6 +156,13 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 			changes[id] = nil
 			continue
 		}
+		// Never write a document that a reader would refuse.
+		if !validID(m.ID) || m.ID != id {
+			return plumbing.ZeroHash, fmt.Errorf("%w: memory id %s is malformed", ErrInvalid, quoteShort(m.ID))
+		}
+		if err := m.check(); err != nil {
+			return plumbing.ZeroHash, err
+		}
 		if changes[id], err = m.Encode(); err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -200,7 +207,7 @@ func commitMessage(tx *Tx, w Writer) string {
 	var b strings.Builder
 	b.WriteString("mem: " + tx.op)
 	if len(tx.ids) > 0 {
-		b.WriteString(" " + tx.ids[0][:MinShownPrefix])
+		b.WriteString(" " + Clip(tx.ids[0], MinShownPrefix))
 	}
 	if tx.subject != "" {
 		b.WriteString(" " + Summary(tx.subject, 72))
@@ -301,7 +308,7 @@ func normalizePrefix(prefix string) (string, error) {
 // ShortID returns the shortest prefix of id, at least MinShownPrefix long, that
 // no other id in the snapshot shares.
 func (rd *Reader) ShortID(id string) string {
-	ids, _ := rd.snap.idsWithPrefix(id[:2])
+	ids, _ := rd.snap.idsWithPrefix(Clip(id, 2))
 	return ShortestUnique(id, ids)
 }
 

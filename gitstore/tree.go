@@ -21,7 +21,7 @@ const memoriesDir = "memories"
 func blobName(id string) string { return id + ".json" }
 
 // fanout is the directory a memory id lives in: its first two hex digits.
-func fanout(id string) string { return id[:2] }
+func fanout(id string) string { return Clip(id, 2) }
 
 // MemoryPath is the path of a memory document in the memory tree.
 func MemoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" + blobName(id) }
@@ -163,7 +163,12 @@ func (s *snapshot) get(id string) (*Memory, error) {
 	if h.IsZero() {
 		return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
 	}
-	return s.repo.readMemory(h)
+	m, err := s.repo.readMemory(h, id)
+	var de *DocumentError
+	if errors.As(err, &de) {
+		s.repo.noteSkipped(de)
+	}
+	return m, err
 }
 
 func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
@@ -171,6 +176,11 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
 	}
+	return objectData(o, h)
+}
+
+// objectData reads the content of an object read as h.
+func objectData(o plumbing.EncodedObject, h plumbing.Hash) ([]byte, error) {
 	rd, err := o.Reader()
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
@@ -183,28 +193,69 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 	return data, nil
 }
 
-func (r *Repo) readMemory(h plumbing.Hash) (*Memory, error) {
-	data, err := r.readBlob(h)
+// readMemory reads and checks the document of the memory with the full id
+// (its file name). An invalid document is a *DocumentError; a missing or
+// unreadable object is ErrCorrupt.
+func (r *Repo) readMemory(h plumbing.Hash, id string) (*Memory, error) {
+	o, err := r.object(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, wrapObjectErr("memory document", h, err)
+	}
+	if o.Size() > MaxDocumentBytes {
+		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", o.Size(), MaxDocumentBytes)}
+	}
+	data, err := objectData(o, h)
 	if err != nil {
 		return nil, err
 	}
-	m, err := DecodeMemory(data)
+	m, err := ValidateDocument(data, id)
 	if err != nil {
-		return nil, fmt.Errorf("%w: memory document %s is unreadable (%v); run git mem history on it, or restore it from a clone", ErrCorrupt, h, err)
+		return nil, &DocumentError{ID: id, Blob: h, Reason: strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")}
 	}
 	return m, nil
+}
+
+// noteSkipped records an invalid document a read skipped, for Skipped.
+func (r *Repo) noteSkipped(e *DocumentError) {
+	r.skipMu.Lock()
+	defer r.skipMu.Unlock()
+	if r.skipped == nil {
+		r.skipped = map[plumbing.Hash]*DocumentError{}
+	}
+	r.skipped[e.Blob] = e
+}
+
+// Skipped returns the invalid documents that reads of this repository have
+// skipped so far, by path: commands warn about them.
+func (r *Repo) Skipped() []*DocumentError {
+	r.skipMu.Lock()
+	defer r.skipMu.Unlock()
+	out := make([]*DocumentError, 0, len(r.skipped))
+	for _, e := range r.skipped {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Blob.String() < out[j].Blob.String()
+	})
+	return out
 }
 
 // idsWithPrefix lists the ids starting with prefix (at least two hex digits),
 // reading tree entries only.
 func (s *snapshot) idsWithPrefix(prefix string) ([]string, error) {
+	if len(prefix) < 2 {
+		return nil, nil
+	}
 	t, err := s.fan(prefix[:2])
 	if err != nil || t == nil {
 		return nil, err
 	}
 	var ids []string
 	for _, e := range t.Entries {
-		if id, ok := strings.CutSuffix(e.Name, ".json"); ok && strings.HasPrefix(id, prefix) {
+		if id, ok := docID(prefix[:2], e.Name); ok && strings.HasPrefix(id, prefix) {
 			ids = append(ids, id)
 		}
 	}
@@ -225,7 +276,7 @@ func (s *snapshot) entries(fn func(id string, h plumbing.Hash) error) error {
 			return err
 		}
 		for _, e := range t.Entries {
-			if id, ok := strings.CutSuffix(e.Name, ".json"); ok && validID(id) {
+			if id, ok := docID(fe.Name, e.Name); ok {
 				if err := fn(id, e.Hash); err != nil {
 					return err
 				}
@@ -235,11 +286,28 @@ func (s *snapshot) entries(fn func(id string, h plumbing.Hash) error) error {
 	return nil
 }
 
-// all reads every memory of the snapshot.
+// docID is the id of a document file name in a fan-out directory: valid
+// only for "<id>.json" with a well-formed id that starts with the
+// directory's two digits (other files are not memories and are ignored).
+func docID(fan, name string) (string, bool) {
+	id, ok := strings.CutSuffix(name, ".json")
+	if !ok || !validID(id) || !strings.HasPrefix(id, fan) {
+		return "", false
+	}
+	return id, true
+}
+
+// all reads every valid memory of the snapshot. Invalid documents are
+// skipped (and recorded: Repo.Skipped); a missing object is an error.
 func (s *snapshot) all() ([]*Memory, error) {
 	var out []*Memory
-	err := s.entries(func(_ string, h plumbing.Hash) error {
-		m, err := s.repo.readMemory(h)
+	err := s.entries(func(id string, h plumbing.Hash) error {
+		m, err := s.repo.readMemory(h, id)
+		var de *DocumentError
+		if errors.As(err, &de) {
+			s.repo.noteSkipped(de)
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -76,6 +77,14 @@ func (s *Sessions) commits(ctx context.Context, a *Activity) error {
 		return err
 	}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// a subject with a control character (CR, ESC) would make the note
+		// text refused: show it as a space
+		l = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, l)
 		if l = strings.TrimSpace(l); l != "" {
 			a.CommitCount++
 			if len(a.Commits) < noteMaxCommits {

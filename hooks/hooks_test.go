@@ -415,3 +415,22 @@ func holdLock(t *testing.T, path string) {
 	require.NoError(t, err)
 	require.Equal(t, "locked\n", line)
 }
+
+// TestSessionNoteWithControlCharactersInASubject: a commit subject holding
+// a CR or an escape sequence does not cost the session its note (the text
+// refuses control characters); they are shown as spaces.
+func TestSessionNoteWithControlCharactersInASubject(t *testing.T) {
+	isolate(t)
+	dir := newRepo(t, false)
+	end := payload("codex", "SessionEnd", "s6", dir, map[string]any{"reason": "other"})
+	run(t, "session-start", "codex", payload("codex", "SessionStart", "s6", dir, map[string]any{"source": "startup"}))
+	write(t, dir, "billing.go", "package billing\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "Add billing\rHIDDEN \x1b[31mred")
+	o := run(t, "session-end", "codex", end)
+	require.NoError(t, o.Err)
+	ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
+	require.NoError(t, err)
+	require.Len(t, ms, 1)
+	require.Contains(t, ms[0].Text, "Add billing HIDDEN  [31mred")
+}

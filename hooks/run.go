@@ -212,6 +212,16 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 		return nil, err
 	}
 	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC()}
+	defer func() { // invalid documents the reads skipped: the store keeps working, the log says why
+		for _, sr := range []*gitstore.Repo{repo, set.Personal} {
+			if sr == nil {
+				continue
+			}
+			for _, d := range sr.Skipped() {
+				lg.log(&Outcome{Event: event, Agent: agent}, fmt.Errorf("warning: %w", d))
+			}
+		}
+	}()
 	switch event {
 	case eventWarm:
 		return nil, h.warm(ctx)
@@ -484,4 +494,37 @@ func (l *logger) log(o *Outcome, err error) {
 	}
 	f.WriteString(line)
 	f.Close()
+}
+
+// ParseArgs reads a hook's command line, "[hook] EVENT [--agent NAME |
+// --agent=NAME]", the way every hook entry point must: it never fails. The
+// leading "hook" lets the command line of "git-mem hook ..." run unchanged;
+// git's -C PATH (or --directory PATH) is skipped with its value (the
+// repository comes from the payload); --agent without a value, unknown
+// flags, extra arguments and everything after "--" are ignored.
+func ParseArgs(args []string) (event, agent string) {
+	if len(args) > 0 && args[0] == "hook" {
+		args = args[1:]
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return event, agent
+		case a == "--agent" || a == "-agent":
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				agent = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--agent=") || strings.HasPrefix(a, "-agent="):
+			agent = a[strings.Index(a, "=")+1:]
+		case a == "-C" || a == "--directory":
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+		case a == "hook" && event == "":
+		case event == "":
+			event = a
+		}
+	}
+	return event, agent
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"sort"
 	"sync"
 
@@ -68,7 +69,11 @@ func (c *docCache) read(st *gitstore.Store) ([]*gitstore.Memory, error) {
 		m := c.m[k]
 		c.mu.Unlock()
 		if m == nil {
-			if m, err = rd.Get(id); err != nil {
+			m, err = rd.Get(id)
+			if errors.Is(err, gitstore.ErrBadDocument) {
+				continue // an invalid document is skipped; git mem doctor lists it
+			}
+			if err != nil {
 				return nil, err
 			}
 			c.mu.Lock()

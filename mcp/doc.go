@@ -49,4 +49,15 @@
 // protocol error, and its message says what to do next: unknown id,
 // ambiguous prefix (with candidates), secret refused, empty or too long text.
 // A panic in a call is a tool error too; the server keeps serving.
+//
+// # Malformed input
+//
+// The client's stream is read line by line before the SDK sees it
+// (frameFilter): a line that is not UTF-8 or not JSON (a truncated object
+// included) is answered with a -32700 parse error; JSON that is no JSON-RPC
+// 2.0 message ({}, [], null, a wrong version or id), a batch, or a line over
+// MaxFrameBytes (10 MB) with a -32600 invalid request; blank lines are
+// ignored. The line is dropped and the server keeps serving: one bad line
+// never ends the session. Memory documents that fail validation are skipped
+// (git mem doctor lists them).
 package mcp

@@ -102,7 +102,7 @@ func describe(m *gitstore.Memory, short string, now time.Time) string {
 		fmt.Fprintf(&b, "replaces: %s\n", m.Supersedes)
 	}
 	if m.SupersededBy != "" {
-		fmt.Fprintf(&b, "replaced by: %s (memory_show %s)\n", m.SupersededBy, m.SupersededBy[:gitstore.MinShownPrefix])
+		fmt.Fprintf(&b, "replaced by: %s (memory_show %s)\n", m.SupersededBy, gitstore.Clip(m.SupersededBy, gitstore.MinShownPrefix))
 	}
 	for _, e := range m.Events {
 		who := e.Agent
@@ -124,7 +124,7 @@ func shortID(st *gitstore.Store, id string) string {
 	if rd, err := st.Read(); err == nil {
 		return rd.ShortID(id)
 	}
-	return id[:gitstore.MinShownPrefix]
+	return gitstore.Clip(id, gitstore.MinShownPrefix)
 }
 
 // shortIn is the display id of a memory read from a set.
@@ -134,7 +134,7 @@ func shortIn(set *gitstore.Set, m *gitstore.Memory) string {
 			return shortID(st, m.ID)
 		}
 	}
-	return m.ID[:gitstore.MinShownPrefix]
+	return gitstore.Clip(m.ID, gitstore.MinShownPrefix)
 }
 
 func storeName(st *gitstore.Store) string {
@@ -190,6 +190,8 @@ func toolErrorText(err error, text string) error {
 			fmt.Fprintf(&b, "\n- %s %s: %s", m.ID, m.Type, gitstore.Summary(m.Text, 80))
 		}
 		return errors.New(b.String())
+	case errors.Is(err, gitstore.ErrBadDocument):
+		return errors.New(cliHints.Replace(err.Error()))
 	case errors.Is(err, gitstore.ErrNotFound):
 		return errors.New("no memory has that id in this repository's memory or your personal store; use an id exactly as memory_recall, memory_list or memory_boot shows it")
 	case errors.Is(err, gitstore.ErrSecret):
@@ -223,6 +225,8 @@ var cliHints = strings.NewReplacer(
 	"git mem recall", "memory_recall",
 	"git mem add --supersedes", "memory_add with supersedes",
 	"git mem add", "memory_add",
+	"git mem forget", "memory_forget",
+	"git mem history", "memory_history",
 )
 
 // trimSentinel drops the "<sentinel>: " prefix of a wrapped gitstore error.

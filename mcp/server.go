@@ -116,17 +116,14 @@ func New(o Options) *Server {
 // Run serves one client over newline-delimited JSON-RPC on in and out (the
 // stdio transport) until the client disconnects or ctx is done.
 func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
-	t := &sdkmcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	w := &lockedWriter{w: out}
+	t := &sdkmcp.IOTransport{Reader: io.NopCloser(newFrameFilter(in, w)), Writer: w, MaxLineLength: -1}
 	err := s.sdk.Run(ctx, t)
 	if errors.Is(err, io.EOF) || (err != nil && ctx.Err() != nil) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // session returns the state of a client session, creating it on first use.
 func (s *Server) session(ss *sdkmcp.ServerSession) *session {

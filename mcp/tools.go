@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -483,7 +484,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	}
 	if m.Supersedes != "" {
 		out.Superseded = m.Supersedes
-		msg += fmt.Sprintf(" It supersedes %s, which stays in history.", m.Supersedes[:gitstore.MinShownPrefix])
+		msg += fmt.Sprintf(" It supersedes %s, which stays in history.", gitstore.Clip(m.Supersedes, gitstore.MinShownPrefix))
 	}
 	return msg, out, nil
 }
@@ -567,7 +568,7 @@ func (s *Server) handoff(ctx context.Context, c *call, in HandoffInput) (string,
 	msg := fmt.Sprintf("Handoff %s saved for branch %s as %s; the next session gets it from memory_boot.", short, orNone(out.Branch), c.w.Agent)
 	if m.Supersedes != "" {
 		out.Superseded = m.Supersedes
-		msg += fmt.Sprintf(" It replaces the previous handoff %s.", m.Supersedes[:gitstore.MinShownPrefix])
+		msg += fmt.Sprintf(" It replaces the previous handoff %s.", gitstore.Clip(m.Supersedes, gitstore.MinShownPrefix))
 	}
 	return msg, out, nil
 }
@@ -638,20 +639,27 @@ func (s *Server) show(ctx context.Context, c *call, in IDInput) (string, MemoryO
 
 func (s *Server) history(ctx context.Context, c *call, in IDInput) (string, HistoryOutput, error) {
 	out := HistoryOutput{Versions: []VersionOut{}}
-	st, m, err := s.find(c, in.ID)
-	if err != nil {
+	if strings.TrimSpace(in.ID) == "" {
+		_, _, err := s.find(c, in.ID)
 		return "", out, err
 	}
-	vs, err := st.History(ctx, m.ID)
+	st, id, err := c.set.Locate(strings.TrimSpace(in.ID)) // an invalid document has a history too
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	out.ID = m.ID
+	vs, err := st.History(ctx, id)
+	if err != nil {
+		return "", out, toolError(err)
+	}
+	out.ID = id
 	var b strings.Builder
-	fmt.Fprintf(&b, "History of %s (newest first):\n", shortID(st, m.ID))
+	fmt.Fprintf(&b, "History of %s (newest first):\n", shortID(st, id))
 	for _, v := range vs {
 		vo := VersionOut{Commit: v.Commit.String(), Time: v.Time.UTC().Format(time.RFC3339), Op: v.Op, Agent: v.Agent, Author: v.Author}
 		line := "(removed)"
+		if v.Invalid != "" {
+			line = "(invalid document: " + v.Invalid + ")"
+		}
 		if v.Memory != nil {
 			vo.Text = v.Memory.Text
 			vo.Trust = round3(v.Memory.EffectiveTrust(v.Time))
@@ -662,7 +670,7 @@ func (s *Server) history(ctx context.Context, c *call, in IDInput) (string, Hist
 		if who == "" {
 			who = v.Author
 		}
-		fmt.Fprintf(&b, "- %s %s %s by %s: %s\n", vo.Commit[:10], vo.Time, v.Op, orNone(who), line)
+		fmt.Fprintf(&b, "- %s %s %s by %s: %s\n", gitstore.Clip(vo.Commit, 10), vo.Time, v.Op, orNone(who), line)
 	}
 	return b.String(), out, nil
 }
@@ -723,9 +731,17 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 
 func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, MemoryOutput, error) {
 	var out MemoryOutput
-	st, m, err := s.find(c, in.ID)
-	if err != nil {
+	if strings.TrimSpace(in.ID) == "" {
+		_, _, err := s.find(c, in.ID)
 		return "", out, err
+	}
+	st, m, err := c.set.Find(strings.TrimSpace(in.ID))
+	var bad *gitstore.DocumentError
+	if errors.As(err, &bad) && st != nil {
+		m, err = &gitstore.Memory{ID: bad.ID}, nil // an invalid document: forget it by its file name
+	}
+	if err != nil {
+		return "", out, toolError(err)
 	}
 	short := shortID(st, m.ID)
 	m, err = st.Forget(ctx, c.w, m.ID)

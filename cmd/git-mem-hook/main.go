@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -27,7 +26,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	event, agent := parseArgs(os.Args[1:])
+	event, agent := hooks.ParseArgs(os.Args[1:])
 	hooks.Run(ctx, hooks.Request{
 		Event: event, Agent: agent,
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
@@ -40,31 +39,6 @@ func main() {
 		},
 	})
 	os.Exit(0)
-}
-
-// parseArgs reads "[hook] EVENT [--agent NAME | --agent=NAME]": the leading
-// "hook" lets the command line of "git-mem hook ..." run here unchanged.
-// Unknown flags are ignored: a hook must never fail on its command line.
-func parseArgs(args []string) (event, agent string) {
-	if len(args) > 0 && args[0] == "hook" {
-		args = args[1:]
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--agent" || a == "-agent":
-			if i+1 < len(args) {
-				agent = args[i+1]
-				i++
-			}
-		case strings.HasPrefix(a, "--agent=") || strings.HasPrefix(a, "-agent="):
-			agent = a[strings.Index(a, "=")+1:]
-		case strings.HasPrefix(a, "-"):
-		case event == "":
-			event = a
-		}
-	}
-	return event, agent
 }
 
 // warmer is the binary that brings the caches up to date in the

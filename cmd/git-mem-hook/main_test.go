@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/hooks"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -17,9 +19,14 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--agent", "gemini", "session-end"}, "session-end", "gemini"},
 		{[]string{"prompt", "--unknown", "--agent"}, "prompt", ""},
 		{nil, "", ""},
+		{[]string{"prompt", "--agent="}, "prompt", ""},
+		{[]string{"-C", "/some/dir", "hook", "prompt", "--agent", "claude"}, "prompt", "claude"},
+		{[]string{"--directory", "x", "stop"}, "stop", ""},
+		{[]string{"-Cx", "stop", "-agent", "codex", "extra"}, "stop", "codex"},
+		{[]string{"prompt", "--", "--agent", "x"}, "prompt", ""},
 	}
 	for _, tc := range cases {
-		event, agent := parseArgs(tc.args)
+		event, agent := hooks.ParseArgs(tc.args)
 		require.Equal(t, tc.event, event, "%v", tc.args)
 		require.Equal(t, tc.agent, agent, "%v", tc.args)
 	}
