@@ -3,7 +3,7 @@
 package index
 
 // confidenceWeights are the fitted weights of the features, then the bias.
-var confidenceWeights = [numFeatures + 1]float64{1.3996, -0.2891, 2.1849, 2.5031, 2.8560, 0.2827, 5.6781, -0.3585, -0.9032, 0.0409, 1.7659, -11.9905}
+var confidenceWeights = [numFeatures + 1]float64{1.3998, -0.2893, 2.1851, 2.5031, 2.8560, 0.2827, 5.6785, -0.3584, -0.9032, 0.0410, 1.7658, -11.9909}
 
 // The operating points' thresholds, chosen on the tune splits.
 const (
