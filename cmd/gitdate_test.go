@@ -1,8 +1,6 @@
 package cmd_test
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,19 +11,7 @@ import (
 // a date git-mem cannot read is a user error that writes nothing.
 func TestGitDatesDateMemories(t *testing.T) {
 	sb := newSandbox(t)
-	run := func(env []string, args ...string) (string, string, int) {
-		c := exec.Command(binary, args...)
-		c.Dir = sb.repo
-		c.Env = append(sb.env(), env...)
-		var out, errb strings.Builder
-		c.Stdout, c.Stderr = &out, &errb
-		err := c.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return out.String(), errb.String(), code
-	}
+	run := func(env []string, args ...string) (string, string, int) { return sb.memEnv(sb.repo, env, args...) }
 	_, errOut, code := run([]string{"GIT_AUTHOR_DATE=2024-05-06T07:08:09Z", "GIT_COMMITTER_DATE=@1717000000 +0200"}, "add", "--", "the staging database is rebuilt every sunday night")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, "2024-05-06T07:08:09+00:00\n2024-05-29T18:26:40+02:00\n", sb.git("log", "-1", "--format=%aI%n%cI", "refs/memory/main"))

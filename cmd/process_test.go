@@ -78,9 +78,14 @@ func (sb *sandbox) git(args ...string) string {
 
 // mem runs the binary in dir and returns stdout, stderr and the exit code.
 func (sb *sandbox) memIn(dir string, args ...string) (string, string, int) {
+	return sb.memEnv(dir, nil, args...)
+}
+
+// memEnv is memIn with more environment variables.
+func (sb *sandbox) memEnv(dir string, env []string, args ...string) (string, string, int) {
 	c := exec.Command(binary, args...)
 	c.Dir = dir
-	c.Env = sb.env()
+	c.Env = append(sb.env(), env...)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()

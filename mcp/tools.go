@@ -211,8 +211,9 @@ func (s *Server) addTools() {
 	sdkmcp.AddTool(s.sdk, &sdkmcp.Tool{
 		Name: ToolRecall,
 		Description: "Search the repository's memory for what earlier sessions learned about a topic: give the words you would search for " +
-			"(file and function names, error text, a question). Returns the most relevant memories with id, type, trust and author, " +
-			"marking ones whose files changed since as possibly stale. Use it before changing unfamiliar code or when something surprises you.",
+			"(file and function names, error text, a question). Returns the memories likely to be about it, best first, with id, type, trust, " +
+			"confidence (0 to 1) and author, marking ones whose files changed since as possibly stale; nothing when nothing is. " +
+			"Use it before changing unfamiliar code or when something surprises you.",
 		Annotations: readOnly("Recall memories"),
 	}, handle(s, s.recall))
 	sdkmcp.AddTool(s.sdk, &sdkmcp.Tool{
