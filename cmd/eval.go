@@ -22,6 +22,7 @@ type evalOptions struct {
 	projects []string
 	splits   []string
 	noCrowd  bool
+	also     bool
 }
 
 func init() { register(newEvalCmd) }
@@ -55,6 +56,7 @@ the eval with parts of the analysis and ranking off.`,
 	f.StringSliceVar(&o.projects, "project", nil, "run only this project (repeatable)")
 	f.StringSliceVar(&o.splits, "split", nil, "run only this split (repeatable)")
 	f.BoolVar(&o.noCrowd, "no-crowd", false, "skip the runs with the unrelated memories")
+	f.BoolVar(&o.also, "phrasings", false, "recall each query with its other phrasings (also), fused")
 	return c
 }
 
@@ -74,7 +76,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd}
+	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also}
 	rep, err := index.RunEval(ctx, suite, eo)
 	if err != nil {
 		return err
@@ -94,7 +96,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	}
 	var problems []string
-	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd {
+	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd && !o.also {
 		base, err := index.LoadBaseline(filepath.Join(dir, "baseline.json"))
 		switch {
 		case err == nil:

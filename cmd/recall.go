@@ -22,6 +22,8 @@ type recallOptions struct {
 	json    bool
 	// minConfidence overrides the explicit point's threshold (0: keep it).
 	minConfidence float64
+	// also are other phrasings of the same need.
+	also []string
 }
 
 func init() { register(newRecallCmd) }
@@ -29,7 +31,7 @@ func init() { register(newRecallCmd) }
 func newRecallCmd(env *Env) *cobra.Command {
 	o := &recallOptions{}
 	c := &cobra.Command{
-		Use:   "recall [--limit N] [--budget TOKENS] [--min-confidence C] [--as-of WHEN] [--valid-at WHEN] [--all] [--json] -- QUERY",
+		Use:   "recall [--limit N] [--budget TOKENS] [--min-confidence C] [--also QUERY]... [--as-of WHEN] [--valid-at WHEN] [--all] [--json] -- QUERY",
 		Short: "Find the memories relevant to a question, most relevant first",
 		Long: `Find the memories relevant to a question, a prompt, an error message or a
 path. The query is free text: it is never read as search syntax. Nothing is
@@ -38,7 +40,9 @@ printed when nothing is relevant (--json prints []).
 A memory is returned when its confidence (how likely it is what the query
 is about, 0 to 1; shown as "likely", "possible" or "weak" match) clears the
 threshold of explicit recall; --min-confidence sets another (0.05 shows
-nearly every memory that shares the query's words). Ranking: text relevance
+nearly every memory that shares the query's words). --also adds another
+phrasing of the same need (up to 4): each is recalled and the results are
+merged, memories several phrasings find first. Ranking: text relevance
 x (0.5 + trust) x recency, with a boost for memories written on the current
 branch and for memories about files being changed.
 Superseded and expired memories are left out unless --all or --valid-at.
@@ -59,6 +63,9 @@ not fit are skipped, and the last line says how many more matched.`,
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
+			if len(o.also) >= index.MaxPhrasings {
+				return usagef("--also may be given at most %d times", index.MaxPhrasings-1)
+			}
 			if o.minConfidence < 0 || o.minConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1, e.g. 0.3")
 			}
@@ -72,6 +79,7 @@ not fit are skipped, and the last line says how many more matched.`,
 	f.StringVar(&o.asOf, "as-of", "", "search the store as it was at `WHEN` (RFC 3339 time, YYYY-MM-DD, or a memory commit)")
 	f.StringVar(&o.validAt, "valid-at", "", "what was true at `WHEN`, superseded facts included")
 	f.BoolVar(&o.all, "all", false, "include superseded and expired memories")
+	f.StringArrayVar(&o.also, "also", nil, "another phrasing of the same need (repeatable, up to 4)")
 	f.Float64Var(&o.minConfidence, "min-confidence", 0, "return memories from confidence `C` (0 to 1) on, instead of explicit recall's threshold")
 	f.BoolVar(&o.json, "json", false, "print a JSON array")
 	return c
@@ -131,7 +139,7 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		return err
 	}
 	noteOutsideRepo(env, set)
-	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now(), MinConfidence: o.minConfidence}
+	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now(), MinConfidence: o.minConfidence, Also: o.also}
 	if o.validAt != "" {
 		t, err := parseWhen(o.validAt, opts.Now)
 		if err != nil {

@@ -119,6 +119,14 @@ func TestCLIRecallLimitBudgetAndFooter(t *testing.T) {
 	_, errOut, code := sb.run("recall", "--min-confidence", "2", "--", "playwright")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "between 0 and 1")
+
+	// another phrasing of the same need
+	items = recallJSON(t, sb, "--also", "playwright e2e timeout", "--", "browser tests hang in the pipeline")
+	require.NotEmpty(t, items)
+	require.Contains(t, items[0].Text, "Playwright")
+	_, errOut, code = sb.run("recall", "--also", "a", "--also", "b", "--also", "c", "--also", "d", "--also", "e", "--", "playwright")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "at most 4")
 }
 
 func TestCLIRecallStale(t *testing.T) {

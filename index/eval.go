@@ -57,6 +57,9 @@ type EvalQuery struct {
 	Split  string   `json:"split"`
 	// Near marks an off-topic query that shares a rare word with the store.
 	Near bool `json:"near,omitempty"`
+	// Also are other phrasings of the same need, as an agent sends them
+	// through MCP (used when EvalOptions.Phrasings is set).
+	Also []string `json:"also,omitempty"`
 }
 
 // Dataset is one project of the eval.
@@ -399,6 +402,8 @@ type EvalOptions struct {
 	Splits []string
 	// NoCrowd skips the runs with the unrelated memories.
 	NoCrowd bool
+	// Phrasings recalls each query with its other phrasings (Also), fused.
+	Phrasings bool
 
 	cfg *config
 }
@@ -497,10 +502,10 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 	return run, nil
 }
 
-// recall answers one query at a point, from the prebuilt scan or through
-// Recall (the snapshot).
-func (run *evalRun) recall(ctx context.Context, query string, p Point, cfg *config) ([]string, string, error) {
-	o := Options{Query: query, Limit: 3, Now: evalEpoch.Add(time.Hour), NoStale: true, Point: p, cfg: cfg}
+// recall answers one query (and its other phrasings) at a point, from the
+// prebuilt scan or through Recall (the snapshot).
+func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config) ([]string, string, error) {
+	o := Options{Query: query, Also: also, Limit: 3, Now: evalEpoch.Add(time.Hour), NoStale: true, Point: p, cfg: cfg}
 	var hits []Hit
 	source := "scan"
 	if run.corpus == nil {
@@ -510,11 +515,15 @@ func (run *evalRun) recall(ctx context.Context, query string, p Point, cfg *conf
 		}
 		hits, source = res.Hits, res.Source
 	} else {
-		terms := cfg.analyzer().queryTerms(query)
-		var err error
-		if hits, _, _, err = rankHits(run.corpus, terms, &o); err != nil {
-			return nil, "", err
+		var lists [][]Hit
+		for _, q := range phrasings(query, also) {
+			one, err := rankHitsOnly(run.corpus, cfg.analyzer().queryTerms(q), o)
+			if err != nil {
+				return nil, "", err
+			}
+			lists = append(lists, one)
 		}
+		hits, _ = fuseHits(lists, o.Limit)
 	}
 	got := make([]string, len(hits))
 	for i, h := range hits {
@@ -536,7 +545,11 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 		if len(o.Splits) > 0 && !slices.Contains(o.Splits, q.Split) {
 			continue
 		}
-		got, source, err := run.recall(ctx, q.Query, Explicit, o.cfg)
+		var also []string
+		if o.Phrasings {
+			also = q.Also
+		}
+		got, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
@@ -554,7 +567,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 			rep.Misses = append(rep.Misses, EvalMiss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
 		}
 
-		if got, _, err = run.recall(ctx, q.Query, Injection, o.cfg); err != nil {
+		if got, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg); err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
 		r = row(Injection, q)
@@ -581,6 +594,11 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 		rep.Rows = append(rep.Rows, *r)
 	}
 	return nil
+}
+
+func rankHitsOnly(c loader, terms []string, o Options) ([]Hit, error) {
+	hits, _, _, err := rankHits(c, terms, &o)
+	return hits, err
 }
 
 func judge(q EvalQuery, got []string) (bool, string) {

@@ -19,6 +19,9 @@ const DefaultLimit = 10
 type Options struct {
 	// Query is free text: a question, a prompt, an error message, code.
 	Query string
+	// Also are other phrasings of the same need (at most MaxPhrasings-1
+	// are used): each is recalled and the results are fused (fuse.go).
+	Also []string
 	// Limit is the most memories returned (DefaultLimit when 0).
 	Limit int
 	// All includes superseded and expired memories.
@@ -103,6 +106,9 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	}
 	if o.Limit <= 0 {
 		o.Limit = DefaultLimit
+	}
+	if len(o.Also) > 0 {
+		return recallFused(ctx, set, o)
 	}
 	a := o.cfg.analyzer()
 	res := &Result{Terms: a.queryTerms(o.Query), Source: "none"}

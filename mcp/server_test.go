@@ -317,6 +317,8 @@ func TestTools(t *testing.T) {
 		{name: "recall stopwords", tool: ToolRecall, args: map[string]any{"query": "the of and"}, want: []string{"no words to search for"}},
 		{name: "recall empty", tool: ToolRecall, args: map[string]any{"query": ""}, wantErr: true, want: []string{"query is empty"}},
 		{name: "recall negative", tool: ToolRecall, args: map[string]any{"query": "stripe", "limit": -1}, wantErr: true, want: []string{"positive"}},
+		{name: "recall phrasings", tool: ToolRecall, args: map[string]any{"query": "money back to a customer", "queries": []string{"how are refunds issued", "stripe refund api"}}, want: []string{"Stripe refunds are issued"}},
+		{name: "recall too many phrasings", tool: ToolRecall, args: map[string]any{"query": "refunds", "queries": []string{"a", "b", "c", "d", "e"}}, wantErr: true, want: []string{"at most 4"}},
 		{name: "list", tool: ToolList, args: map[string]any{}, want: []string{"requireAdmin", "Stripe refunds", "Twin one"},
 			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
 				var out ListOutput

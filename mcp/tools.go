@@ -79,9 +79,10 @@ type AddOutput struct {
 
 // RecallInput is the input of memory_recall.
 type RecallInput struct {
-	Query        string `json:"query" jsonschema:"words to search for: a question, file or function names, an error message"`
-	Limit        int    `json:"limit,omitempty" jsonschema:"at most this many memories (default 10, at most 50)"`
-	BudgetTokens int    `json:"budget_tokens,omitempty" jsonschema:"size limit of the answer in tokens (about 4 characters each); default 2000"`
+	Query        string   `json:"query" jsonschema:"words to search for: a question, file or function names, an error message"`
+	Queries      []string `json:"queries,omitempty" jsonschema:"up to 4 other phrasings of the same need (one with the likely technical terms); memories several phrasings find come first"`
+	Limit        int      `json:"limit,omitempty" jsonschema:"at most this many memories (default 10, at most 50)"`
+	BudgetTokens int      `json:"budget_tokens,omitempty" jsonschema:"size limit of the answer in tokens (about 4 characters each); default 2000"`
 }
 
 // RecallOutput is the structured result of memory_recall.
@@ -211,7 +212,8 @@ func (s *Server) addTools() {
 	sdkmcp.AddTool(s.sdk, &sdkmcp.Tool{
 		Name: ToolRecall,
 		Description: "Search the repository's memory for what earlier sessions learned about a topic: give the words you would search for " +
-			"(file and function names, error text, a question). Returns the memories likely to be about it, best first, with id, type, trust, " +
+			"(file and function names, error text, a question), and in queries 2 or 3 other phrasings of the same need, one with the likely " +
+			"technical terms. Returns the memories likely to be about it, best first, with id, type, trust, " +
 			"confidence (0 to 1) and author, marking ones whose files changed since as possibly stale; nothing when nothing is. " +
 			"Use it before changing unfamiliar code or when something surprises you.",
 		Annotations: readOnly("Recall memories"),
@@ -498,6 +500,9 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 	if in.Limit < 0 || in.BudgetTokens < 0 {
 		return "", out, fmt.Errorf("limit and budget_tokens must be positive (or left out for the defaults)")
 	}
+	if len(in.Queries) >= index.MaxPhrasings {
+		return "", out, fmt.Errorf("queries takes at most %d other phrasings; send the best ones", index.MaxPhrasings-1)
+	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = index.DefaultLimit
@@ -507,7 +512,7 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 	if budget == 0 {
 		budget = handoff.DefaultBootTokens
 	}
-	opts := index.Options{Query: in.Query, Limit: limit, Now: c.now}
+	opts := index.Options{Query: in.Query, Also: in.Queries, Limit: limit, Now: c.now}
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
 		opts.Touched, _ = c.set.Repo.WorktreeChanges(ctx)
