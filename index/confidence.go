@@ -35,7 +35,8 @@ func (p Point) String() string {
 	return "explicit"
 }
 
-// Threshold is the least confidence a memory needs at this point.
+// Threshold is the least confidence a memory needs at this point, for one
+// phrasing of the need.
 func (p Point) Threshold() float64 {
 	switch p {
 	case Injection:

@@ -404,6 +404,8 @@ type EvalOptions struct {
 	NoCrowd bool
 	// Phrasings recalls each query with its other phrasings (Also), fused.
 	Phrasings bool
+	// minConfidence overrides the explicit threshold (tuning).
+	minConfidence float64
 
 	cfg *config
 }
@@ -504,8 +506,8 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 
 // recall answers one query (and its other phrasings) at a point, from the
 // prebuilt scan or through Recall (the snapshot).
-func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config) ([]string, string, error) {
-	o := Options{Query: query, Also: also, Limit: 3, Now: evalEpoch.Add(time.Hour), NoStale: true, Point: p, cfg: cfg}
+func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config, minConfidence float64) ([]string, string, error) {
+	o := Options{Query: query, Also: also, Limit: 3, Now: evalEpoch.Add(time.Hour), NoStale: true, Point: p, MinConfidence: minConfidence, cfg: cfg}
 	var hits []Hit
 	source := "scan"
 	if run.corpus == nil {
@@ -516,8 +518,9 @@ func (run *evalRun) recall(ctx context.Context, query string, also []string, p P
 		hits, source = res.Hits, res.Source
 	} else {
 		var lists [][]Hit
-		for _, q := range phrasings(query, also) {
-			one, err := rankHitsOnly(run.corpus, cfg.analyzer().queryTerms(q), o)
+		qs := phrasings(query, also)
+		for _, q := range qs {
+			one, err := rankHitsOnly(run.corpus, cfg.analyzer().queryTerms(q), onePhrasing(o, q, len(qs)))
 			if err != nil {
 				return nil, "", err
 			}
@@ -549,7 +552,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 		if o.Phrasings {
 			also = q.Also
 		}
-		got, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg)
+		got, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg, o.minConfidence)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
@@ -567,7 +570,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 			rep.Misses = append(rep.Misses, EvalMiss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
 		}
 
-		if got, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg); err != nil {
+		if got, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg, 0); err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
 		r = row(Injection, q)

@@ -35,6 +35,7 @@ type fitCandidate struct {
 	relevant bool
 	forbid   bool
 	score    float64
+	key      string
 }
 
 type fitQuery struct {
@@ -43,6 +44,8 @@ type fitQuery struct {
 	expect  bool // the query expects a memory
 	small   bool // asked of a small store
 	cands   []fitCandidate
+	// also are the candidates of the query's other phrasings, if any
+	also [][]fitCandidate
 }
 
 // smallStoreSizes: besides each project's whole store (alone and
@@ -118,36 +121,49 @@ func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
 }
 
 func (run *evalRun) fitQueries(t *testing.T, queries []EvalQuery, small bool) []fitQuery {
-	c := run.corpus
 	var out []fitQuery
 	for _, q := range queries {
-		o := Options{Limit: 3, Now: evalEpoch.Add(time.Hour)}
-		cands, qs, err := score(c, QueryTerms(q.Query), nil)
-		require.NoError(t, err)
-		top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
 		fq := fitQuery{project: run.ds.Name, kind: q.Kind, expect: len(q.Expect) > 0, small: small}
 		if small && !fq.expect {
 			fq.kind = "offtopic"
 		}
-		for i := range top {
-			top[i].key, err = c.external(top[i].doc)
-			require.NoError(t, err)
-		}
-		kept, err := returnable(c, top, &o)
-		require.NoError(t, err)
-		var best [2]float64
-		for i := 0; i < len(kept) && i < 2; i++ {
-			best[i] = kept[i].cd.rel
-		}
-		for i, k := range kept {
-			s, _ := finalScore(k.cd.rel, k.en.m, &o, nil, nil)
-			key := run.keyOf[k.en.m.ID]
-			fq.cands = append(fq.cands, fitCandidate{
-				f: featuresOf(k.cd, qs, best, i == 0), relevant: slices.Contains(q.Expect, key),
-				forbid: slices.Contains(q.Forbid, key), score: s,
-			})
+		fq.cands = run.fitCands(t, q.Query, q)
+		if !small {
+			for _, a := range phrasings("", q.Also) {
+				fq.also = append(fq.also, run.fitCands(t, a, q))
+			}
 		}
 		out = append(out, fq)
+	}
+	return out
+}
+
+// fitCands are the candidates of one phrasing of a query, labelled by the
+// query's expectations.
+func (run *evalRun) fitCands(t *testing.T, phrasing string, q EvalQuery) []fitCandidate {
+	c := run.corpus
+	o := Options{Limit: 3, Now: evalEpoch.Add(time.Hour)}
+	cands, qs, err := score(c, QueryTerms(phrasing), nil)
+	require.NoError(t, err)
+	top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
+	for i := range top {
+		top[i].key, err = c.external(top[i].doc)
+		require.NoError(t, err)
+	}
+	kept, err := returnable(c, top, &o)
+	require.NoError(t, err)
+	var best [2]float64
+	for i := 0; i < len(kept) && i < 2; i++ {
+		best[i] = kept[i].cd.rel
+	}
+	var out []fitCandidate
+	for i, k := range kept {
+		s, _ := finalScore(k.cd.rel, k.en.m, &o, nil, nil)
+		key := run.keyOf[k.en.m.ID]
+		out = append(out, fitCandidate{
+			f: featuresOf(k.cd, qs, best, i == 0), relevant: slices.Contains(q.Expect, key),
+			forbid: slices.Contains(q.Forbid, key), score: s, key: key,
+		})
 	}
 	return out
 }
@@ -276,19 +292,7 @@ func evaluate(qs []fitQuery, w *[numFeatures + 1]float64, explicit, injection fl
 	hits, n := map[string]int{}, map[string]int{}
 	var rel, inj, wanted, got int
 	for _, q := range qs {
-		pick := func(t float64) []fitCandidate {
-			var out []fitCandidate
-			for _, c := range q.cands {
-				if confidenceOf(c.f, w) >= t {
-					out = append(out, c)
-				}
-			}
-			sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-			if len(out) > 3 {
-				out = out[:3]
-			}
-			return out
-		}
+		pick := func(t float64) []fitCandidate { return pickTop3(q.cands, w, t) }
 		ex := pick(explicit)
 		n[q.kind]++
 		ok := !q.expect && len(ex) == 0
@@ -375,15 +379,91 @@ func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) (explicit, inj
 	return math.Round(explicit*100) / 100, math.Round(injection*100) / 100
 }
 
-func formatRates(r fitRates) string {
+// pickTop3 keeps the candidates at or over t, best score first, at most 3.
+func pickTop3(cands []fitCandidate, w *[numFeatures + 1]float64, t float64) []fitCandidate {
+	var out []fitCandidate
+	for _, c := range cands {
+		if confidenceOf(c.f, w) >= t {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}
+
+// evaluateFused is the explicit point for the queries that have other
+// phrasings: each phrasing's answer at threshold t, fused by reciprocal
+// rank fusion as recall does (fuseHits), the first 3 judged.
+func evaluateFused(qs []fitQuery, w *[numFeatures + 1]float64, t float64) map[string]float64 {
+	hits, n := map[string]int{}, map[string]int{}
+	for _, q := range qs {
+		if len(q.also) == 0 {
+			continue
+		}
+		score := map[string]float64{}
+		byKey := map[string]fitCandidate{}
+		var order []string
+		for _, list := range append([][]fitCandidate{q.cands}, q.also...) {
+			for rank, c := range pickTop3(list, w, t) {
+				if _, ok := byKey[c.key]; !ok {
+					byKey[c.key] = c
+					order = append(order, c.key)
+				}
+				score[c.key] += 1 / float64(fusionK+rank+1)
+			}
+		}
+		sort.SliceStable(order, func(i, j int) bool { return score[order[i]] > score[order[j]] })
+		if len(order) > 3 {
+			order = order[:3]
+		}
+		n[q.kind]++
+		ok := !q.expect && len(order) == 0
+		for _, k := range order {
+			ok = ok || byKey[k].relevant
+		}
+		for _, k := range order {
+			ok = ok && !byKey[k].forbid
+		}
+		if ok {
+			hits[q.kind]++
+		}
+	}
+	out := map[string]float64{}
+	for k := range n {
+		out[k] = float64(hits[k]) / float64(n[k])
+	}
+	return out
+}
+
+// chooseFusedThreshold picks, for recall with other phrasings, the lowest
+// explicit threshold from which off-topic rejection stays at least
+// offtopicRejection: each phrasing is another chance of a near-miss.
+func chooseFusedThreshold(qs []fitQuery, w *[numFeatures + 1]float64) float64 {
+	fused := 0.99
+	for t := 0.99; t >= 0.05; t -= 0.01 {
+		if evaluateFused(qs, w, t)["offtopic"] < offtopicRejection {
+			break
+		}
+		fused = t
+	}
+	return math.Round(fused*100) / 100
+}
+
+func formatShapes(rate map[string]float64) string {
 	var b strings.Builder
 	for _, k := range EvalKinds {
-		if v, ok := r.rate[k]; ok {
+		if v, ok := rate[k]; ok {
 			fmt.Fprintf(&b, " %s %.2f", k, v)
 		}
 	}
-	fmt.Fprintf(&b, " | injection precision %.2f recall %.2f", r.precision, r.recall)
 	return b.String()
+}
+
+func formatRates(r fitRates) string {
+	return fmt.Sprintf("%s | injection precision %.2f recall %.2f", formatShapes(r.rate), r.precision, r.recall)
 }
 
 func TestFitConfidence(t *testing.T) {
@@ -393,6 +473,7 @@ func TestFitConfidence(t *testing.T) {
 	var none [numFeatures]bool
 	w := fitLogistic(all, none)
 	explicit, injection := chooseThresholds(only(all, false), &w)
+	fused := chooseFusedThreshold(only(all, false), &w)
 
 	var report strings.Builder
 	fmt.Fprintf(&report, "fitted on %d tune queries of %d projects (alone and crowded)\n", len(all), len(suite.Projects))
@@ -401,6 +482,7 @@ func TestFitConfidence(t *testing.T) {
 	}
 	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: explicit %.2f, injection %.2f\n", "bias", w[numFeatures], explicit, injection)
 	fmt.Fprintf(&report, "tune, whole stores:%s\n", formatRates(evaluate(only(all, false), &w, explicit, injection)))
+	fmt.Fprintf(&report, "with other phrasings (threshold %.2f):%s\n", fused, formatShapes(evaluateFused(only(all, false), &w, fused)))
 	fmt.Fprintf(&report, "tune, small stores:%s\n", formatRates(evaluate(only(all, true), &w, explicit, injection)))
 	fmt.Fprintf(&report, "no decision (every candidate), whole stores:%s\n", formatRates(evaluate(only(all, false), &w, 0, 0)))
 	// leave one project out: fit and choose on the others, measure on it
@@ -458,7 +540,7 @@ func TestFitConfidence(t *testing.T) {
 		}
 		fmt.Fprintf(&src, "%.4f", x)
 	}
-	fmt.Fprintf(&src, "}\n\n// The operating points' thresholds, chosen on the tune splits.\nconst (\n\tinjectionThreshold = %.2f\n\texplicitThreshold  = %.2f\n)\n", injection, explicit)
+	fmt.Fprintf(&src, "}\n\n// The operating points' thresholds, chosen on the tune splits; an explicit\n// recall with other phrasings uses fusedThreshold for each.\nconst (\n\tinjectionThreshold = %.2f\n\texplicitThreshold  = %.2f\n\tfusedThreshold     = %.2f\n)\n", injection, explicit, fused)
 	if *fitFlag {
 		require.NoError(t, os.WriteFile("confidence_weights.go", src.Bytes(), 0o644))
 		return
