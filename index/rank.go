@@ -63,9 +63,7 @@ const (
 type config struct {
 	noStem, noSplit, noThesaurus, noRerank, noPhrase, noConcepts bool
 	// noConfidence returns every candidate over the candidate floor.
-	noConfidence bool
-	// weights overrides the fitted confidence weights (when fitting).
-	weights                 *[numFeatures + 1]float64
+	noConfidence            bool
 	groupCap                float64
 	candidateFloor          float64
 	scoredGroups, longQuery int

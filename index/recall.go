@@ -228,17 +228,12 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	for _, p := range o.Touched {
 		touched[p] = true
 	}
-	weights, threshold := &confidenceWeights, o.Point.Threshold()
+	threshold := o.Point.Threshold()
 	if o.MinConfidence > 0 {
 		threshold = o.MinConfidence
 	}
-	if o.cfg != nil {
-		if o.cfg.weights != nil {
-			weights = o.cfg.weights
-		}
-		if o.cfg.noConfidence {
-			threshold = 0
-		}
+	if o.cfg != nil && o.cfg.noConfidence {
+		threshold = 0
 	}
 	// the confidence compares what is current: a superseded memory stands
 	// for its replacement; asked for history too (All), the memories a
@@ -256,7 +251,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	returned := map[string]Hit{}
 	for i, k := range kept {
 		m := k.en.m
-		conf := confidenceOf(featuresOf(k.cd, qs, best, i == 0), weights)
+		conf := confidenceOf(featuresOf(k.cd, qs, best, i == 0), &confidenceWeights)
 		if conf < threshold {
 			continue
 		}
