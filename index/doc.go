@@ -66,6 +66,9 @@
 // (confidence_weights.go is its output); fixtures/eval/README.md says how
 // and what the eval measures.
 //
+// Several phrasings of one need (Options.Also) are recalled one by one,
+// each at fusedThreshold, and fused by reciprocal rank fusion (fuse.go).
+//
 // A superseded memory stands for the memory that replaced it (returnable):
 // a question about the old fact is answered with the current one, never
 // with the old one, unless the caller asked for history.
