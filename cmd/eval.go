@@ -23,6 +23,7 @@ type evalOptions struct {
 	splits   []string
 	noCrowd  bool
 	also     bool
+	undated  bool
 }
 
 func init() { register(newEvalCmd) }
@@ -57,6 +58,7 @@ the eval with parts of the analysis and ranking off.`,
 	f.StringSliceVar(&o.splits, "split", nil, "run only this split (repeatable)")
 	f.BoolVar(&o.noCrowd, "no-crowd", false, "skip the runs with the unrelated memories")
 	f.BoolVar(&o.also, "phrasings", false, "recall each query with its other phrasings (also), fused")
+	f.BoolVar(&o.undated, "undated", false, "write every memory at the eval's now, ignoring age_days (what recency and decay do)")
 	return c
 }
 
@@ -76,7 +78,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also}
+	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated}
 	rep, err := index.RunEval(ctx, suite, eo)
 	if err != nil {
 		return err
@@ -96,7 +98,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	}
 	var problems []string
-	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd && !o.also {
+	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd && !o.also && !o.undated {
 		base, err := index.LoadBaseline(filepath.Join(dir, "baseline.json"))
 		switch {
 		case err == nil:

@@ -404,6 +404,9 @@ type EvalOptions struct {
 	NoCrowd bool
 	// Phrasings recalls each query with its other phrasings (Also), fused.
 	Phrasings bool
+	// Undated writes every memory at the eval's now, ignoring age_days:
+	// against the dated run it measures what recency and decay do.
+	Undated bool
 	// minConfidence overrides the explicit threshold (tuning).
 	minConfidence float64
 
@@ -487,6 +490,12 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 	mems := ds.Memories
 	if crowded {
 		mems = append(slices.Clone(mems), s.Distractors...)
+	}
+	if o.Undated {
+		mems = slices.Clone(mems)
+		for i := range mems {
+			mems[i].AgeDays = 0
+		}
 	}
 	if err := loadMemories(ctx, store, mems); err != nil {
 		return nil, err

@@ -112,4 +112,12 @@ func TestEvalDatesMemories(t *testing.T) {
 	require.Equal(t, evalEpoch.AddDate(0, 0, -300), old.Created)
 	require.NotNil(t, old.ValidTo)
 	require.Equal(t, evalEpoch.AddDate(0, 0, -20), *old.ValidTo)
+
+	run, err = newEvalRun(context.Background(), suite.Projects[0], suite, false, EvalOptions{Undated: true})
+	require.NoError(t, err)
+	rd, err = run.set.Stores()[0].Read()
+	require.NoError(t, err)
+	old, err = rd.Get(evalID("old"))
+	require.NoError(t, err)
+	require.Equal(t, evalEpoch, old.Created, "undated: every memory written at the eval's now")
 }
