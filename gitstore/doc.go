@@ -37,6 +37,11 @@
 //   - paths: at most MaxPaths (50) repository-relative files the memory is
 //     about, each at most MaxPathBytes (512) bytes of UTF-8 without control
 //     characters.
+//   - keys (absent when none): at most MaxKeys (12) retrieval keys, each at
+//     most MaxKeyBytes (120) bytes without control characters: other words
+//     and short questions a later reader might use to find the memory,
+//     written by its writer; scanned for secrets like the text, indexed below
+//     it, changed by a revision, and merged with the text.
 //   - source: user (a person said so), verified (checked by running something),
 //     inferred (an agent concluded it).
 //   - tentative: the writer was unsure; starting trust x0.6.

@@ -85,6 +85,7 @@ type Memory struct {
 	Text         string      `json:"text"`
 	Tags         []string    `json:"tags,omitempty"`
 	Paths        []string    `json:"paths,omitempty"`
+	Keys         []string    `json:"keys,omitempty"`
 	Source       string      `json:"source"`
 	Tentative    bool        `json:"tentative,omitempty"`
 	Pinned       bool        `json:"pinned,omitempty"`
@@ -178,6 +179,9 @@ const (
 	// MaxTags is the most tags a memory has; MaxTagBytes the longest tag.
 	MaxTags     = 20
 	MaxTagBytes = 64
+	// MaxKeys is the most retrieval keys a memory has; MaxKeyBytes the longest.
+	MaxKeys     = 12
+	MaxKeyBytes = 120
 	// MaxPaths is the most paths a memory is about; MaxPathBytes the longest path.
 	MaxPaths     = 50
 	MaxPathBytes = 512
@@ -254,6 +258,14 @@ func (m *Memory) check() error {
 	}
 	for _, t := range m.Tags {
 		if err := checkTag(t); err != nil {
+			return err
+		}
+	}
+	if len(m.Keys) > MaxKeys {
+		return bad("%d keys, over the maximum of %d", len(m.Keys), MaxKeys)
+	}
+	for _, k := range m.Keys {
+		if err := checkKey(k); err != nil {
 			return err
 		}
 	}
@@ -429,6 +441,44 @@ func ValidateSource(s string) error {
 		}
 	}
 	return fmt.Errorf("%w: unknown source %q; use one of %s", ErrInvalid, s, strings.Join(Sources, ", "))
+}
+
+// NormalizeKeys trims retrieval keys, drops blanks and duplicates (letter
+// case aside), and rejects keys longer than MaxKeyBytes, with control
+// characters, or more than MaxKeys of them.
+func NormalizeKeys(keys []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range keys {
+		k = strings.Join(strings.Fields(k), " ")
+		if k == "" || seen[strings.ToLower(k)] {
+			continue
+		}
+		if err := checkKey(k); err != nil {
+			return nil, err
+		}
+		seen[strings.ToLower(k)] = true
+		out = append(out, k)
+	}
+	if len(out) > MaxKeys {
+		return nil, fmt.Errorf("%w: %d keys, over the maximum of %d; keep the words and questions a later reader would most likely use", ErrInvalid, len(out), MaxKeys)
+	}
+	return out, nil
+}
+
+// checkKey checks one retrieval key: valid UTF-8, at most MaxKeyBytes, no
+// control characters.
+func checkKey(k string) error {
+	if !utf8.ValidString(k) {
+		return fmt.Errorf("%w: key %s is not valid UTF-8", ErrInvalid, quoteShort(k))
+	}
+	if len(k) > MaxKeyBytes {
+		return fmt.Errorf("%w: key %s is longer than %d bytes; a key is a few words or a short question", ErrInvalid, quoteShort(k), MaxKeyBytes)
+	}
+	if strings.TrimSpace(k) == "" || strings.ContainsFunc(k, isControl) {
+		return fmt.Errorf("%w: key %s is empty or holds a control character", ErrInvalid, quoteShort(k))
+	}
+	return nil
 }
 
 // NormalizeTags lower-cases tags, drops blanks and duplicates, and rejects

@@ -754,6 +754,7 @@ func MergeMemory(base, a, b *Memory) (*Memory, error) {
 		}
 	}
 	m.Text, m.Type, m.Source, m.Tentative, m.Pinned = content.Text, content.Type, content.Source, content.Tentative, content.Pinned
+	m.Keys = append([]string(nil), content.Keys...)
 	m.Tags = append([]string(nil), content.Tags...)
 	m.Paths = append([]string(nil), content.Paths...)
 	if lose.Created.Before(m.Created) {
@@ -789,7 +790,7 @@ func MergeMemory(base, a, b *Memory) (*Memory, error) {
 
 // contentKey identifies what a memory says, as opposed to its standing.
 func contentKey(m *Memory) string {
-	return fmt.Sprintf("%q %q %q %q %q %v %v", m.Text, m.Type, m.Tags, m.Paths, m.Source, m.Tentative, m.Pinned)
+	return fmt.Sprintf("%q %q %q %q %q %q %v %v", m.Text, m.Keys, m.Type, m.Tags, m.Paths, m.Source, m.Tentative, m.Pinned)
 }
 
 func firstSet(a, b string) string {

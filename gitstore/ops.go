@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,10 +23,13 @@ const (
 
 // NewMemory is what a caller gives to add a memory.
 type NewMemory struct {
-	Type      string
-	Text      string
-	Tags      []string
-	Paths     []string
+	Type  string
+	Text  string
+	Tags  []string
+	Paths []string
+	// Keys are a few other words and short questions a later reader might
+	// use to find the memory (indexed below its text).
+	Keys      []string
 	Source    string
 	Tentative bool
 	Pinned    bool
@@ -70,6 +74,14 @@ func (n *NewMemory) Validate() error {
 	if n.Paths, err = NormalizePaths(n.Paths); err != nil {
 		return err
 	}
+	if n.Keys, err = NormalizeKeys(n.Keys); err != nil {
+		return err
+	}
+	if !n.AllowSecret {
+		if err := CheckSecrets(strings.Join(n.Keys, "\n")); err != nil {
+			return fmt.Errorf("keys: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -85,7 +97,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 	_, err := s.Update(ctx, w, func(tx *Tx) error {
 		now := tx.Now()
 		m := &Memory{
-			Schema: SchemaVersion, ID: id, Type: n.Type, Text: n.Text, Tags: n.Tags, Paths: n.Paths,
+			Schema: SchemaVersion, ID: id, Type: n.Type, Text: n.Text, Tags: n.Tags, Paths: n.Paths, Keys: n.Keys,
 			Source: n.Source, Tentative: n.Tentative, Pinned: n.Pinned,
 			Trust: StartingTrust(n.Source, n.Tentative),
 			Agent: w.Agent, Subagent: w.Subagent, Session: w.Session, Author: author, Anchor: n.Anchor,
@@ -123,31 +135,56 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 // WriteOption adjusts a text write.
 type WriteOption func(*writeOptions)
 
-type writeOptions struct{ allowSecret bool }
+type writeOptions struct {
+	allowSecret bool
+	keys        []string
+	setKeys     bool
+}
 
 // AllowSecret stores the text even when it looks like it holds a credential.
 func AllowSecret() WriteOption { return func(o *writeOptions) { o.allowSecret = true } }
 
-// Revise replaces the text of a memory; its history keeps the old text.
+// WithKeys makes a revision replace the memory's retrieval keys (none:
+// remove them).
+func WithKeys(keys []string) WriteOption {
+	return func(o *writeOptions) { o.keys, o.setKeys = keys, true }
+}
+
+// Revise replaces the text of a memory (and, WithKeys, its retrieval keys;
+// text may then be empty to keep it); its history keeps the old version.
 func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...WriteOption) (*Memory, error) {
 	var o writeOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := ValidateText(text); err != nil {
+	if text != "" || !o.setKeys {
+		if err := ValidateText(text); err != nil {
+			return nil, err
+		}
+	}
+	keys, err := NormalizeKeys(o.keys)
+	if err != nil {
 		return nil, err
 	}
 	if !o.allowSecret {
-		if err := CheckSecrets(text); err != nil {
+		if err := CheckSecrets(text + "\n" + strings.Join(keys, "\n")); err != nil {
 			return nil, err
 		}
 	}
 	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
-		if m.Text == text {
-			return fmt.Errorf("%w: the new text is the same as the current one; nothing to revise", ErrInvalid)
+		newText := text
+		if newText == "" {
+			newText = m.Text
 		}
-		m.Text = text
-		tx.Describe(OpRevise, m.Type+": "+text, m.ID)
+		newKeys := m.Keys
+		if o.setKeys {
+			newKeys = keys
+		}
+		if m.Text == newText && slices.Equal(m.Keys, newKeys) {
+			return fmt.Errorf("%w: the new text and keys are the same as the current ones; nothing to revise", ErrInvalid)
+		}
+		m.Text, m.Keys = newText, newKeys
+		tx.Describe(OpRevise, m.Type+": "+newText, m.ID)
 		return nil
 	})
 }

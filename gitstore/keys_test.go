@@ -1,0 +1,83 @@
+package gitstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNormalizeKeys(t *testing.T) {
+	cases := []struct {
+		name string
+		in   []string
+		want []string
+		err  string
+	}{
+		{"trimmed, blanks and duplicates dropped", []string{"  deploy  target ", "", "Deploy Target", "where does it run?"}, []string{"deploy target", "where does it run?"}, ""},
+		{"none", nil, nil, ""},
+		{"too long", []string{strings.Repeat("k", MaxKeyBytes+1)}, nil, "longer than"},
+		{"control character", []string{"bell\x07"}, nil, "control character"},
+		{"invalid UTF-8", []string{"\xff\xfe"}, nil, "UTF-8"},
+		{"too many", manyKeys(MaxKeys + 1), nil, "over the maximum"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := NormalizeKeys(tc.in)
+			if tc.err != "" {
+				require.ErrorIs(t, err, ErrInvalid)
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestKeysAddReviseAndRead: keys are stored, read back, scanned for
+// secrets, changed by a revision (alone or with the text) and checked on
+// read; a document without keys encodes as before.
+func TestKeysAddReviseAndRead(t *testing.T) {
+	ctx := context.Background()
+	st, err := NewSet(NewMemoryRepo()).Writable(ScopeProject)
+	require.NoError(t, err)
+	m, err := st.Add(ctx, Writer{}, NewMemory{Text: "The API is deployed to Fly.io from main", Keys: []string{"hosting", "where does the backend run?"}})
+	require.NoError(t, err)
+	rd, err := st.Read()
+	require.NoError(t, err)
+	got, err := rd.Get(m.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"hosting", "where does the backend run?"}, got.Keys)
+
+	_, err = st.Add(ctx, Writer{}, NewMemory{Text: "the deploy token", Keys: []string{"token ghp_" + strings.Repeat("a1B2", 9)}})
+	require.ErrorContains(t, err, "keys")
+
+	r, err := st.Revise(ctx, Writer{}, m.ID, "", WithKeys([]string{"hosting provider"}))
+	require.NoError(t, err)
+	require.Equal(t, "The API is deployed to Fly.io from main", r.Text)
+	require.Equal(t, []string{"hosting provider"}, r.Keys)
+	_, err = st.Revise(ctx, Writer{}, m.ID, "", WithKeys([]string{"hosting provider"}))
+	require.ErrorContains(t, err, "nothing to revise")
+	r, err = st.Revise(ctx, Writer{}, m.ID, "The API is deployed to Fly.io from the main branch")
+	require.NoError(t, err)
+	require.Equal(t, []string{"hosting provider"}, r.Keys, "a text revision keeps the keys")
+
+	plain, err := st.Add(ctx, Writer{}, NewMemory{Text: "Bookings are stored in UTC"})
+	require.NoError(t, err)
+	data, err := plain.Encode()
+	require.NoError(t, err)
+	require.NotContains(t, string(data), `"keys"`)
+
+	_, err = ValidateDocument([]byte(strings.Replace(string(data), `"source"`, `"keys":["a\u0007"],"source"`, 1)), "")
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func manyKeys(n int) []string {
+	var out []string
+	for i := 0; i < n; i++ {
+		out = append(out, "key "+strings.Repeat("x", i+1))
+	}
+	return out
+}
