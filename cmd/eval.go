@@ -24,6 +24,7 @@ type evalOptions struct {
 	noCrowd  bool
 	also     bool
 	undated  bool
+	noKeys   bool
 }
 
 func init() { register(newEvalCmd) }
@@ -58,6 +59,7 @@ the eval with parts of the analysis and ranking off.`,
 	f.StringSliceVar(&o.splits, "split", nil, "run only this split (repeatable)")
 	f.BoolVar(&o.noCrowd, "no-crowd", false, "skip the runs with the unrelated memories")
 	f.BoolVar(&o.also, "phrasings", false, "recall each query with its other phrasings (also), fused")
+	f.BoolVar(&o.noKeys, "no-keys", false, "write the memories without their retrieval keys")
 	f.BoolVar(&o.undated, "undated", false, "write every memory at the eval's now, ignoring age_days (what recency and decay do)")
 	return c
 }
@@ -78,7 +80,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated}
+	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated, NoKeys: o.noKeys}
 	rep, err := index.RunEval(ctx, suite, eo)
 	if err != nil {
 		return err
@@ -98,7 +100,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	}
 	var problems []string
-	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd && !o.also && !o.undated {
+	if len(o.projects) == 0 && len(o.splits) == 0 && !o.noCrowd && !o.also && !o.undated && !o.noKeys {
 		base, err := index.LoadBaseline(filepath.Join(dir, "baseline.json"))
 		switch {
 		case err == nil:

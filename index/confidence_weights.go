@@ -3,12 +3,12 @@
 package index
 
 // confidenceWeights are the fitted weights of the features, then the bias.
-var confidenceWeights = [numFeatures + 1]float64{1.3998, -0.2893, 2.1851, 2.5031, 2.8560, 0.2827, 5.6785, -0.3584, -0.9032, 0.0410, 1.7658, -11.9909}
+var confidenceWeights = [numFeatures + 1]float64{0.8349, 0.3234, 1.9589, 2.6408, 2.7662, 0.1186, 5.6703, -0.6599, -0.7206, 0.3126, 1.9516, -12.3191}
 
 // The operating points' thresholds, chosen on the tune splits; an explicit
 // recall with other phrasings uses fusedThreshold for each.
 const (
-	injectionThreshold = 0.56
-	explicitThreshold  = 0.56
-	fusedThreshold     = 0.77
+	injectionThreshold = 0.58
+	explicitThreshold  = 0.54
+	fusedThreshold     = 0.73
 )

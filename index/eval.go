@@ -44,6 +44,8 @@ type EvalMemory struct {
 	Paths      []string `json:"paths"`
 	Source     string   `json:"source"`
 	Supersedes string   `json:"supersedes"`
+	// Keys are the memory's retrieval keys, as its writer would give them.
+	Keys []string `json:"keys,omitempty"`
 	// AgeDays is how long before the eval's now the memory was written.
 	AgeDays int `json:"age_days"`
 }
@@ -214,14 +216,14 @@ func loadMemories(ctx context.Context, st *gitstore.Store, mems []EvalMemory) er
 			if _, dup := docs[e.Key]; dup {
 				return fmt.Errorf("%w: memory key %s appears twice", gitstore.ErrInvalid, e.Key)
 			}
-			n := gitstore.NewMemory{Type: e.Type, Text: e.Text, Tags: e.Tags, Paths: e.Paths, Source: e.Source, AllowSecret: true}
+			n := gitstore.NewMemory{Type: e.Type, Text: e.Text, Tags: e.Tags, Paths: e.Paths, Keys: e.Keys, Source: e.Source, AllowSecret: true}
 			if err := n.Validate(); err != nil {
 				return fmt.Errorf("memory %s: %w", e.Key, err)
 			}
 			at := evalEpoch.AddDate(0, 0, -e.AgeDays)
 			docs[e.Key] = &gitstore.Memory{
 				Schema: gitstore.SchemaVersion, ID: evalID(e.Key), Type: n.Type, Text: n.Text,
-				Tags: n.Tags, Paths: n.Paths, Source: n.Source, Trust: gitstore.StartingTrust(n.Source, false),
+				Tags: n.Tags, Paths: n.Paths, Keys: n.Keys, Source: n.Source, Trust: gitstore.StartingTrust(n.Source, false),
 				Agent: "eval", Author: "eval <eval@localhost>", Created: at, Updated: at, ValidFrom: at,
 			}
 		}
@@ -407,6 +409,8 @@ type EvalOptions struct {
 	// Undated writes every memory at the eval's now, ignoring age_days:
 	// against the dated run it measures what recency and decay do.
 	Undated bool
+	// NoKeys writes the memories without their retrieval keys.
+	NoKeys bool
 	// minConfidence overrides the explicit threshold (tuning).
 	minConfidence float64
 
@@ -491,10 +495,15 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 	if crowded {
 		mems = append(slices.Clone(mems), s.Distractors...)
 	}
-	if o.Undated {
+	if o.Undated || o.NoKeys {
 		mems = slices.Clone(mems)
 		for i := range mems {
-			mems[i].AgeDays = 0
+			if o.Undated {
+				mems[i].AgeDays = 0
+			}
+			if o.NoKeys {
+				mems[i].Keys = nil
+			}
 		}
 	}
 	if err := loadMemories(ctx, store, mems); err != nil {

@@ -36,6 +36,11 @@ import (
 // confirmations count). boosts: ×1.15 when the memory was written on the
 // current branch, ×1.3 when one of its paths is being changed in the worktree.
 
+// KeyWeight is what a query word found in a memory's retrieval keys counts,
+// against 1 in its text: keys help find a memory, and never count more than
+// its text would.
+const KeyWeight = 0.6
+
 // BM25 parameters.
 const (
 	bm25K1 = 1.2
@@ -63,7 +68,9 @@ const (
 type config struct {
 	noStem, noSplit, noThesaurus, noRerank, noPhrase, noConcepts bool
 	// noConfidence returns every candidate over the candidate floor.
-	noConfidence            bool
+	noConfidence bool
+	// noKeys ignores memories' retrieval keys.
+	noKeys                  bool
 	groupCap                float64
 	candidateFloor          float64
 	scoredGroups, longQuery int
@@ -187,6 +194,9 @@ func expand(terms []string, cfg *config) [][]weighted {
 	}
 	for i, t := range terms {
 		groups[i] = []weighted{{t, 1}}
+		if cfg == nil || !cfg.noKeys {
+			groups[i] = append(groups[i], weighted{keyPrefix + t, KeyWeight})
+		}
 		if cfg != nil && cfg.noThesaurus {
 			continue
 		}

@@ -22,7 +22,9 @@ func scopeOfKey(key string) gitstore.Scope {
 	return gitstore.Scope(s)
 }
 
-// docTerms are the indexed terms of a memory: its text, tags and paths.
+// docTerms are the indexed terms of a memory: its text, tags and paths,
+// and its retrieval keys' terms marked with keyPrefix (a field of their own
+// that ranking weighs below the text).
 func docTerms(m *gitstore.Memory, a analyzer) []string {
 	ts := a.analyze(m.Text)
 	for _, t := range m.Tags {
@@ -31,8 +33,17 @@ func docTerms(m *gitstore.Memory, a analyzer) []string {
 	for _, p := range m.Paths {
 		ts = append(ts, a.analyze(p)...)
 	}
+	for _, k := range m.Keys {
+		for _, t := range a.analyze(k) {
+			ts = append(ts, keyPrefix+t)
+		}
+	}
 	return ts
 }
+
+// keyPrefix marks the terms of a memory's retrieval keys; no analyzed
+// term contains a colon, so none collides with a text term.
+const keyPrefix = "k:"
 
 // normLen is a field length as the index sees it: bleve stores
 // float32(1/sqrt(length)) and scoring reads the length back from it.
