@@ -60,6 +60,7 @@ something), inferred (concluded by an agent; the default inside an agent).`,
 	f.StringVarP(&o.memory.Type, "type", "t", gitstore.TypeFact, "memory `type`: "+strings.Join(gitstore.Types, ", "))
 	f.StringArrayVar(&o.memory.Tags, "tag", nil, "a `tag` (repeatable)")
 	f.StringArrayVar(&o.memory.Paths, "path", nil, "a repository `file` the memory is about (repeatable)")
+	f.StringArrayVar(&o.memory.Keys, "key", nil, "a retrieval `key`: other words or a short question a later reader might search with (repeatable, up to 12)")
 	f.StringVar(&o.memory.Source, "source", gitstore.SourceUser, "how it is known: user, verified, inferred")
 	f.BoolVar(&o.memory.Tentative, "tentative", false, "you are not sure yet (lower starting trust)")
 	f.BoolVar(&o.memory.Pinned, "pin", false, "always show it at session start")

@@ -19,6 +19,7 @@ type memoryJSON struct {
 	Text         string           `json:"text"`
 	Tags         []string         `json:"tags"`
 	Paths        []string         `json:"paths"`
+	Keys         []string         `json:"keys,omitempty"`
 	Source       string           `json:"source"`
 	Tentative    bool             `json:"tentative,omitempty"`
 	Pinned       bool             `json:"pinned,omitempty"`
@@ -48,7 +49,7 @@ func toJSON(m *gitstore.Memory, short string, now time.Time) memoryJSON {
 	}
 	return memoryJSON{
 		ID: m.ID, ShortID: short, Scope: string(m.Scope()), Type: m.Type, Text: m.Text,
-		Tags: tags, Paths: paths, Source: m.Source, Tentative: m.Tentative, Pinned: m.Pinned,
+		Tags: tags, Paths: paths, Keys: m.Keys, Source: m.Source, Tentative: m.Tentative, Pinned: m.Pinned,
 		Trust: m.EffectiveTrust(now), Agent: m.Agent, Session: m.Session, Author: m.Author,
 		Anchor: m.Anchor, Created: m.Created, Updated: m.Updated, ValidFrom: m.ValidFrom,
 		ValidTo: m.ValidTo, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
@@ -96,6 +97,9 @@ func writeMemory(out io.Writer, m *gitstore.Memory, short string, now time.Time)
 	}
 	fmt.Fprintf(w, "source:    %s\n", src)
 	fmt.Fprintf(w, "trust:     %.2f (started at %.2f)\n", m.EffectiveTrust(now), m.Trust)
+	if len(m.Keys) > 0 {
+		fmt.Fprintf(w, "keys:      %s\n", terminalSafe(strings.Join(m.Keys, "; "), false))
+	}
 	if len(m.Tags) > 0 {
 		fmt.Fprintf(w, "tags:      %s\n", strings.Join(m.Tags, ", "))
 	}

@@ -12,6 +12,9 @@ import (
 type reviseOptions struct {
 	id, text, agent string
 	allowSecret     bool
+	// keys replace the memory's retrieval keys when setKeys (--key or --no-keys).
+	keys            []string
+	noKeys, setKeys bool
 }
 
 func init() { register(newReviseCmd) }
@@ -19,19 +22,29 @@ func init() { register(newReviseCmd) }
 func newReviseCmd(env *Env) *cobra.Command {
 	o := &reviseOptions{}
 	c := &cobra.Command{
-		Use:   "revise ID -- TEXT",
-		Short: "Replace the text of a memory (history keeps the old text)",
-		Long: `Replace the text of a memory, e.g. to fix a typo or add precision. When the
+		Use:   "revise ID [--key K]... [--no-keys] [-- TEXT]",
+		Short: "Replace the text or the retrieval keys of a memory (history keeps the old ones)",
+		Long: `Replace the text of a memory, e.g. to fix a typo or add precision, or its
+retrieval keys (--key replaces them all; --no-keys removes them). When the
 fact itself changed, save the new fact with git mem add --supersedes ID instead,
 so that what was true before stays answerable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usagef("give the id and the new text: git mem revise ID -- TEXT")
+			o.setKeys = cmd.Flags().Changed("key") || o.noKeys
+			if len(args) < 1 || (len(args) < 2 && !o.setKeys) {
+				return usagef("give the id and the new text: git mem revise ID -- TEXT (or new keys with --key)")
 			}
-			o.id, o.text = args[0], textArg(args[1:])
+			if o.noKeys && len(o.keys) > 0 {
+				return usagef("--key and --no-keys cannot be used together")
+			}
+			o.id = args[0]
+			if len(args) > 1 {
+				o.text = textArg(args[1:])
+			}
 			return runRevise(cmd.Context(), env, o)
 		},
 	}
+	c.Flags().StringArrayVar(&o.keys, "key", nil, "a retrieval `key` (repeatable): replaces the memory's keys")
+	c.Flags().BoolVar(&o.noKeys, "no-keys", false, "remove the memory's retrieval keys")
 	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
 	c.Flags().BoolVar(&o.allowSecret, "allow-secret", false, "store the text even if it looks like a credential (a harmless example)")
 	return c
@@ -45,6 +58,9 @@ func runRevise(ctx context.Context, env *Env, o *reviseOptions) error {
 	var opts []gitstore.WriteOption
 	if o.allowSecret {
 		opts = append(opts, gitstore.AllowSecret())
+	}
+	if o.setKeys {
+		opts = append(opts, gitstore.WithKeys(o.keys))
 	}
 	if _, err := store.Revise(ctx, env.writer(set, o.agent), m.ID, o.text, opts...); err != nil {
 		return err

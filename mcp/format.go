@@ -17,6 +17,7 @@ type MemoryOut struct {
 	Type         string     `json:"type"`
 	Text         string     `json:"text,omitempty" jsonschema:"the memory's text; left out in lists (memory_recall, memory_list), whose text field shows it"`
 	Tags         []string   `json:"tags,omitempty"`
+	Keys         []string   `json:"keys,omitempty" jsonschema:"retrieval keys: other words a later reader might search with"`
 	Paths        []string   `json:"paths,omitempty"`
 	Source       string     `json:"source" jsonschema:"user, verified or inferred"`
 	Trust        float64    `json:"trust" jsonschema:"effective trust now, 0 to 1"`
@@ -46,7 +47,7 @@ type EventOut struct {
 
 func memoryOut(m *gitstore.Memory, short string, now time.Time) MemoryOut {
 	o := MemoryOut{
-		ID: short, FullID: m.ID, Type: m.Type, Text: m.Text, Tags: m.Tags, Paths: m.Paths, Source: m.Source,
+		ID: short, FullID: m.ID, Type: m.Type, Text: m.Text, Tags: m.Tags, Keys: m.Keys, Paths: m.Paths, Source: m.Source,
 		Trust: round3(m.EffectiveTrust(now)), Scope: string(m.Scope()), Agent: m.Agent, Author: m.Author,
 		Created: m.Created.UTC().Format(time.RFC3339), Updated: m.Updated.UTC().Format(time.RFC3339),
 		Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,

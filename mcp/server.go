@@ -28,11 +28,12 @@ const Instructions = `git-mem is this repository's shared memory: durable facts,
 
 When to read:
 - At the start of a task call memory_boot with a one-line description of the task: it returns the last handoff for this branch, preferences and pinned memories, and the memories most relevant to the task.
-- Before changing unfamiliar code, or when something surprises you (an error, a failing command, an odd convention), call memory_recall with the words you would search for (file names, function names, error text).
+- Before changing unfamiliar code, or when something surprises you (an error, a failing command, an odd convention), call memory_recall with the words you would search for (file names, function names, error text), and 2 or 3 other phrasings in queries, one with the likely technical terms.
 
 When to write (memory_add):
 - Only durable learnings a later session would otherwise have to rediscover: why a decision was made, a trap and how to avoid it, the command that actually works, a convention the code does not make obvious, a preference the user stated.
 - One fact per memory, in one or two self-contained sentences; name the files it is about in paths.
+- Give it 3 to 8 keys: the words and short questions someone would search with who does not remember its terms (synonyms, the everyday description, the symptom or error it explains, likely identifiers). For a note on commit subjects: "commit message format", "how to write commit titles".
 - Be honest about the source: user (the user said so), verified (you checked it by running something), inferred (you concluded it). When unsure, say inferred.
 - Never store secrets, credentials or personal data; never store what git already records (diffs, commit lists) or what is only true for this session.
 - When a memory turns out wrong or outdated, replace it: memory_add with supersedes (or memory_revise for a wording fix); memory_confirm what you verified and memory_dispute what you found doubtful, with a reason.

@@ -296,6 +296,23 @@ func TestTools(t *testing.T) {
 				require.NotEmpty(t, out.PossibleDuplicateOf)
 			}},
 		{name: "add verified source", tool: ToolAdd, args: map[string]any{"text": "go test ./... needs CGO_ENABLED=0 on the CI image", "type": "command", "source": "verified"}, want: []string{"verified", "trust 0.75"}},
+		{name: "add with keys", tool: ToolAdd, args: map[string]any{"text": "Screenshots for the store listing are rendered by fastlane snapshot", "keys": []string{"app store images", "how are marketing pictures made?"}},
+			want: []string{"Saved"},
+			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
+				var out AddOutput
+				structured(t, res, &out)
+				require.Equal(t, []string{"app store images", "how are marketing pictures made?"}, out.Memory.Keys)
+				ids["$KEYS"] = out.Memory.ID
+			}},
+		{name: "recall through keys", tool: ToolRecall, args: map[string]any{"query": "how are the marketing pictures made"}, want: []string{"fastlane snapshot"}},
+		{name: "revise keys only", tool: ToolRevise, args: map[string]any{"id": "$KEYS", "keys": []string{"listing artwork"}}, want: []string{"Revised"},
+			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
+				var out MemoryOutput
+				structured(t, res, &out)
+				require.Equal(t, []string{"listing artwork"}, out.Memory.Keys)
+				require.Contains(t, out.Memory.Text, "fastlane snapshot")
+			}},
+		{name: "add bad key", tool: ToolAdd, args: map[string]any{"text": "a memory with a bad key", "keys": []string{"bell\a"}}, wantErr: true, want: []string{"control character"}},
 		{name: "add empty", tool: ToolAdd, args: map[string]any{"text": "   "}, wantErr: true, want: []string{"text is empty"}},
 		{name: "add missing text", tool: ToolAdd, args: map[string]any{"type": "fact"}, wantErr: true, want: []string{"text"}},
 		{name: "add too long", tool: ToolAdd, args: map[string]any{"text": strings.Repeat("word ", 2000)}, wantErr: true, want: []string{"too long", "split it"}},
@@ -323,8 +340,8 @@ func TestTools(t *testing.T) {
 			check: func(t *testing.T, res *sdkmcp.CallToolResult) {
 				var out ListOutput
 				structured(t, res, &out)
-				require.Equal(t, 8, out.Total)
-				require.Len(t, out.Memories, 8)
+				require.Equal(t, 9, out.Total)
+				require.Len(t, out.Memories, 9)
 			}},
 		{name: "list type", tool: ToolList, args: map[string]any{"type": "preference"}, want: []string{"table-driven"}, notWant: []string{"Stripe"}},
 		{name: "list empty type", tool: ToolList, args: map[string]any{"type": "session"}, want: []string{"No current session memories"}},

@@ -63,6 +63,7 @@ type AddInput struct {
 	Type       string   `json:"type,omitempty" jsonschema:"fact (default), decision, gotcha, convention, command or preference"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"short lower-case labels, e.g. billing or ci"`
 	Paths      []string `json:"paths,omitempty" jsonschema:"repository-relative files the memory is about, e.g. server/auth.ts; it is marked possibly stale when they change"`
+	Keys       []string `json:"keys,omitempty" jsonschema:"3 to 8 retrieval keys: other words and short questions a later reader might search with (synonyms, the everyday description, the symptom or error it explains, likely identifiers), e.g. for a note on commit subjects: commit message format; how to write commit titles"`
 	Source     string   `json:"source,omitempty" jsonschema:"how it is known: user (the user said so), verified (you checked it by running something) or inferred (you concluded it; the default)"`
 	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of a memory this one replaces because it became wrong or outdated; the old one stays in history"`
 }
@@ -151,8 +152,9 @@ type VersionOut struct {
 
 // ReviseInput is the input of memory_revise.
 type ReviseInput struct {
-	ID   string `json:"id" jsonschema:"the memory id or a unique prefix of it"`
-	Text string `json:"text" jsonschema:"the corrected text, replacing the old one (history keeps it)"`
+	ID   string   `json:"id" jsonschema:"the memory id or a unique prefix of it"`
+	Text string   `json:"text,omitempty" jsonschema:"the corrected text, replacing the old one (history keeps it); leave out to change only the keys"`
+	Keys []string `json:"keys,omitempty" jsonschema:"new retrieval keys, replacing the old ones"`
 }
 
 // DisputeInput is the input of memory_dispute.
@@ -205,7 +207,8 @@ func (s *Server) addTools() {
 		Name: ToolAdd,
 		Description: "Save one durable learning to the repository's shared memory (a git ref, shared with the team): " +
 			"why a decision was made, a trap and how to avoid it, a command that works, a convention, a user preference. " +
-			"One fact per call, self-contained; set paths to the files it is about and source honestly (user, verified, inferred). " +
+			"One fact per call, self-contained; set paths to the files it is about and source honestly (user, verified, inferred), " +
+			"and give 3 to 8 keys: other words and short questions a later reader might search with. " +
 			"Never save secrets or what only matters to this session. To correct an existing memory, pass its id in supersedes.",
 		Annotations: writes("Save a memory", false, false),
 	}, handle(s, s.add))
@@ -442,7 +445,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	case gitstore.TypeSession:
 		return "", out, fmt.Errorf("type session is written by git-mem's session hooks; save a durable learning as fact, decision, gotcha, convention, command or preference")
 	}
-	n := gitstore.NewMemory{Type: in.Type, Text: in.Text, Tags: in.Tags, Paths: in.Paths, Source: in.Source}
+	n := gitstore.NewMemory{Type: in.Type, Text: in.Text, Tags: in.Tags, Paths: in.Paths, Keys: in.Keys, Source: in.Source}
 	if n.Source == "" {
 		n.Source = gitstore.SourceInferred
 	}
@@ -683,14 +686,20 @@ func (s *Server) history(ctx context.Context, c *call, in IDInput) (string, Hist
 
 func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, MemoryOutput, error) {
 	var out MemoryOutput
-	if err := checkText(in.Text, "text"); err != nil {
-		return "", out, err
+	var opts []gitstore.WriteOption
+	if in.Keys != nil {
+		opts = append(opts, gitstore.WithKeys(in.Keys))
+	}
+	if in.Text != "" || in.Keys == nil {
+		if err := checkText(in.Text, "text"); err != nil {
+			return "", out, err
+		}
 	}
 	st, m, err := s.find(c, in.ID)
 	if err != nil {
 		return "", out, err
 	}
-	m, err = st.Revise(ctx, c.w, m.ID, in.Text)
+	m, err = st.Revise(ctx, c.w, m.ID, in.Text, opts...)
 	if err != nil {
 		return "", out, toolErrorText(err, in.Text)
 	}
