@@ -319,8 +319,6 @@ type Filter struct {
 	Project, Point, Kind, Split string
 	// Crowded: "", "yes" or "no".
 	Crowded string
-	// Kinds, when set, matches any of them.
-	Kinds []string
 }
 
 func (f Filter) match(r EvalRow) bool {
@@ -328,7 +326,6 @@ func (f Filter) match(r EvalRow) bool {
 	return (f.Project == "" || f.Project == r.Project) &&
 		(f.Point == "" || f.Point == r.Point) &&
 		(f.Kind == "" || f.Kind == r.Kind) &&
-		(len(f.Kinds) == 0 || slices.Contains(f.Kinds, r.Kind)) &&
 		(f.Split == "" || f.Split == "all" || f.Split == r.Split) &&
 		(f.Crowded == "" || crowded[f.Crowded] == r.Crowded)
 }
