@@ -80,6 +80,9 @@ func installTarget(env *Env, o *installOptions) (hooks.InstallOptions, error) {
 	}
 	if !o.user {
 		repo, err := gitstore.Open(env.Dir)
+		if errors.Is(err, gitstore.ErrNoRepo) {
+			return io, fmt.Errorf("%w: %s is not inside a git repository; run it in a checkout, or pass --user to set the agent up for every repository", gitstore.ErrNoRepo, env.Dir)
+		}
 		if err != nil {
 			return io, err
 		}

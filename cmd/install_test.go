@@ -33,3 +33,18 @@ func TestCLIInstallUninstall(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "unknown agent")
 }
+
+// TestCLIInstallOutsideARepository: outside a repository, install says what
+// it has (--user), never the --global of other commands, and writes nothing.
+func TestCLIInstallOutsideARepository(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	outside := t.TempDir()
+	_, errOut, code := sb.runIn(outside, "install", "claude")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "pass --user")
+	require.NotContains(t, errOut, "--global")
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+}

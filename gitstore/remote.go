@@ -75,8 +75,9 @@ type TransportOptions struct {
 var helperRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9+.-]*::`)
 
 // credRe finds the user-information part of URLs in free text (git's own
-// messages included), so that tokens and passwords are never printed.
-var credRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
+// messages included), so that tokens and passwords are never printed: up to
+// the authority's last @, as a password may hold one.
+var credRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
 
 // RedactURL removes user names, passwords and tokens from URLs in s.
 func RedactURL(s string) string { return credRe.ReplaceAllString(s, "$1") }

@@ -280,6 +280,8 @@ func TestCheckRemoteArgRefusals(t *testing.T) {
 	}
 	require.Equal(t, "https://example.com/x.git", RedactURL("https://user:s3cret@example.com/x.git"))
 	require.Equal(t, "fatal: unable to access 'https://h/x/'", RedactURL("fatal: unable to access 'https://tok@h/x/'"))
+	require.Equal(t, "https://example.com/x.git", RedactURL("https://user:p@ss@word@example.com/x.git"), "a password holding @ is removed whole")
+	require.Equal(t, "push https://h/a and https://g/b", RedactURL("push https://a:b@h/a and https://c@g/b"))
 }
 
 func TestRemoteRefusedEndToEnd(t *testing.T) {

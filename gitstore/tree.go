@@ -73,6 +73,12 @@ func (r *Repo) readTree(h plumbing.Hash) (*object.Tree, error) {
 
 func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
 	o, err := r.object(plumbing.CommitObject, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// a ref set by hand to a blob or a tree is no missing commit
+		if other, err2 := r.objects.EncodedObject(plumbing.AnyObject, h); err2 == nil {
+			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, other.Type())
+		}
+	}
 	if err != nil {
 		return nil, wrapObjectErr("commit", h, err)
 	}
