@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ type Repo struct {
 	// Now is the clock used for memory times and commits' author dates;
 	// tests replace it, and so does GIT_AUTHOR_DATE (UseGitDates).
 	Now func() time.Time
+	// isolated: opened by OpenIn; its git commands drop the redirecting
+	// variables of the environment.
+	isolated bool
 	// CommitterNow, when set, dates commits' committer (GIT_COMMITTER_DATE);
 	// otherwise the committer date is the author date.
 	CommitterNow func() time.Time
@@ -93,13 +97,52 @@ func (r *Repo) reopenObjects() {
 	r.objects = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 8})
 }
 
+// OpenIn finds the repository containing dir by its files alone: unlike
+// Open, it ignores GIT_DIR, GIT_WORK_TREE and the other variables that
+// point git elsewhere, and the git commands the repository runs do not
+// inherit them. Hooks and the MCP server open the repository of a payload's
+// cwd or a client's roots this way: an environment inherited from whoever
+// started the agent must not decide whose memory a session sees.
+func OpenIn(dir string) (*Repo, error) {
+	gitDir, workTree, err := discoverIn(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openGitDir(gitDir, workTree)
+	if err != nil {
+		return nil, err
+	}
+	r.isolated = true
+	return r, nil
+}
+
+// redirectVars are the variables that make git use another repository,
+// worktree or index than the one of its working directory.
+var redirectVars = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES"}
+
+// GitEnv is the environment of a git command run for this repository, plus
+// extra: the process's, without the redirecting variables for a repository
+// opened by OpenIn.
+func (r *Repo) GitEnv(extra ...string) []string {
+	env := os.Environ()
+	if r.isolated {
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			k, _, _ := strings.Cut(kv, "=")
+			return slices.Contains(redirectVars, k)
+		})
+	}
+	return append(env, extra...)
+}
+
 // discover walks up from dir to the repository, honouring GIT_DIR and GIT_WORK_TREE.
-func discover(dir string) (gitDir, workTree string, err error) {
+func discover(dir string) (gitDir, workTree string, err error) { return discoverIn(dir, true) }
+
+func discoverIn(dir string, honourEnv bool) (gitDir, workTree string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", "", err
 	}
-	if env := os.Getenv("GIT_DIR"); env != "" {
+	if env := os.Getenv("GIT_DIR"); env != "" && honourEnv {
 		if !filepath.IsAbs(env) {
 			env = filepath.Join(abs, env)
 		}

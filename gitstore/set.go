@@ -22,9 +22,15 @@ type Set struct {
 
 // OpenSet opens the stores seen from dir. Outside any repository only the
 // personal store is there; that is not an error.
-func OpenSet(dir string) (*Set, error) {
+func OpenSet(dir string) (*Set, error) { return openSet(dir, Open) }
+
+// OpenSetIn is OpenSet for the repository containing dir by its files
+// alone (OpenIn).
+func OpenSetIn(dir string) (*Set, error) { return openSet(dir, OpenIn) }
+
+func openSet(dir string, open func(string) (*Repo, error)) (*Set, error) {
 	s := &Set{}
-	r, err := Open(dir)
+	r, err := open(dir)
 	switch {
 	case err == nil:
 		s.Repo = r

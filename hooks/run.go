@@ -187,7 +187,8 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%w: the hook payload's cwd %q is not an absolute path", gitstore.ErrInvalid, dir)
 	}
-	repo, err := gitstore.Open(dir)
+	// the payload's cwd decides the repository, never an inherited GIT_DIR
+	repo, err := gitstore.OpenIn(dir)
 	if errors.Is(err, gitstore.ErrNoRepo) {
 		return nil, nil // not a repository: nothing to remember, nothing to say
 	}

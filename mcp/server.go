@@ -228,7 +228,7 @@ func rootPath(uri string) (string, bool) {
 
 // inRepo reports whether dir is inside a git repository.
 func inRepo(dir string) bool {
-	_, err := gitstore.Open(dir)
+	_, err := gitstore.OpenIn(dir)
 	return err == nil
 }
 

@@ -565,3 +565,21 @@ func TestPanicIsToolError(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.IsError, resultText(res))
 }
+
+// TestScopeIgnoresInheritedGitDir: a GIT_DIR inherited from whoever started
+// the server does not send a client's writes (or reads) to another
+// repository than its root's.
+func TestScopeIgnoresInheritedGitDir(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	a, b := newRepo(t), newRepo(t)
+	t.Setenv("GIT_DIR", filepath.Join(a, ".git"))
+	t.Setenv("GIT_WORK_TREE", a)
+	c := connect(t, Options{Dir: t.TempDir()}, "claude-code", b)
+	res := c.call(ToolAdd, map[string]any{"text": "Repository B deploys with Fly.io"})
+	require.False(t, res.IsError, resultText(res))
+	os.Unsetenv("GIT_DIR")
+	os.Unsetenv("GIT_WORK_TREE")
+	require.Contains(t, gitRun(t, b, "log", "--format=%s", "refs/memory/main"), "Fly.io")
+	out, err := exec.Command("git", "-C", a, "log", "--format=%s", "refs/memory/main").CombinedOutput()
+	require.Error(t, err, "repository A got no memory ref: %s", out)
+}

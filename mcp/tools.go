@@ -331,7 +331,9 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 	if ask != nil {
 		return nil, ask, nil
 	}
-	set, err := gitstore.OpenSet(dir)
+	// the client's roots (or the server's directory) decide the
+	// repository, never an inherited GIT_DIR
+	set, err := gitstore.OpenSetIn(dir)
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
