@@ -81,3 +81,40 @@ func manyKeys(n int) []string {
 	}
 	return out
 }
+
+// TestEveryFieldPassesTheSecretRules: a credential in a path, a tag, a key
+// or a dispute reason is refused like one in the text, and nothing is
+// written.
+func TestEveryFieldPassesTheSecretRules(t *testing.T) {
+	ctx := context.Background()
+	st, err := NewSet(NewMemoryRepo()).Writable(ScopeProject)
+	require.NoError(t, err)
+	token := "ghp_" + strings.Repeat("a1B2", 9)
+	cases := []struct {
+		name  string
+		n     NewMemory
+		field string
+	}{
+		{"path", NewMemory{Text: "the deploy script", Paths: []string{"scripts/" + token + ".sh"}}, "paths"},
+		{"tag", NewMemory{Text: "the deploy script", Tags: []string{token}}, "tags"},
+		{"key", NewMemory{Text: "the deploy script", Keys: []string{"token " + token}}, "keys"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := st.Add(ctx, Writer{}, tc.n)
+			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorContains(t, err, tc.field)
+		})
+	}
+	m, err := st.Add(ctx, Writer{}, NewMemory{Text: "the deploy script lives in scripts/deploy.sh"})
+	require.NoError(t, err)
+	_, err = st.Dispute(ctx, Writer{}, m.ID, "it leaked "+token)
+	require.ErrorIs(t, err, ErrSecret)
+	require.ErrorContains(t, err, "reason")
+	rd, err := st.Read()
+	require.NoError(t, err)
+	all, err := rd.All()
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	require.Empty(t, all[0].Events, "the dispute was not written")
+}

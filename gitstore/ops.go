@@ -78,8 +78,14 @@ func (n *NewMemory) Validate() error {
 		return err
 	}
 	if !n.AllowSecret {
-		if err := CheckSecrets(strings.Join(n.Keys, "\n")); err != nil {
-			return fmt.Errorf("keys: %w", err)
+		// every field that reaches git passes the secret rules, not only the text
+		for _, f := range [...]struct {
+			name   string
+			values []string
+		}{{"keys", n.Keys}, {"paths", n.Paths}, {"tags", n.Tags}} {
+			if err := CheckSecrets(strings.Join(f.values, "\n")); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
 		}
 	}
 	return nil
@@ -207,6 +213,9 @@ func (s *Store) Reinforce(ctx context.Context, w Writer, id string) (*Memory, er
 func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string) (*Memory, error) {
 	if strings.TrimSpace(reason) != "" {
 		if err := ValidateText(reason); err != nil {
+			return nil, fmt.Errorf("reason: %w", err)
+		}
+		if err := CheckSecrets(reason); err != nil {
 			return nil, fmt.Errorf("reason: %w", err)
 		}
 	}

@@ -200,6 +200,9 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 	if err := s.commits(ctx, a); err != nil {
 		return nil, err
 	}
+	// a file whose name holds a credential is left out of the note: its
+	// text and paths are committed and shared
+	a.Changed, a.Dirty = withoutSecrets(a.Changed), withoutSecrets(a.Dirty)
 	text := NoteText(m, a)
 	st := gitstore.NewStore(s.Repo, gitstore.RefMain, gitstore.ScopeProject)
 	var note *gitstore.Memory
@@ -276,4 +279,15 @@ func (s *Sessions) lock(id string) (func(), error) {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
+}
+
+// withoutSecrets drops the file names the secret rules flag.
+func withoutSecrets(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if gitstore.CheckSecrets(f) == nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
