@@ -169,6 +169,59 @@ func looksLikeWord(v string) bool {
 	return true
 }
 
+// pathWithHash reports whether v is a path of names and at least one
+// lower-case hex segment of eight or more digits (FuzzParseSpec/4f1c2a9e,
+// builds/0a1b2c3d4e/app): a reference, not a secret. A base64 secret that
+// holds a slash has no all-lower-case hex segment of that length but by
+// rare chance, and then its other segments look random.
+func pathWithHash(v string) bool {
+	segs := strings.Split(v, "/")
+	if len(segs) < 2 {
+		return false
+	}
+	hash := false
+	for _, s := range segs {
+		switch {
+		case s == "":
+		case len(s) >= 8 && isLowerHex(s):
+			hash = true
+		case isName(s):
+		default:
+			return false
+		}
+	}
+	return hash
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isName reports whether s reads as an identifier: letters first, then
+// letters, digits, _ . -, with at most a quarter digits.
+func isName(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigitByte(c):
+			digits++
+		case isLetter(c) || c == '_' || c == '.' || c == '-':
+		default:
+			return false
+		}
+	}
+	return 4*digits <= len(s)
+}
+
 // highEntropy reports whether a value assigned to an ordinary key looks
 // random enough to be a credential. See doc.go for the rule.
 func highEntropy(v string) bool {
@@ -183,6 +236,9 @@ func highEntropy(v string) bool {
 	}
 	if isHexish(v) || classes(v) < 2 {
 		return false // hashes, commit ids, UUIDs; one-case words
+	}
+	if pathWithHash(v) {
+		return false // a fuzz corpus entry, a build id in a path: Name/4f1c2a9e
 	}
 	l := asciiLower(v)
 	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-"} {

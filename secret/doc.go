@@ -48,7 +48,9 @@
 //     usual shapes: KEY=v, export KEY=v, key: v, "key": "v", key := "v",
 //     'key' => 'v', key = "v", ?token=v. Only the key's last word counts, so
 //     DB_PASSWORD and apiKey are secret names, password_min_length,
-//     max_tokens and SECRET_KEY_FILE are not. Reported as the value.
+//     max_tokens and SECRET_KEY_FILE are not. Reported as the value. In
+//     prose, a secret's name followed directly by a value that passes the
+//     entropy rule ("aws secret key <value>") is "secret after its name".
 //  3. High-entropy values: any other key=value whose value looks random
 //     (below). Reported as "high-entropy value".
 //
@@ -65,6 +67,10 @@
 // ("password: see the vault entry") is prose, not an assignment.
 //
 // # Entropy threshold
+//
+// A path of names with a lower-case hex segment of eight or more digits
+// (FuzzParseSpec/4f1c2a9e, builds/0a1b2c3d/app) is a reference, never a
+// high-entropy value.
 //
 // The entropy rule looks only at the value of a key=value pair, never at
 // free text (where commit hashes and digests abound). The value must:

@@ -45,6 +45,7 @@ func Scan(text string) []Finding {
 		generic = contextRules[i].find(text, lower, &found, i, generic)
 	}
 	generic, entropic = scanAssignments(text, generic, entropic)
+	generic = scanProse(text, lower, generic)
 
 	var kept []Finding
 	kept = keepDisjoint(kept, specific)
