@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/index"
 )
 
 type forgetOptions struct {
@@ -107,6 +109,10 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		if err := repo.RecordPurged(ctx, id); err != nil {
 			return fmt.Errorf("purged, but could not record it in git config mem.purged (a pull may bring it back): %w", err)
 		}
+	}
+	// the caches held the text too: rebuild them from the rewritten history
+	if err := handoff.ScrubCaches(ctx, set); err != nil {
+		return fmt.Errorf("purged, but could not rebuild the caches that held the text (delete %s and run git mem reindex): %w", index.Dir(set), err)
 	}
 	leaks, err := repo.ReachableLeaks(ctx, rep.Texts)
 	if err != nil {

@@ -255,9 +255,16 @@ func TestPurgeLeavesNoReachableObject(t *testing.T) {
 	sb.memOK("revise", "--allow-secret", id, "--", secret+" (rotated monthly)")
 	sb.memOK("add", "--", "Use pnpm, not npm")
 	sb.git("pack-refs", "--all")
+	// the caches hold the text too: the search index, the recall snapshot
+	// and the start cache
+	require.Contains(t, sb.memOK("recall", "--", "deploy key passphrase purple elephant"), "purple-elephant")
+	sb.memOK("preview")
+	require.NotEmpty(t, filesHolding(t, filepath.Join(sb.repo, ".git", "mem"), "purple-elephant"))
 
 	out := sb.memOK("forget", "--purge", id)
 	require.Contains(t, out, "verified: no object reachable")
+	require.Empty(t, filesHolding(t, filepath.Join(sb.repo, ".git", "mem"), "purple-elephant"), "the purge scrubs the caches")
+	require.Equal(t, "[]\n", sb.memOK("recall", "--json", "--", "deploy key passphrase purple elephant"))
 
 	// Ask git directly: no reachable object holds the text.
 	objs := sb.git("rev-list", "--objects", "--all")
@@ -277,6 +284,23 @@ func TestPurgeLeavesNoReachableObject(t *testing.T) {
 	sb.git("fsck", "--strict")
 	require.NotContains(t, sb.git("log", "--format=%B", "refs/memory/main"), "purple-elephant")
 	require.Contains(t, sb.git("config", "--get-all", "mem.purged"), id, "recorded so that a pull never brings it back")
+}
+
+// filesHolding lists the files under dir whose bytes contain s.
+func filesHolding(t *testing.T, dir, s string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(data, []byte(s)) {
+			out = append(out, p)
+		}
+		return nil
+	}))
+	return out
 }
 
 func TestLinkedWorktreeSharesMemory(t *testing.T) {

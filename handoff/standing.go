@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 // A session start needs, besides the memories relevant to the task (the
@@ -276,4 +277,20 @@ func (c *startCache) save(path string) {
 	if os.Rename(f.Name(), path) != nil {
 		os.Remove(f.Name())
 	}
+}
+
+// ScrubCaches rebuilds every cache that holds memory text (the search
+// index, the recall snapshot) and removes the start cache, after a purge
+// rewrote history: a purged memory's text must not outlive it on disk.
+func ScrubCaches(ctx context.Context, set *gitstore.Set) error {
+	if p := cachePath(set); p != "" {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	if index.Dir(set) == "" {
+		return nil
+	}
+	_, err := index.Rebuild(ctx, set, nil)
+	return err
 }
