@@ -186,15 +186,24 @@ func (s *Server) scope(ctx context.Context, req *sdkmcp.CallToolRequest) (dir st
 	}
 	st.mu.Unlock()
 
-	dir = s.o.Dir
 	rctx, cancel := context.WithTimeout(ctx, s.o.RootsTimeout)
 	res, err := ss.ListRoots(rctx, nil)
 	cancel()
 	if err != nil {
-		s.o.Logger.Info("roots/list failed; using the working directory", "error", err)
-	} else {
-		dir, fromRoot = s.pickRoot(res.Roots)
+		// The client has roots but gave none in time: its repository is
+		// unknown, and its answer may still come. Nothing is remembered,
+		// so the next call asks again; a write is refused rather than sent
+		// to the server's own directory, and a read answers from it once.
+		if req.Params != nil && writeTools[req.Params.Name] {
+			s.o.Logger.Info("roots/list failed; write refused", "error", err)
+			return "", false, &sdkmcp.CallToolResult{IsError: true, Content: []sdkmcp.Content{&sdkmcp.TextContent{
+				Text: "The client did not say which workspace this is (roots/list got no answer in time), so nothing was written: the memory could land in another repository. Call the tool again.",
+			}}}
+		}
+		s.o.Logger.Info("roots/list failed; this read uses the working directory", "error", err)
+		return s.o.Dir, false, nil
 	}
+	dir, fromRoot = s.pickRoot(res.Roots)
 	st.mu.Lock()
 	if st.gen == gen {
 		st.dir, st.fromRoot, st.resolved = dir, fromRoot, gen
@@ -202,6 +211,10 @@ func (s *Server) scope(ctx context.Context, req *sdkmcp.CallToolRequest) (dir st
 	st.mu.Unlock()
 	return dir, fromRoot, nil
 }
+
+// writeTools are the tools that write to a store: they never run in a
+// scope the client did not give.
+var writeTools = map[string]bool{ToolAdd: true, ToolRevise: true, ToolConfirm: true, ToolDispute: true, ToolForget: true, ToolHandoff: true}
 
 // pickRoot returns the first root inside a git repository, else the working
 // directory.

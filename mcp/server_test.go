@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,6 +88,13 @@ func connect(t testing.TB, o Options, name string, roots ...string) *client {
 // (empty: the SDK's latest).
 func connectWith(t testing.TB, o Options, version string, name string, roots ...string) *client {
 	t.Helper()
+	return connectClient(t, o, version, name, nil, roots...)
+}
+
+// connectClient is connectWith with a setup of the client (middleware)
+// before it connects.
+func connectClient(t testing.TB, o Options, version string, name string, setup func(*sdkmcp.Client), roots ...string) *client {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	srv := New(o)
@@ -97,6 +105,9 @@ func connectWith(t testing.TB, o Options, version string, name string, roots ...
 	c := sdkmcp.NewClient(&sdkmcp.Implementation{Name: name, Version: "1.0"}, nil)
 	for _, r := range roots {
 		c.AddRoots(&sdkmcp.Root{URI: fileURI(r)})
+	}
+	if setup != nil {
+		setup(c)
 	}
 	cs, err := c.Connect(ctx, ct, &sdkmcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
@@ -582,4 +593,35 @@ func TestScopeIgnoresInheritedGitDir(t *testing.T) {
 	require.Contains(t, gitRun(t, b, "log", "--format=%s", "refs/memory/main"), "Fly.io")
 	out, err := exec.Command("git", "-C", a, "log", "--format=%s", "refs/memory/main").CombinedOutput()
 	require.Error(t, err, "repository A got no memory ref: %s", out)
+}
+
+// TestSlowRootsNeverSendWritesElsewhere: a client that answers roots/list
+// after the server's timeout gets its write refused, not sent to the
+// server's working-directory repository; once it answers in time, the
+// write lands in its root. The slow answer is not remembered.
+func TestSlowRootsNeverSendWritesElsewhere(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	root, serverDir := newRepo(t), newRepo(t)
+	var slow atomic.Bool
+	slow.Store(true)
+	delay := func(next sdkmcp.MethodHandler) sdkmcp.MethodHandler {
+		return func(ctx context.Context, method string, req sdkmcp.Request) (sdkmcp.Result, error) {
+			if method == "roots/list" && slow.Load() {
+				time.Sleep(400 * time.Millisecond)
+			}
+			return next(ctx, method, req)
+		}
+	}
+	c := connectClient(t, Options{Dir: serverDir, RootsTimeout: 100 * time.Millisecond}, "2025-06-18", "slow-client",
+		func(c *sdkmcp.Client) { c.AddReceivingMiddleware(delay) }, root)
+	res := c.call(ToolAdd, map[string]any{"text": "Repository R deploys with Fly.io"})
+	require.True(t, res.IsError, resultText(res))
+	require.Contains(t, resultText(res), "nothing was written")
+	_, err := exec.Command("git", "-C", serverDir, "rev-parse", "--verify", "-q", "refs/memory/main").Output()
+	require.Error(t, err, "the server's own repository got nothing")
+
+	slow.Store(false)
+	res = c.call(ToolAdd, map[string]any{"text": "Repository R deploys with Fly.io"})
+	require.False(t, res.IsError, resultText(res))
+	require.Contains(t, gitRun(t, root, "log", "--format=%s", "refs/memory/main"), "Fly.io")
 }
