@@ -486,9 +486,8 @@ func TestFitConfidence(t *testing.T) {
 	fmt.Fprintf(&report, "tune, small stores:%s\n", formatRates(evaluate(only(all, true), &w, explicit, injection)))
 	fmt.Fprintf(&report, "no decision (every candidate), whole stores:%s\n", formatRates(evaluate(only(all, false), &w, 0, 0)))
 	// leave one project out: fit and choose on the others, measure on it
-	lopo := func(mask [numFeatures]bool) (map[string]fitRates, fitRates) {
+	lopo := func(mask [numFeatures]bool) map[string]fitRates {
 		out := map[string]fitRates{}
-		var pooled []fitQuery
 		for _, ds := range suite.Projects {
 			var train, test []fitQuery
 			for _, q := range all {
@@ -502,17 +501,16 @@ func TestFitConfidence(t *testing.T) {
 			e, i := chooseThresholds(only(train, false), &w)
 			out[ds.Name] = evaluate(only(test, false), &w, e, i)
 			out[ds.Name+" (small stores)"] = evaluate(only(test, true), &w, e, i)
-			_ = pooled
 		}
-		return out, fitRates{}
+		return out
 	}
-	per, _ := lopo(none)
+	per := lopo(none)
 	fmt.Fprintln(&report, "leave one project out (tune split of the left-out project):")
 	for _, ds := range suite.Projects {
 		fmt.Fprintf(&report, "  %-12s%s\n", ds.Name, formatRates(per[ds.Name]))
 		fmt.Fprintf(&report, "  %-12s%s\n", "  small", formatRates(per[ds.Name+" (small stores)"]))
 	}
-	fmt.Fprintln(&report, "feature ablation (refit without it; leave-one-project-out mean of the objective and the injection precision):")
+	fmt.Fprintln(&report, "feature ablation (refit without it; mean over left-out projects, whole and small stores, of the objective and the injection precision):")
 	for f := -1; f < numFeatures; f++ {
 		var mask [numFeatures]bool
 		name := "all features"
@@ -520,7 +518,7 @@ func TestFitConfidence(t *testing.T) {
 			mask[f] = true
 			name = "without " + featureNames[f]
 		}
-		per, _ := lopo(mask)
+		per := lopo(mask)
 		obj, prec := 0.0, 0.0
 		for _, r := range per {
 			obj += r.objective()
