@@ -10,7 +10,7 @@ import (
 )
 
 // layer is each top-level package's place in the one-way import direction of
-// DESIGN §1: a package may import only packages of a lower layer.
+// docs/architecture.md: a package may import only packages of a lower layer.
 var layer = map[string]int{
 	"secret":   0,
 	"gitstore": 1,
@@ -54,7 +54,7 @@ func TestImportDirection(t *testing.T) {
 				depTop := strings.SplitN(dep, "/", 2)[0]
 				to, known := layer[depTop]
 				require.True(t, known, "%s imports %s, which has no place in the layering", p.ImportPath, imp)
-				require.True(t, depTop == top || to < from, "%s imports %s against the one-way direction of DESIGN §1", p.ImportPath, imp)
+				require.True(t, depTop == top || to < from, "%s imports %s against the one-way direction of docs/architecture.md", p.ImportPath, imp)
 				continue
 			}
 			for lib, owner := range owners {

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Pinned agent packages (shared/CONTRACTS.md).
+// Pinned agent packages (docs/agents.md).
 const (
 	ClaudePackage = "@anthropic-ai/claude-code@2.1.328"
 	CodexPackage  = "@openai/codex@0.169.0"

@@ -25,7 +25,7 @@
 //     functionResponse parts).
 //   - agents_test.go: Claude and Codex install the pinned npm packages once
 //     into a cache (GIT_MEM_E2E_AGENTS, else e2e/.agents, the layout .ci/run
-//     uses) and run them headless exactly as shared/CONTRACTS.md describes,
+//     uses) and run them headless exactly as docs/agents.md describes,
 //     with a clean environment (HOME in a temp dir, the stand-in as the model
 //     API, no telemetry), stdin from /dev/null and a bounded time.
 //     ClaudeMCP and CodexMCP write the agents' MCP configuration for git-mem.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// GeminiPackage is the pinned Gemini CLI (shared/CONTRACTS.md).
+// GeminiPackage is the pinned Gemini CLI (docs/agents.md).
 const GeminiPackage = "@google/gemini-cli@0.61.0"
 
 // Gemini returns the gemini binary, installing the Gemini CLI when needed.

@@ -10,7 +10,7 @@ import (
 )
 
 // Config is git's configuration as git-mem reads it: system, global, then the
-// repository's own file, later files winning (DESIGN §8: settings are git
+// repository's own file, later files winning (docs/architecture.md, configuration: settings are git
 // config keys such as mem.injectChars). Include directives are not followed.
 type Config struct {
 	files []*formatcfg.Config

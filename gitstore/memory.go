@@ -119,7 +119,7 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// StartingTrust is the trust a new memory starts with (DESIGN §4).
+// StartingTrust is the trust a new memory starts with (docs/architecture.md, trust and lifecycle).
 func StartingTrust(source string, tentative bool) float64 {
 	t := 0.5
 	switch source {

@@ -15,7 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Merging memory (DESIGN §7) is per memory document, three-way against the
+// Merging memory (docs/architecture.md, sharing) is per memory document, three-way against the
 // merge base, and deterministic: the merged tree depends only on the two
 // trees and their merge bases, never on which side is "ours", on the machine
 // or on the clock.

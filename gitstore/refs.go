@@ -30,7 +30,7 @@ type refDB interface {
 // then packed-refs. Updates follow git's lock protocol (create <ref>.lock with
 // O_EXCL, verify the old value, write, fsync, rename), so they interoperate with
 // every git command; go-git's own CheckAndSetReference rewrites refs in place
-// and loses concurrent writes (DESIGN §2).
+// and loses concurrent writes (docs/architecture.md, storage).
 type diskRefs struct {
 	commonDir   string
 	lockTimeout time.Duration // how long to wait for another writer's lock

@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// Sharing (DESIGN §7) moves refs/memory/main, and nothing else, through an
+// Sharing (docs/architecture.md) moves refs/memory/main, and nothing else, through an
 // ordinary git remote. The transport is the git command itself, run with
 // os/exec, so every remote works as the user's git does: local paths,
 // file://, ssh (keys, agent, ~/.ssh/config) and https (credential helpers).

@@ -13,7 +13,7 @@ const (
 	EventSupersede = "supersede"
 )
 
-// Age decay (DESIGN §4): after decayGrace without a confirmation, trust halves
+// Age decay (docs/architecture.md, trust and lifecycle): after decayGrace without a confirmation, trust halves
 // every decayHalfLife. Preferences do not decay.
 const (
 	decayGrace    = 90 * 24 * time.Hour

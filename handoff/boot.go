@@ -15,10 +15,12 @@ import (
 const (
 	// DefaultBootTokens is the budget of git mem boot without --budget.
 	DefaultBootTokens = 2000
-	// MaxBootChars is the hard cap of a boot text (DESIGN §5: under Claude
-	// Code's 10,000-character hook limit).
+	// MaxBootChars is the hard cap of a boot text, under Claude Code's
+	// 10,000-character hook limit (docs/architecture.md, sessions and
+	// injection limits).
 	MaxBootChars = 8000
-	// MinTrust is the injection floor: memories trusted less are not shown (DESIGN §4).
+	// MinTrust is the injection floor: memories trusted less are not shown
+	// (docs/architecture.md, trust and lifecycle).
 	MinTrust = 0.40
 	// maxStanding is the most preferences and pinned memories considered.
 	maxStanding = 30

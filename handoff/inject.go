@@ -11,7 +11,7 @@ import (
 	"github.com/git-mem/git-mem/index"
 )
 
-// Injection limits (DESIGN §5). Both can be lowered, never raised past the
+// Injection limits (docs/architecture.md, sessions and injection limits). Both can be lowered, never raised past the
 // hard caps, with git config mem.injectChars and mem.promptChars.
 const (
 	// StartChars is the cap of a session-start injection.

@@ -9,7 +9,7 @@
 //
 // Four agents are supported: Claude Code (claude), Codex CLI (codex), Gemini
 // CLI (gemini) and Cursor (cursor); the exact payloads and outputs are in
-// shared/CONTRACTS.md. The agent is taken from --agent, else detected from
+// docs/agents.md. The agent is taken from --agent, else detected from
 // the payload (Cursor: conversation_id, workspace_roots; Gemini: timestamp,
 // BeforeAgent/AfterAgent; Codex: turn_id), else from the environment
 // (CLAUDECODE, CODEX_HOME, GEMINI_PROJECT_DIR), else Claude Code, whose

@@ -105,7 +105,7 @@ func cutRunes(s string, n int, tail string) string {
 }
 
 // LowTrust is the trust under which a memory is never injected by hooks or
-// boot (DESIGN §4); recall still finds it, marked as low-trust.
+// boot (docs/architecture.md, trust and lifecycle); recall still finds it, marked as low-trust.
 const LowTrust = 0.40
 
 // FormatHit renders one memory for an agent or a person: id, type, trust, how

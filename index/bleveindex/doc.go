@@ -19,7 +19,7 @@
 // in a fresh directory that is then swapped in.
 //
 // No process keeps the index open between operations: a bleve index open
-// read-write in one process makes every other open wait (DESIGN §3). Opens
+// read-write in one process makes every other open wait (docs/architecture.md, caches). Opens
 // use bolt_timeout; when the index stays busy (index.ErrBusy) or is broken,
 // index.Recall answers from its snapshot or a scan instead, with the same
 // ranking.
