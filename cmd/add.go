@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 )
@@ -50,7 +51,7 @@ something), inferred (concluded by an agent; the default inside an agent).`,
 				return usagef("--private and --global exclude each other")
 			}
 			o.memory.Text = textArg(args)
-			if !cmd.Flags().Changed("source") && env.detectedAgent() != "" {
+			if !cmd.Flags().Changed("source") && agents.InShell(env.Getenv) != "" {
 				o.memory.Source = gitstore.SourceInferred
 			}
 			return runAdd(cmd.Context(), env, o)

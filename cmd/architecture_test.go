@@ -12,12 +12,14 @@ import (
 // layer is each top-level package's place in the one-way import direction of
 // docs/architecture.md: a package may import only packages of a lower layer.
 var layer = map[string]int{
+	"agents":   0,
 	"secret":   0,
 	"gitstore": 1,
 	"index":    2,
 	"handoff":  3,
 	"hooks":    4,
 	"mcp":      4,
+	"install":  4,
 	"cmd":      5,
 }
 
@@ -67,16 +69,48 @@ func TestImportDirection(t *testing.T) {
 	require.Greater(t, checked, 3)
 }
 
+// importers: who may import a package of the module other than by the
+// layering alone. The installer is the CLI's; the hooks and the MCP server
+// never link it.
+var importers = map[string][]string{
+	"install": {"cmd"},
+}
+
+func TestOwnedPackagesHaveTheirImporters(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
+	require.NoError(t, err)
+	const module = "github.com/git-mem/git-mem/"
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		require.NoError(t, dec.Decode(&p))
+		from := strings.TrimPrefix(p.ImportPath, module)
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if allowed, owned := importers[dep]; owned {
+				require.Contains(t, allowed, from, "%s imports %s, which only %v may import", p.ImportPath, imp, allowed)
+			}
+		}
+	}
+}
+
 // TestHookBinaryStaysSmall: git-mem-hook runs before every agent session and
 // prompt, and Go initializes every linked package at start-up; bleve, cobra
-// and the MCP SDK would multiply its cost (see hooks/bench_test.go).
+// and the MCP SDK would multiply its cost (see hooks/bench_test.go); the
+// installer is never run by a hook.
 func TestHookBinaryStaysSmall(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "./git-mem-hook").Output()
 	require.NoError(t, err)
 	deps := strings.Fields(string(out))
 	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
 	for _, dep := range deps {
-		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp"} {
+		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp", "github.com/git-mem/git-mem/install"} {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
 		}
 	}

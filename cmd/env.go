@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 )
 
@@ -123,7 +124,7 @@ func (e *Env) writer(set *gitstore.Set, agentFlag string) gitstore.Writer {
 		agent = set.Repo.Config().Get("mem", "", "agent")
 	}
 	if agent == "" {
-		agent = e.detectedAgent()
+		agent = agents.WriterName(agents.InShell(e.Getenv))
 	}
 	if agent == "" {
 		agent = "cli"
@@ -133,19 +134,6 @@ func (e *Env) writer(set *gitstore.Set, agentFlag string) gitstore.Writer {
 		session = e.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	return gitstore.Writer{Agent: strings.TrimSpace(agent), Session: session}
-}
-
-// detectedAgent names the coding agent whose shell this command runs in.
-func (e *Env) detectedAgent() string {
-	switch {
-	case e.Getenv("CLAUDECODE") != "":
-		return "claude-code"
-	case e.Getenv("GEMINI_CLI") != "":
-		return "gemini"
-	case e.Getenv("CODEX_SANDBOX") != "" || e.Getenv("CODEX_THREAD_ID") != "":
-		return "codex"
-	}
-	return ""
 }
 
 // usageError marks an error as a usage error (exit code 2).

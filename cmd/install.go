@@ -13,9 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/install"
 )
 
 type installOptions struct {
@@ -55,8 +57,8 @@ Undo with git mem uninstall.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.agent = args[0]
-			if hooks.NormalizeAgent(o.agent) == "" {
-				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(hooks.Agents, ", "))
+			if agents.Normalize(o.agent) == "" {
+				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(agents.Names, ", "))
 			}
 			return runInstall(cmd.Context(), env, o, true)
 		},
@@ -73,8 +75,8 @@ func installFlags(c *cobra.Command, o *installOptions) {
 }
 
 // installTarget fills the paths install needs from the environment.
-func installTarget(env *Env, o *installOptions) (hooks.InstallOptions, error) {
-	io := hooks.InstallOptions{Agent: o.agent, User: o.user, Home: env.Getenv("HOME"), CodexHome: env.Getenv("CODEX_HOME"), Binary: o.binary}
+func installTarget(env *Env, o *installOptions) (install.InstallOptions, error) {
+	io := install.InstallOptions{Agent: o.agent, User: o.user, Home: env.Getenv("HOME"), CodexHome: env.Getenv("CODEX_HOME"), Binary: o.binary}
 	if io.Home == "" {
 		io.Home, _ = os.UserHomeDir()
 	}
@@ -126,14 +128,14 @@ func hookBinary(binary string) string {
 	if dir == "" {
 		return ""
 	}
-	full := filepath.Join(dir, hooks.HookBinaryName)
+	full := filepath.Join(dir, install.HookBinaryName)
 	st, err := os.Stat(full)
 	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 		return ""
 	}
 	if !filepath.IsAbs(binary) {
-		if p, err := exec.LookPath(hooks.HookBinaryName); err == nil && sameFile(p, full) {
-			return hooks.HookBinaryName
+		if p, err := exec.LookPath(install.HookBinaryName); err == nil && sameFile(p, full) {
+			return install.HookBinaryName
 		}
 	}
 	return full
@@ -145,28 +147,28 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) error {
+func runInstall(ctx context.Context, env *Env, o *installOptions, adding bool) error {
 	target, err := installTarget(env, o)
 	if err != nil {
 		return err
 	}
-	if install && target.Binary == "" {
+	if adding && target.Binary == "" {
 		target.Binary = defaultBinary()
 	}
-	if install {
+	if adding {
 		target.HookBinary = hookBinary(target.Binary)
 	}
-	if install && hooks.NormalizeAgent(o.agent) == hooks.Codex {
+	if adding && agents.Normalize(o.agent) == agents.Codex {
 		// Codex runs only trusted hooks: ask codex for their hashes and record them
 		if bin, err := exec.LookPath("codex"); err == nil {
 			target.CodexBin, target.Env = bin, os.Environ()
 		}
 	}
-	var rep *hooks.Report
-	if install {
-		rep, err = hooks.Install(ctx, target)
+	var rep *install.Report
+	if adding {
+		rep, err = install.Install(ctx, target)
 	} else {
-		rep, err = hooks.Uninstall(ctx, target)
+		rep, err = install.Uninstall(ctx, target)
 	}
 	if err != nil {
 		return err
@@ -175,7 +177,7 @@ func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) 
 		return writeJSON(env.Out, rep)
 	}
 	verb := "installed for"
-	if !install {
+	if !adding {
 		verb = "uninstalled from"
 	}
 	fmt.Fprintf(env.Out, "git-mem %s %s (%s scope)\n", verb, rep.Agent, rep.Scope)
@@ -185,7 +187,7 @@ func runInstall(ctx context.Context, env *Env, o *installOptions, install bool) 
 	for _, f := range rep.Files {
 		fmt.Fprintf(env.Out, "  %-9s %s (%s)\n", f.Action, f.Path, f.What)
 	}
-	if install && !filepath.IsAbs(target.Binary) {
+	if adding && !filepath.IsAbs(target.Binary) {
 		if _, err := exec.LookPath(target.Binary); err != nil {
 			fmt.Fprintf(env.Err, "warning: %s is not on PATH; the agent will not find it: put git-mem on PATH, or re-run with --binary /path/to/git-mem\n", target.Binary)
 		}
@@ -210,13 +212,13 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 	}
 	for _, user := range []bool{false, true} {
 		o := &installOptions{user: user}
-		for _, agent := range hooks.Agents {
+		for _, agent := range agents.Names {
 			o.agent = agent
 			target, err := installTarget(env, o)
 			if err != nil {
 				continue
 			}
-			in, err := hooks.Inspect(target)
+			in, err := install.Inspect(target)
 			if err != nil || !in.Hooks && !in.MCP {
 				continue
 			}
@@ -238,7 +240,7 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 				f.Fix = "git mem install " + agent + scopeFlag
 			}
 			for _, c := range in.Commands {
-				bin := hooks.CommandBinary(c)
+				bin := install.CommandBinary(c)
 				if _, err := exec.LookPath(bin); err != nil {
 					f.Status = gitstore.FindingFail
 					f.Message = fmt.Sprintf("registered command %q: %s does not exist or is not on PATH", c, bin)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/hooks"
@@ -35,8 +36,8 @@ instead.`,
   git mem preview --agent codex`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.agent != "" && hooks.NormalizeAgent(o.agent) == "" {
-				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(hooks.Agents, ", "))
+			if o.agent != "" && agents.Normalize(o.agent) == "" {
+				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(agents.Names, ", "))
 			}
 			return runPreview(cmd.Context(), env, o)
 		},
@@ -77,7 +78,7 @@ func runPreview(ctx context.Context, env *Env, o *previewOptions) error {
 	}
 	chars := utf8.RuneCountInString(res.Text)
 	if o.agent != "" {
-		out, err := hooks.Output(hooks.NormalizeAgent(o.agent), hooks.EventSessionStart, res.Text)
+		out, err := hooks.Output(agents.Normalize(o.agent), agents.EventSessionStart, res.Text)
 		if err != nil {
 			return err
 		}

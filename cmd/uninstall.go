@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/agents"
 )
 
 func init() { register(newUninstallCmd) }
@@ -24,8 +24,8 @@ itself (refs/memory/*) is not touched.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.agent = args[0]
-			if hooks.NormalizeAgent(o.agent) == "" {
-				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(hooks.Agents, ", "))
+			if agents.Normalize(o.agent) == "" {
+				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(agents.Names, ", "))
 			}
 			return runInstall(cmd.Context(), env, o, false)
 		},

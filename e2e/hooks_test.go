@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/install"
 )
 
 // Hook tests: after git mem install, the agents' own hook machinery runs
@@ -109,13 +109,13 @@ func TestHooksClaudeThenCodex(t *testing.T) {
 	codexPath := "PATH=" + GitMemDir + string(os.PathListSeparator) + filepath.Dir(Codex(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
 	out = gm(t, repo, codexHome, []string{"CODEX_HOME=" + codexDir, codexPath}, "install", "codex", "--user", "--binary", "git-mem")
 	t.Logf("git mem install codex --user:\n%s", out)
-	listed, err := hooks.ListCodexHooks(context.Background(), Codex(t), cleanEnv(codexHome, []string{"CODEX_HOME=" + codexDir}), repo)
+	listed, err := install.ListCodexHooks(context.Background(), Codex(t), cleanEnv(codexHome, []string{"CODEX_HOME=" + codexDir}), repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	trusted := 0
 	for _, h := range listed {
-		if hooks.IsOwnCommand(h.Command) && h.TrustStatus == "trusted" {
+		if install.IsOwnCommand(h.Command) && h.TrustStatus == "trusted" {
 			trusted++
 		}
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/hooks"
 )
 
 var (
@@ -87,7 +87,7 @@ func TestHookBinaryMatchesGitMem(t *testing.T) {
 	}
 	gitMem, hookBin := buildBinaries(t)
 	isolate(t)
-	for _, agent := range hooks.Agents {
+	for _, agent := range agents.Names {
 		t.Run(agent, func(t *testing.T) {
 			a := goldenRepo(t)
 			b := copyRepo(t, a)
@@ -106,18 +106,18 @@ func TestHookBinaryMatchesGitMem(t *testing.T) {
 				name := strings.TrimSuffix(filepath.Base(f), ".json")
 				event := name[strings.Index(name, "-")+1:]
 				switch event {
-				case hooks.EventStop:
+				case agents.EventStop:
 					for i := 0; i < 5; i++ {
 						require.Equal(t, step(a, "2-prompt", true), step(b, "2-prompt", false))
 					}
-				case hooks.EventSessionEnd:
+				case agents.EventSessionEnd:
 					for _, dir := range []string{a, b} {
 						git(t, dir, "add", ".")
 						git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
 					}
 				}
 				want, got := step(a, name, true), step(b, name, false)
-				if event == hooks.EventSessionStart {
+				if event == agents.EventSessionStart {
 					require.NotEmpty(t, want, "%s %s injects something", agent, name)
 				}
 				require.Equal(t, want, got, "%s %s", agent, name)

@@ -1,19 +1,19 @@
 // Package hooks adapts coding agents' lifecycle hooks to git-mem: it reads
 // an agent's JSON payload, acts (a session start marker and an injection, a
 // prompt injection, a session note, a reminder), and writes exactly the JSON
-// that agent documents, or nothing. It also installs and removes git-mem's
-// MCP server entry, hooks and instruction block in each agent's config files
-// (install.go).
+// that agent documents, or nothing. Installing the hooks in each agent's
+// configuration is package install's; the agents, their payloads and events
+// are package agents'.
 //
 // # Agents and events
 //
 // Four agents are supported: Claude Code (claude), Codex CLI (codex), Gemini
 // CLI (gemini) and Cursor (cursor); the exact payloads and outputs are in
-// docs/agents.md. The agent is taken from --agent, else detected from
-// the payload (Cursor: conversation_id, workspace_roots; Gemini: timestamp,
-// BeforeAgent/AfterAgent; Codex: turn_id), else from the environment
-// (CLAUDECODE, CODEX_HOME, GEMINI_PROJECT_DIR), else Claude Code, whose
-// output shape Codex and Gemini share. Events:
+// docs/agents.md. The agent is taken from --agent, else detected by
+// agents.Detect from the payload (Cursor: conversation_id, workspace_roots;
+// Gemini: timestamp, BeforeAgent/AfterAgent; Codex: turn_id), else from the
+// environment (CLAUDECODE, CODEX_HOME, GEMINI_PROJECT_DIR, …), else Claude
+// Code, whose output shape Codex and Gemini share. Events:
 //
 //   - session-start: writes the session's start marker, then injects the
 //     latest handoff for the branch, preferences and pinned memories, and the
@@ -45,7 +45,7 @@
 // start cache and the snapshot current in plain Go when they are stale.
 // Writes refresh the snapshot (session notes here, index.Remember for
 // memories), and warm refreshes it too, so the next hook finds it current.
-// Install registers git-mem-hook when it sits next to the git-mem that
+// The installer registers git-mem-hook when it sits next to the git-mem that
 // installs (else "git-mem hook"); uninstall and doctor recognise both forms.
 //
 // # Never hurting a session

@@ -12,9 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
-	"github.com/git-mem/git-mem/hooks"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden outputs under fixtures/hooks")
@@ -54,7 +54,7 @@ func goldenRepo(t *testing.T) string {
 
 func TestGoldenPerAgent(t *testing.T) {
 	isolate(t)
-	for _, agent := range hooks.Agents {
+	for _, agent := range agents.Names {
 		t.Run(agent, func(t *testing.T) {
 			dir := goldenRepo(t)
 			files, err := filepath.Glob(filepath.Join(fixtureDir, agent, "*.json"))
@@ -68,13 +68,13 @@ func TestGoldenPerAgent(t *testing.T) {
 				name := strings.TrimSuffix(filepath.Base(f), ".json")
 				event := name[strings.Index(name, "-")+1:]
 				switch event {
-				case hooks.EventStop:
+				case agents.EventStop:
 					// five prompts without a save before the stop
 					for i := 0; i < 5; i++ {
 						prompt := strings.ReplaceAll(string(mustRead(t, filepath.Join(fixtureDir, agent, "2-prompt.json"))), "{{CWD}}", dir)
-						run(t, hooks.EventPrompt, "", prompt)
+						run(t, agents.EventPrompt, "", prompt)
 					}
-				case hooks.EventSessionEnd:
+				case agents.EventSessionEnd:
 					git(t, dir, "add", ".")
 					git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
 				}
@@ -83,7 +83,7 @@ func TestGoldenPerAgent(t *testing.T) {
 				require.NoError(t, o.Err, "%s %s", agent, name)
 				require.Equal(t, agent, o.Agent)
 				got := normalize(string(o.Output))
-				if event == hooks.EventSessionEnd {
+				if event == agents.EventSessionEnd {
 					ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
 					require.NoError(t, err)
 					require.Len(t, ms, 1)

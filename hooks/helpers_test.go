@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
@@ -172,7 +173,7 @@ func corpus(n int) []seedMem {
 func payload(agent, event, session, dir string, extra map[string]any) string {
 	p := map[string]any{}
 	switch agent {
-	case hooks.Cursor:
+	case agents.Cursor:
 		p["conversation_id"] = session
 		p["generation_id"] = "g1"
 		p["workspace_roots"] = []string{dir}
@@ -180,7 +181,7 @@ func payload(agent, event, session, dir string, extra map[string]any) string {
 	default:
 		p["session_id"] = session
 		p["transcript_path"] = "/home/dev/.agent/transcripts/" + session + ".jsonl"
-		if agent == hooks.Codex {
+		if agent == agents.Codex {
 			p["transcript_path"] = nil
 		}
 		p["cwd"] = dir

@@ -351,34 +351,6 @@ func TestTenThousandMemories(t *testing.T) {
 	require.LessOrEqual(t, utf8.RuneCountInString(text), handoff.PromptChars)
 }
 
-func TestDetectAgent(t *testing.T) {
-	none := func(string) string { return "" }
-	cases := []struct {
-		name string
-		p    hooks.Payload
-		env  map[string]string
-		want string
-	}{
-		{"cursor by conversation", hooks.Payload{ConversationID: "c"}, nil, hooks.Cursor},
-		{"cursor by roots", hooks.Payload{WorkspaceRoots: []string{"/x"}}, nil, hooks.Cursor},
-		{"gemini by event", hooks.Payload{HookEventName: "BeforeAgent"}, nil, hooks.Gemini},
-		{"gemini by timestamp", hooks.Payload{Timestamp: "t"}, nil, hooks.Gemini},
-		{"codex by turn", hooks.Payload{TurnID: "t"}, nil, hooks.Codex},
-		{"codex by env", hooks.Payload{}, map[string]string{"CODEX_HOME": "/c"}, hooks.Codex},
-		{"claude by env", hooks.Payload{}, map[string]string{"CLAUDECODE": "1", "CODEX_HOME": "/c"}, hooks.Claude},
-		{"default", hooks.Payload{}, nil, hooks.Claude},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			getenv := none
-			if c.env != nil {
-				getenv = func(k string) string { return c.env[k] }
-			}
-			require.Equal(t, c.want, hooks.DetectAgent(&c.p, getenv))
-		})
-	}
-}
-
 func TestHookLogIsCapped(t *testing.T) {
 	isolate(t)
 	dir := newRepo(t, false)

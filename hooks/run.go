@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
@@ -22,11 +23,11 @@ import (
 
 // Internal deadlines per event (see the package documentation).
 var deadlines = map[string]time.Duration{
-	EventSessionStart: 6 * time.Second,
-	EventPrompt:       3 * time.Second,
-	EventStop:         2 * time.Second,
-	EventSessionEnd:   700 * time.Millisecond,
-	eventWarm:         5 * time.Minute,
+	agents.EventSessionStart: 6 * time.Second,
+	agents.EventPrompt:       3 * time.Second,
+	agents.EventStop:         2 * time.Second,
+	agents.EventSessionEnd:   700 * time.Millisecond,
+	eventWarm:                5 * time.Minute,
 }
 
 // eventWarm is the internal event of the background process a hook starts
@@ -90,7 +91,7 @@ func Run(ctx context.Context, r Request) *Outcome {
 	if r.Getenv == nil {
 		r.Getenv = func(string) string { return "" }
 	}
-	out := &Outcome{Event: NormalizeEvent(r.Event)}
+	out := &Outcome{Event: agents.NormalizeEvent(r.Event)}
 	if r.Event == eventWarm {
 		out.Event = eventWarm
 	}
@@ -130,10 +131,10 @@ func Run(ctx context.Context, r Request) *Outcome {
 	case res = <-done:
 		out.Agent = res.agent
 	case <-ctx.Done():
-		out.Agent = NormalizeAgent(r.Agent)
+		out.Agent = agents.Normalize(r.Agent)
 		out.TimedOut = true
 		res.err = fmt.Errorf("%s hook passed its %v deadline; nothing was injected", r.Event, deadline)
-		if data := got.get(); data != nil && r.Warm != nil && (out.Event == EventSessionStart || out.Event == EventPrompt) {
+		if data := got.get(); data != nil && r.Warm != nil && (out.Event == agents.EventSessionStart || out.Event == agents.EventPrompt) {
 			r.Warm(data)
 			res.err = fmt.Errorf("%w; caches are being brought up to date in the background", res.err)
 		}
@@ -164,13 +165,13 @@ func (b *payloadBox) get() []byte  { b.mu.Lock(); defer b.mu.Unlock(); return b.
 func handle(ctx context.Context, r Request, event string, lg *logger, got *payloadBox) (out []byte, agent string, err error) {
 	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload))
 	if err != nil {
-		return nil, NormalizeAgent(r.Agent), fmt.Errorf("reading the hook payload: %w", err)
+		return nil, agents.Normalize(r.Agent), fmt.Errorf("reading the hook payload: %w", err)
 	}
 	got.set(data)
-	p, perr := ParsePayload(data)
-	agent = NormalizeAgent(r.Agent)
+	p, perr := agents.ParsePayload(data)
+	agent = agents.Normalize(r.Agent)
 	if agent == "" {
-		agent = DetectAgent(p, r.Getenv)
+		agent = agents.Detect(p, r.Getenv)
 	}
 	if perr != nil {
 		return nil, agent, perr
@@ -179,7 +180,7 @@ func handle(ctx context.Context, r Request, event string, lg *logger, got *paylo
 	return out, agent, err
 }
 
-func handlePayload(ctx context.Context, r Request, event, agent string, p *Payload, lg *logger) ([]byte, error) {
+func handlePayload(ctx context.Context, r Request, event, agent string, p *agents.Payload, lg *logger) ([]byte, error) {
 	dir := p.Dir()
 	if dir == "" {
 		return nil, fmt.Errorf("%w: the hook payload has no cwd", gitstore.ErrInvalid)
@@ -201,7 +202,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 	}
 	repo.Now = r.Now
 	if event == "" {
-		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", gitstore.ErrInvalid, r.Event, strings.Join(Events, ", "))
+		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", gitstore.ErrInvalid, r.Event, strings.Join(agents.Events, ", "))
 	}
 	set := &gitstore.Set{Repo: repo}
 	if pers, _, err := gitstore.OpenPersonal(false); err == nil {
@@ -226,13 +227,13 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 	switch event {
 	case eventWarm:
 		return nil, h.warm(ctx)
-	case EventSessionStart:
+	case agents.EventSessionStart:
 		return h.sessionStart(ctx)
-	case EventPrompt:
+	case agents.EventPrompt:
 		return h.prompt(ctx)
-	case EventSessionEnd:
+	case agents.EventSessionEnd:
 		return nil, h.end(ctx)
-	case EventStop:
+	case agents.EventStop:
 		return h.stop(ctx)
 	}
 	return nil, nil
@@ -240,7 +241,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *Paylo
 
 type handler struct {
 	req      Request
-	p        *Payload
+	p        *agents.Payload
 	agent    string
 	set      *gitstore.Set
 	repo     *gitstore.Repo
@@ -249,7 +250,7 @@ type handler struct {
 }
 
 func (h *handler) writer() gitstore.Writer {
-	w := gitstore.Writer{Agent: WriterName(h.agent), Session: h.p.Session()}
+	w := gitstore.Writer{Agent: agents.WriterName(h.agent), Session: h.p.Session()}
 	if h.p.Subagent() {
 		w.Subagent = strings.Trim(h.p.AgentType+":"+h.p.AgentID, ":")
 	}
@@ -257,7 +258,7 @@ func (h *handler) writer() gitstore.Writer {
 }
 
 func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
-	m, existed, err := h.sessions.Start(ctx, h.p.Session(), WriterName(h.agent), h.now)
+	m, existed, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +292,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if err := h.sessions.Save(m); err != nil {
 		return nil, err
 	}
-	return Output(h.agent, EventSessionStart, res.Text)
+	return Output(h.agent, agents.EventSessionStart, res.Text)
 }
 
 // StartOptionsFor are the session-start options in a repository: branch,
@@ -336,7 +337,7 @@ func (h *handler) warm(ctx context.Context) error {
 }
 
 func (h *handler) marker(ctx context.Context) (*handoff.Marker, error) {
-	m, _, err := h.sessions.Start(ctx, h.p.Session(), WriterName(h.agent), h.now)
+	m, _, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
 	return m, err
 }
 
@@ -348,7 +349,7 @@ func (h *handler) prompt(ctx context.Context) ([]byte, error) {
 	if err := h.sessions.CountPrompt(m); err != nil {
 		return nil, err
 	}
-	if h.agent == Cursor {
+	if h.agent == agents.Cursor {
 		return nil, nil // Cursor's beforeSubmitPrompt cannot add context
 	}
 	shown := h.sessions.Shown(m.Session)
@@ -363,7 +364,7 @@ func (h *handler) prompt(ctx context.Context) ([]byte, error) {
 	if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
 		return nil, err
 	}
-	return Output(h.agent, EventPrompt, res.Text)
+	return Output(h.agent, agents.EventPrompt, res.Text)
 }
 
 func (h *handler) end(ctx context.Context) error {
@@ -387,11 +388,11 @@ func (h *handler) end(ctx context.Context) error {
 }
 
 func (h *handler) stop(ctx context.Context) ([]byte, error) {
-	if h.agent == Cursor {
+	if h.agent == agents.Cursor {
 		// Cursor builds without sessionEnd: the stop hook writes the note
 		return nil, h.end(ctx)
 	}
-	if h.p.StopHookActive || h.agent == Gemini || h.p.Subagent() {
+	if h.p.StopHookActive || h.agent == agents.Gemini || h.p.Subagent() {
 		return nil, nil
 	}
 	m, err := h.sessions.Load(h.p.Session())
@@ -411,19 +412,19 @@ func Output(agent, event, text string) ([]byte, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	if agent == Cursor {
-		if event != EventSessionStart {
+	if agent == agents.Cursor {
+		if event != agents.EventSessionStart {
 			return nil, nil
 		}
 		return marshal(map[string]any{"additional_context": text})
 	}
 	name := ""
 	switch event {
-	case EventSessionStart:
+	case agents.EventSessionStart:
 		name = "SessionStart"
-	case EventPrompt:
+	case agents.EventPrompt:
 		name = "UserPromptSubmit"
-		if agent == Gemini {
+		if agent == agents.Gemini {
 			name = "BeforeAgent"
 		}
 	default:

@@ -21,7 +21,7 @@
 // Every write records the agent that made it: the --agent flag or
 // GIT_MEM_AGENT when set (Options.Agent), else the client's clientInfo.name
 // from the initialize request, normalized (claude-code, codex, cursor,
-// gemini, …; see NormalizeAgent). A session id the client sends in a call's
+// gemini, …; see agents.FromClientName). A session id the client sends in a call's
 // _meta (Codex sends sessionId) is recorded as the write's session.
 //
 // # Results

@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 )
 
@@ -252,70 +252,10 @@ func (s *Server) agent(ss *sdkmcp.ServerSession) string {
 	}
 	if ss != nil {
 		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-			if a := NormalizeAgent(p.ClientInfo.Name); a != "" {
+			if a := agents.FromClientName(p.ClientInfo.Name); a != "" {
 				return a
 			}
 		}
 	}
 	return "mcp"
-}
-
-// knownAgents maps a word found in a client name to the agent name git-mem
-// records, in the order they are tried. Short, common words match only a
-// whole word of the name.
-var knownAgents = []struct {
-	word, agent string
-	whole       bool
-}{
-	{"claude-ai", "claude-desktop", false},
-	{"claude desktop", "claude-desktop", false},
-	{"claude", "claude-code", false},
-	{"codex", "codex", false},
-	{"cursor", "cursor", false},
-	{"gemini", "gemini", false},
-	{"windsurf", "windsurf", false},
-	{"copilot", "copilot", false},
-	{"visual studio code", "vscode", false},
-	{"vscode", "vscode", false},
-	{"opencode", "opencode", false},
-	{"zed", "zed", true},
-	{"goose", "goose", true},
-	{"cline", "cline", true},
-	{"continue", "continue", true},
-	{"aider", "aider", true},
-}
-
-// NormalizeAgent turns an MCP clientInfo.name into the agent name recorded
-// with writes: the known coding agents by their usual names ("claude-code",
-// "codex", "cursor", "gemini", …; e.g. "codex-mcp-client" is "codex"), any
-// other name lower-cased with runs of characters other than letters, digits,
-// '.', '_' and '-' turned into '-', at most 40 characters. Empty for an empty
-// name.
-func NormalizeAgent(name string) string {
-	lower := strings.ToLower(strings.TrimSpace(name))
-	words := strings.FieldsFunc(lower, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
-	for _, k := range knownAgents {
-		if !k.whole && strings.Contains(lower, k.word) || k.whole && slices.Contains(words, k.word) {
-			return k.agent
-		}
-	}
-	var b strings.Builder
-	dash := false
-	for _, r := range lower {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
-		if !ok {
-			if !dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = true
-			continue
-		}
-		dash = false
-		b.WriteRune(r)
-	}
-	out := strings.Trim(b.String(), "-")
-	if len(out) > 40 {
-		out = strings.TrimRight(out[:40], "-")
-	}
-	return out
 }

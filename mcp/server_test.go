@@ -176,28 +176,6 @@ func seed(t testing.TB, dir string, ms ...gitstore.Memory) {
 	require.NoError(t, err)
 }
 
-func TestNormalizeAgent(t *testing.T) {
-	for in, want := range map[string]string{
-		"claude-code":            "claude-code",
-		"Claude Code":            "claude-code",
-		"claude-ai":              "claude-desktop",
-		"codex-mcp-client":       "codex",
-		"Codex":                  "codex",
-		"cursor-vscode":          "cursor",
-		"gemini-cli-mcp-client":  "gemini",
-		"Visual Studio Code":     "vscode",
-		"zed":                    "zed",
-		"Authorized Tool":        "authorized-tool",
-		"my agent/2.0 (beta)":    "my-agent-2.0-beta",
-		"":                       "",
-		"  ":                     "",
-		strings.Repeat("x", 60):  strings.Repeat("x", 40),
-		"tsclient e2e ✓ unicode": "tsclient-e2e-unicode",
-	} {
-		require.Equal(t, want, NormalizeAgent(in), "NormalizeAgent(%q)", in)
-	}
-}
-
 func TestToolsListed(t *testing.T) {
 	c := connect(t, Options{Dir: newRepo(t)}, "test-client")
 	res, err := c.cs.ListTools(context.Background(), nil)

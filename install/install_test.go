@@ -1,4 +1,4 @@
-package hooks_test
+package install_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/agents"
+	"github.com/git-mem/git-mem/install"
 )
 
 // Realistic config files that already hold other tools' hooks and MCP
@@ -140,24 +141,24 @@ func TestInstallRoundTrip(t *testing.T) {
 		// own are strings install writes somewhere
 		own []string
 	}{
-		{hooks.Claude, false,
+		{agents.Claude, false,
 			[]file{{".claude/settings.json", claudeSettings}, {".mcp.json", claudeMCP}, {"CLAUDE.md", agentsMD}},
 			nil, []string{`"command": "git-mem hook session-start --agent claude"`, `"matcher": "startup|resume|clear|compact"`, `"git-mem": {`}},
-		{hooks.Claude, true, nil,
+		{agents.Claude, true, nil,
 			[]string{"home/.claude/settings.json", "home/.claude.json", "home/.claude/CLAUDE.md"}, nil},
-		{hooks.Codex, false,
+		{agents.Codex, false,
 			[]file{{".codex/hooks.json", codexHooks}, {".codex/config.toml", codexConfig}, {"AGENTS.md", agentsMD}},
 			nil, []string{`"command": "git-mem hook session-end --agent codex"`, "[mcp_servers.git-mem]\ncommand = \"git-mem\"\nargs = [\"mcp\"]"}},
-		{hooks.Codex, true,
+		{agents.Codex, true,
 			[]file{{"codex-home/config.toml", codexConfig}},
 			[]string{"codex-home/hooks.json", "codex-home/AGENTS.md"}, nil},
-		{hooks.Gemini, false,
+		{agents.Gemini, false,
 			[]file{{".gemini/settings.json", geminiSettings}},
 			[]string{"GEMINI.md"}, []string{`"BeforeAgent": [`, `"timeout": 30000`, `"name": "git-mem-session-start"`}},
-		{hooks.Cursor, false,
+		{agents.Cursor, false,
 			[]file{{".cursor/hooks.json", cursorHooks}, {".cursor/mcp.json", cursorMCP}, {"AGENTS.md", agentsMD}},
 			nil, []string{"\t\t\"sessionStart\": [\n\t\t\t{\n\t\t\t\t\"command\": \"git-mem hook session-start --agent cursor\"", `"./hooks/notify.sh"`}},
-		{hooks.Cursor, true, nil, []string{"home/.cursor/hooks.json", "home/.cursor/mcp.json"}, nil},
+		{agents.Cursor, true, nil, []string{"home/.cursor/hooks.json", "home/.cursor/mcp.json"}, nil},
 	}
 	for _, c := range cases {
 		name := c.agent
@@ -167,7 +168,7 @@ func TestInstallRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			base := t.TempDir()
 			root := filepath.Join(base, "repo")
-			o := hooks.InstallOptions{Agent: c.agent, User: c.user, Root: root, Home: filepath.Join(base, "home"), CodexHome: filepath.Join(base, "codex-home"), Binary: "/opt/old/bin/git-mem"}
+			o := install.InstallOptions{Agent: c.agent, User: c.user, Root: root, Home: filepath.Join(base, "home"), CodexHome: filepath.Join(base, "codex-home"), Binary: "/opt/old/bin/git-mem"}
 			abs := func(rel string) string {
 				if strings.HasPrefix(rel, "home/") || strings.HasPrefix(rel, "codex-home/") {
 					return filepath.Join(base, rel)
@@ -179,12 +180,12 @@ func TestInstallRoundTrip(t *testing.T) {
 			}
 			ctx := context.Background()
 			// an old install at another path, then a re-install: updated in place
-			_, err := hooks.Install(ctx, o)
+			_, err := install.Install(ctx, o)
 			require.NoError(t, err)
 			o.Binary = "git-mem"
-			rep, err := hooks.Install(ctx, o)
+			rep, err := install.Install(ctx, o)
 			require.NoError(t, err)
-			if c.agent == hooks.Codex {
+			if c.agent == agents.Codex {
 				require.NotEmpty(t, rep.Notes, "Codex hook trust is explained")
 			}
 			all := ""
@@ -197,7 +198,7 @@ func TestInstallRoundTrip(t *testing.T) {
 				if strings.HasSuffix(fc.Path, ".json") {
 					require.True(t, json.Valid(data), "%s stays valid JSON", fc.Path)
 				}
-				require.LessOrEqual(t, strings.Count(s, hooks.InstructionsEnd), 1)
+				require.LessOrEqual(t, strings.Count(s, install.InstructionsEnd), 1)
 			}
 			for _, f := range c.existing {
 				data, err := os.ReadFile(abs(f.rel))
@@ -215,16 +216,16 @@ func TestInstallRoundTrip(t *testing.T) {
 				require.FileExists(t, abs(rel))
 			}
 			// a third run changes nothing
-			rep, err = hooks.Install(ctx, o)
+			rep, err = install.Install(ctx, o)
 			require.NoError(t, err)
 			for _, fc := range rep.Files {
 				require.Equal(t, "unchanged", fc.Action, fc.Path)
 			}
-			in, err := hooks.Inspect(o)
+			in, err := install.Inspect(o)
 			require.NoError(t, err)
 			require.True(t, in.Hooks && in.MCP)
 
-			_, err = hooks.Uninstall(ctx, o)
+			_, err = install.Uninstall(ctx, o)
 			require.NoError(t, err)
 			for _, f := range c.existing {
 				data, err := os.ReadFile(abs(f.rel))
@@ -234,7 +235,7 @@ func TestInstallRoundTrip(t *testing.T) {
 			for _, rel := range c.created {
 				require.NoFileExists(t, abs(rel), "uninstall removes the files it created")
 			}
-			in, err = hooks.Inspect(o)
+			in, err = install.Inspect(o)
 			require.NoError(t, err)
 			require.False(t, in.Hooks || in.MCP)
 		})
@@ -245,7 +246,7 @@ func TestInstallRefusesBrokenJSON(t *testing.T) {
 	isolate(t)
 	root := t.TempDir()
 	write(t, filepath.Join(root, ".claude"), "settings.json", "{ // comments are not JSON\n}")
-	_, err := hooks.Install(context.Background(), hooks.InstallOptions{Agent: "claude", Root: root, Home: t.TempDir()})
+	_, err := install.Install(context.Background(), install.InstallOptions{Agent: "claude", Root: root, Home: t.TempDir()})
 	require.ErrorContains(t, err, "not valid JSON")
 	data, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
 	require.Equal(t, "{ // comments are not JSON\n}", string(data), "a file that cannot be parsed is left alone")
@@ -255,18 +256,18 @@ func TestInstructionsBlock(t *testing.T) {
 	cases := []struct{ name, in string }{
 		{"empty", ""},
 		{"no block", "# Project\n\nText.\n"},
-		{"old block", "# Project\n\n" + hooks.InstructionsBegin + "\nold text\n" + hooks.InstructionsEnd + "\n\nAfter.\n"},
-		{"two blocks", "A\n" + hooks.InstructionsBegin + "\nx\n" + hooks.InstructionsEnd + "\nB\n" + hooks.InstructionsBegin + "\ny\n" + hooks.InstructionsEnd + "\n"},
+		{"old block", "# Project\n\n" + install.InstructionsBegin + "\nold text\n" + install.InstructionsEnd + "\n\nAfter.\n"},
+		{"two blocks", "A\n" + install.InstructionsBegin + "\nx\n" + install.InstructionsEnd + "\nB\n" + install.InstructionsBegin + "\ny\n" + install.InstructionsEnd + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out := string(hooks.SetInstructions([]byte(c.in)))
-			require.Equal(t, 1, strings.Count(out, hooks.InstructionsEnd))
+			out := string(install.SetInstructions([]byte(c.in)))
+			require.Equal(t, 1, strings.Count(out, install.InstructionsEnd))
 			require.Contains(t, out, "not truth")
 			require.Contains(t, out, "300 characters")
 			require.Contains(t, out, "Never store secrets")
-			require.Equal(t, out, string(hooks.SetInstructions([]byte(out))), "idempotent")
-			back := string(hooks.RemoveInstructions([]byte(out)))
+			require.Equal(t, out, string(install.SetInstructions([]byte(out))), "idempotent")
+			back := string(install.RemoveInstructions([]byte(out)))
 			require.NotContains(t, back, "git-mem")
 			if c.name == "no block" {
 				require.Equal(t, c.in, back)
@@ -289,7 +290,7 @@ func TestIsOwnCommand(t *testing.T) {
 		"other-tool hook":                                          false,
 		"git-mem recall -- x":                                      false,
 	} {
-		require.Equal(t, want, hooks.IsOwnCommand(cmd), cmd)
+		require.Equal(t, want, install.IsOwnCommand(cmd), cmd)
 	}
 }
 
@@ -297,19 +298,19 @@ func TestUninstallKeepsSharedInstructions(t *testing.T) {
 	isolate(t)
 	root := t.TempDir()
 	ctx := context.Background()
-	o := func(agent string) hooks.InstallOptions {
-		return hooks.InstallOptions{Agent: agent, Root: root, Home: t.TempDir(), Binary: "git-mem"}
+	o := func(agent string) install.InstallOptions {
+		return install.InstallOptions{Agent: agent, Root: root, Home: t.TempDir(), Binary: "git-mem"}
 	}
-	for _, a := range []string{hooks.Codex, hooks.Cursor} {
-		_, err := hooks.Install(ctx, o(a))
+	for _, a := range []string{agents.Codex, agents.Cursor} {
+		_, err := install.Install(ctx, o(a))
 		require.NoError(t, err)
 	}
-	_, err := hooks.Uninstall(ctx, o(hooks.Cursor))
+	_, err := install.Uninstall(ctx, o(agents.Cursor))
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(root, "AGENTS.md"))
 	require.NoError(t, err, "Codex still reads AGENTS.md")
-	require.Contains(t, string(data), hooks.InstructionsBegin)
-	_, err = hooks.Uninstall(ctx, o(hooks.Codex))
+	require.Contains(t, string(data), install.InstructionsBegin)
+	_, err = install.Uninstall(ctx, o(agents.Codex))
 	require.NoError(t, err)
 	require.NoFileExists(t, filepath.Join(root, "AGENTS.md"))
 }
@@ -319,19 +320,19 @@ func TestUninstallKeepsSharedInstructions(t *testing.T) {
 // uninstall and Inspect recognise both.
 func TestInstallHookBinary(t *testing.T) {
 	isolate(t)
-	for _, agent := range hooks.Agents {
+	for _, agent := range agents.Names {
 		t.Run(agent, func(t *testing.T) {
 			base := t.TempDir()
 			root := filepath.Join(base, "repo")
 			require.NoError(t, os.MkdirAll(root, 0o755))
-			o := hooks.InstallOptions{Agent: agent, Root: root, Home: filepath.Join(base, "home"), CodexHome: filepath.Join(base, "codex-home"), Binary: "git-mem"}
+			o := install.InstallOptions{Agent: agent, Root: root, Home: filepath.Join(base, "home"), CodexHome: filepath.Join(base, "codex-home"), Binary: "git-mem"}
 			ctx := context.Background()
-			_, err := hooks.Install(ctx, o)
+			_, err := install.Install(ctx, o)
 			require.NoError(t, err)
 			o.HookBinary = "/opt/bin/git-mem-hook"
-			_, err = hooks.Install(ctx, o)
+			_, err = install.Install(ctx, o)
 			require.NoError(t, err)
-			in, err := hooks.Inspect(o)
+			in, err := install.Inspect(o)
 			require.NoError(t, err)
 			require.True(t, in.Hooks)
 			hookCmds := 0
@@ -343,9 +344,9 @@ func TestInstallHookBinary(t *testing.T) {
 				}
 			}
 			require.Equal(t, len(in.Events), hookCmds)
-			_, err = hooks.Uninstall(ctx, o)
+			_, err = install.Uninstall(ctx, o)
 			require.NoError(t, err)
-			in, err = hooks.Inspect(o)
+			in, err = install.Inspect(o)
 			require.NoError(t, err)
 			require.False(t, in.Hooks)
 			require.False(t, in.MCP)
@@ -360,7 +361,7 @@ func TestInstallHookBinary(t *testing.T) {
 func TestInstallGeminiSessionStartMatcher(t *testing.T) {
 	isolate(t)
 	root := t.TempDir()
-	o := hooks.InstallOptions{Agent: hooks.Gemini, Root: root, Home: t.TempDir(), Binary: "git-mem"}
+	o := install.InstallOptions{Agent: agents.Gemini, Root: root, Home: t.TempDir(), Binary: "git-mem"}
 	sessionStart := func() []map[string]any {
 		data, err := os.ReadFile(filepath.Join(root, ".gemini", "settings.json"))
 		require.NoError(t, err)
@@ -370,7 +371,7 @@ func TestInstallGeminiSessionStartMatcher(t *testing.T) {
 		require.NoError(t, json.Unmarshal(data, &s))
 		return s.Hooks["SessionStart"]
 	}
-	_, err := hooks.Install(context.Background(), o)
+	_, err := install.Install(context.Background(), o)
 	require.NoError(t, err)
 	groups := sessionStart()
 	require.Len(t, groups, 1)
@@ -379,7 +380,7 @@ func TestInstallGeminiSessionStartMatcher(t *testing.T) {
 	old := `{"hooks":{"SessionStart":[{"matcher":"startup|resume|clear","hooks":[{"type":"command","command":"git-mem hook session-start --agent gemini","name":"git-mem-session-start","timeout":30000}]},` +
 		`{"matcher":"startup","hooks":[{"type":"command","command":"notify-start"}]}]}}`
 	write(t, filepath.Join(root, ".gemini"), "settings.json", old)
-	_, err = hooks.Install(context.Background(), o)
+	_, err = install.Install(context.Background(), o)
 	require.NoError(t, err)
 	groups = sessionStart()
 	require.Len(t, groups, 2)

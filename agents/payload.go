@@ -1,25 +1,13 @@
-package hooks
+package agents
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/git-mem/git-mem/gitstore"
 )
 
-// Agents.
-const (
-	Claude = "claude"
-	Codex  = "codex"
-	Cursor = "cursor"
-	Gemini = "gemini"
-)
-
-// Agents lists the supported agents.
-var Agents = []string{Claude, Codex, Cursor, Gemini}
-
-// Events (the argument of git mem hook).
+// Hook events (the argument of git mem hook).
 const (
 	EventSessionStart = "session-start"
 	EventPrompt       = "prompt"
@@ -44,30 +32,6 @@ func NormalizeEvent(e string) string {
 	return eventAliases[strings.ToLower(strings.TrimSpace(e))]
 }
 
-// NormalizeAgent maps an agent name (claude, claude-code, codex, …) to one of
-// Agents; "" when unknown.
-func NormalizeAgent(a string) string {
-	switch strings.ToLower(strings.TrimSpace(a)) {
-	case "claude", "claude-code", "claudecode":
-		return Claude
-	case "codex", "codex-cli":
-		return Codex
-	case "cursor":
-		return Cursor
-	case "gemini", "gemini-cli":
-		return Gemini
-	}
-	return ""
-}
-
-// WriterName is how memories written by an agent's hooks name the agent.
-func WriterName(agent string) string {
-	if agent == Claude {
-		return "claude-code"
-	}
-	return agent
-}
-
 // Payload is the union of the fields git-mem reads from the agents' hook
 // payloads; everything else is ignored.
 type Payload struct {
@@ -89,19 +53,23 @@ type Payload struct {
 	TranscriptPath json.RawMessage `json:"transcript_path"`
 }
 
+// ErrPayload is returned for a hook payload that is empty or not a JSON
+// object.
+var ErrPayload = errors.New("invalid hook payload")
+
 // ParsePayload decodes a hook payload. Empty input and anything but a JSON
-// object fail with gitstore.ErrInvalid.
+// object fail with ErrPayload.
 func ParsePayload(data []byte) (*Payload, error) {
 	s := strings.TrimSpace(string(data))
 	if s == "" {
-		return nil, fmt.Errorf("%w: empty hook payload on stdin", gitstore.ErrInvalid)
+		return nil, fmt.Errorf("%w: empty hook payload on stdin", ErrPayload)
 	}
 	if !strings.HasPrefix(s, "{") {
-		return nil, fmt.Errorf("%w: the hook payload is not a JSON object", gitstore.ErrInvalid)
+		return nil, fmt.Errorf("%w: the hook payload is not a JSON object", ErrPayload)
 	}
 	var p Payload
 	if err := json.Unmarshal([]byte(s), &p); err != nil {
-		return nil, fmt.Errorf("%w: the hook payload is not valid JSON: %v", gitstore.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: the hook payload is not valid JSON: %v", ErrPayload, err)
 	}
 	return &p, nil
 }
@@ -131,9 +99,10 @@ func (p *Payload) Dir() string {
 // Subagent reports whether the hook runs inside a subagent.
 func (p *Payload) Subagent() bool { return p.AgentID != "" }
 
-// DetectAgent names the agent that sent a payload: from the payload's own
-// fields, else from the environment, else Claude Code.
-func DetectAgent(p *Payload, getenv func(string) string) string {
+// Detect names the agent that sent a hook payload: from the payload's own
+// fields, else from the environment the agent started the hook in, else
+// Claude Code.
+func Detect(p *Payload, getenv func(string) string) string {
 	if p != nil {
 		switch {
 		case p.ConversationID != "" || len(p.WorkspaceRoots) > 0 || p.CursorVersion != "":
@@ -144,15 +113,8 @@ func DetectAgent(p *Payload, getenv func(string) string) string {
 			return Codex
 		}
 	}
-	if getenv != nil {
-		switch {
-		case getenv("CLAUDECODE") != "" || getenv("CLAUDE_CODE_SESSION_ID") != "":
-			return Claude
-		case getenv("GEMINI_PROJECT_DIR") != "" || getenv("GEMINI_CLI") != "":
-			return Gemini
-		case getenv("CODEX_HOME") != "" || getenv("CODEX_THREAD_ID") != "":
-			return Codex
-		}
+	if a := fromEnv(getenv, false); a != "" {
+		return a
 	}
 	if p != nil && string(p.TranscriptPath) == "null" {
 		return Codex // Codex's transcript_path is string|null; Claude Code always sends one

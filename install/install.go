@@ -1,4 +1,4 @@
-package hooks
+package install
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 )
 
@@ -18,7 +19,7 @@ const MCPServerName = "git-mem"
 
 // InstallOptions say what to install where.
 type InstallOptions struct {
-	// Agent is one of Agents.
+	// Agent is one of agents.Names.
 	Agent string
 	// User installs in the user's own config (every project) instead of the
 	// repository's.
@@ -59,127 +60,16 @@ type Report struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// hookEvent is one hook registration: the agent's event name, our event,
-// the matcher (nested formats) and the timeout in the agent's unit.
-type hookEvent struct {
-	name, event, matcher string
-	timeout              int
+// agentSpec is where and how an agent is configured (agents.Config), with
+// the installer's edits as methods.
+type agentSpec struct{ agents.Config }
+
+// scope is where the options install, as the agents table takes it.
+func (o InstallOptions) scope() agents.Scope {
+	return agents.Scope{User: o.User, Root: o.Root, Home: o.Home, CodexHome: o.CodexHome}
 }
 
-// agentSpec is where and how an agent is configured.
-type agentSpec struct {
-	hooksFile, mcpFile, instrFile func(o InstallOptions) string
-	// flat: Cursor's {"version":1,"hooks":{"event":[handler]}}; otherwise
-	// {"hooks":{"Event":[{"matcher":…,"hooks":[handler]}]}}.
-	flat bool
-	// toml: the MCP server goes into a TOML file (Codex).
-	toml    bool
-	events  []hookEvent
-	mcpType bool // write "type":"stdio" (Claude Code)
-	named   bool // handlers carry "name" (Gemini)
-}
-
-func (o InstallOptions) codexHome() string {
-	if o.CodexHome != "" {
-		return o.CodexHome
-	}
-	return filepath.Join(o.Home, ".codex")
-}
-
-func (o InstallOptions) base(project, user string) string {
-	if o.User {
-		return filepath.Join(o.Home, user)
-	}
-	return filepath.Join(o.Root, project)
-}
-
-var specs = map[string]agentSpec{
-	Claude: {
-		hooksFile: func(o InstallOptions) string { return filepath.Join(o.base(".claude", ".claude"), "settings.json") },
-		mcpFile: func(o InstallOptions) string {
-			if o.User {
-				return filepath.Join(o.Home, ".claude.json")
-			}
-			return filepath.Join(o.Root, ".mcp.json")
-		},
-		instrFile: func(o InstallOptions) string {
-			if o.User {
-				return filepath.Join(o.Home, ".claude", "CLAUDE.md")
-			}
-			return filepath.Join(o.Root, "CLAUDE.md")
-		},
-		events: []hookEvent{
-			{"SessionStart", EventSessionStart, "startup|resume|clear|compact", 30},
-			{"UserPromptSubmit", EventPrompt, "", 15},
-			{"Stop", EventStop, "", 15},
-			{"SessionEnd", EventSessionEnd, "", 5},
-		},
-		mcpType: true,
-	},
-	Codex: {
-		hooksFile: func(o InstallOptions) string {
-			if o.User {
-				return filepath.Join(o.codexHome(), "hooks.json")
-			}
-			return filepath.Join(o.Root, ".codex", "hooks.json")
-		},
-		mcpFile: func(o InstallOptions) string {
-			if o.User {
-				return filepath.Join(o.codexHome(), "config.toml")
-			}
-			return filepath.Join(o.Root, ".codex", "config.toml")
-		},
-		instrFile: func(o InstallOptions) string {
-			if o.User {
-				return filepath.Join(o.codexHome(), "AGENTS.md")
-			}
-			return filepath.Join(o.Root, "AGENTS.md")
-		},
-		events: []hookEvent{
-			{"SessionStart", EventSessionStart, "startup|resume|clear", 30},
-			{"UserPromptSubmit", EventPrompt, "", 15},
-			{"Stop", EventStop, "", 15},
-			{"SessionEnd", EventSessionEnd, "", 2},
-		},
-		toml: true,
-	},
-	Gemini: {
-		hooksFile: func(o InstallOptions) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
-		mcpFile:   func(o InstallOptions) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
-		instrFile: func(o InstallOptions) string {
-			if o.User {
-				return filepath.Join(o.Home, ".gemini", "GEMINI.md")
-			}
-			return filepath.Join(o.Root, "GEMINI.md")
-		},
-		// Gemini compares lifecycle matchers to the source as an exact
-		// string (no regex, no alternation), so SessionStart has none: it
-		// fires on startup, resume and clear alike.
-		events: []hookEvent{
-			{"SessionStart", EventSessionStart, "", 30000},
-			{"BeforeAgent", EventPrompt, "", 15000},
-			{"SessionEnd", EventSessionEnd, "", 5000},
-		},
-		named: true,
-	},
-	Cursor: {
-		hooksFile: func(o InstallOptions) string { return filepath.Join(o.base(".cursor", ".cursor"), "hooks.json") },
-		mcpFile:   func(o InstallOptions) string { return filepath.Join(o.base(".cursor", ".cursor"), "mcp.json") },
-		instrFile: func(o InstallOptions) string {
-			if o.User {
-				return "" // Cursor's user rules live in its settings, not in a file
-			}
-			return filepath.Join(o.Root, "AGENTS.md")
-		},
-		events: []hookEvent{
-			{"sessionStart", EventSessionStart, "", 0},
-			{"beforeSubmitPrompt", EventPrompt, "", 0},
-			{"stop", EventStop, "", 0},
-			{"sessionEnd", EventSessionEnd, "", 0},
-		},
-		flat: true,
-	},
-}
+func (o InstallOptions) codexHome() string { return o.scope().CodexDir() }
 
 // Paths lists the files install writes for the options: hooks, MCP server
 // and instruction files (some may be the same file).
@@ -188,13 +78,14 @@ func Paths(o InstallOptions) (hooksFile, mcpFile, instrFile string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	return sp.hooksFile(o), sp.mcpFile(o), sp.instrFile(o), nil
+	return sp.HooksFile(o.scope()), sp.MCPFile(o.scope()), sp.InstructionsFile(o.scope()), nil
 }
 
 func spec(o InstallOptions) (agentSpec, error) {
-	sp, ok := specs[NormalizeAgent(o.Agent)]
+	cfg, ok := agents.ConfigOf(o.Agent)
+	sp := agentSpec{cfg}
 	if !ok {
-		return agentSpec{}, fmt.Errorf("%w: unknown agent %q; use one of %s", gitstore.ErrInvalid, o.Agent, strings.Join(Agents, ", "))
+		return agentSpec{}, fmt.Errorf("%w: unknown agent %q; use one of %s", gitstore.ErrInvalid, o.Agent, strings.Join(agents.Names, ", "))
 	}
 	if o.User && o.Home == "" {
 		return agentSpec{}, fmt.Errorf("%w: no home directory for --user; set HOME", gitstore.ErrInvalid)
@@ -255,7 +146,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	o.Agent = NormalizeAgent(o.Agent)
+	o.Agent = agents.Normalize(o.Agent)
 	rep := &Report{Agent: o.Agent, Scope: "project"}
 	if o.User {
 		rep.Scope = "user"
@@ -265,7 +156,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		fn         func(old []byte, exists bool) ([]byte, error)
 	}
 	var edits []edit
-	hooksPath, mcpPath := sp.hooksFile(o), sp.mcpFile(o)
+	hooksPath, mcpPath := sp.HooksFile(o.scope()), sp.MCPFile(o.scope())
 	hooksEdit := func(root *jobj) error {
 		if install {
 			return sp.addHooks(root, o)
@@ -286,10 +177,10 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 				return err
 			}
 			return mcpEdit(root)
-		}, sp.flat, !install)})
+		}, sp.Flat, !install)})
 	} else {
-		edits = append(edits, edit{hooksPath, "hooks", jsonEdit(hooksEdit, sp.flat, !install)})
-		if sp.toml {
+		edits = append(edits, edit{hooksPath, "hooks", jsonEdit(hooksEdit, sp.Flat, !install)})
+		if sp.TOML {
 			edits = append(edits, edit{mcpPath, "MCP server", func(old []byte, _ bool) ([]byte, error) {
 				if install {
 					return tomlSetMCP(old, o), nil
@@ -300,7 +191,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install)})
 		}
 	}
-	if p := sp.instrFile(o); p != "" && (install || !sharedInstructions(o, p)) {
+	if p := sp.InstructionsFile(o.scope()); p != "" && (install || !sharedInstructions(o, p)) {
 		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
 			if install {
 				return SetInstructions(old), nil
@@ -345,7 +236,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		}
 		rep.Files = append(rep.Files, fc)
 	}
-	if o.Agent == Codex {
+	if o.Agent == agents.Codex {
 		trustPath := filepath.Join(o.codexHome(), "config.toml")
 		if !install {
 			if changed, err := UntrustCodexHooks(o.codexHome(), hooksPath); err != nil {
@@ -456,7 +347,7 @@ func IsOwnCommand(cmd string) bool {
 	toks := strings.Fields(cmd)
 	for i := 0; i+3 < len(toks); i++ {
 		// any binary name: "<bin> hook <event> --agent <agent>"
-		if toks[i+1] == "hook" && NormalizeEvent(toks[i+2]) != "" && toks[i+3] == "--agent" {
+		if toks[i+1] == "hook" && agents.NormalizeEvent(toks[i+2]) != "" && toks[i+3] == "--agent" {
 			return true
 		}
 	}
@@ -466,7 +357,7 @@ func IsOwnCommand(cmd string) bool {
 		case "git-mem":
 			return i+1 < len(toks) && toks[i+1] == "hook"
 		case HookBinaryName:
-			return i+1 < len(toks) && NormalizeEvent(toks[i+1]) != ""
+			return i+1 < len(toks) && agents.NormalizeEvent(toks[i+1]) != ""
 		case "git":
 			return i+2 < len(toks) && toks[i+1] == "mem" && toks[i+2] == "hook"
 		}
@@ -489,33 +380,33 @@ func isOwnHandler(v any) bool {
 		case "git-mem":
 			return a0 == "hook"
 		case HookBinaryName:
-			return NormalizeEvent(a0) != ""
+			return agents.NormalizeEvent(a0) != ""
 		}
 	}
 	return false
 }
 
-func (sp agentSpec) handler(o InstallOptions, e hookEvent, existing *jobj) *jobj {
+func (sp agentSpec) handler(o InstallOptions, e agents.Hook, existing *jobj) *jobj {
 	h := existing
 	if h == nil {
 		h = newObj()
 	}
-	if !sp.flat {
+	if !sp.Flat {
 		h.set("type", "command")
 	}
-	h.set("command", o.hookCommand(e.event))
+	h.set("command", o.hookCommand(e.Event))
 	h.del("args")
-	if sp.named {
-		h.set("name", "git-mem-"+e.event)
+	if sp.Named {
+		h.set("name", "git-mem-"+e.Event)
 	}
-	if e.timeout > 0 {
-		h.set("timeout", e.timeout)
+	if e.Timeout > 0 {
+		h.set("timeout", e.Timeout)
 	}
 	return h
 }
 
 func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
-	if sp.flat {
+	if sp.Flat {
 		if _, ok := root.get("version"); !ok {
 			root.set("version", 1)
 		}
@@ -524,16 +415,16 @@ func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range sp.events {
+	for _, e := range sp.Hooks {
 		var arr []any
-		if v, ok := hooks.get(e.name); ok {
+		if v, ok := hooks.get(e.Name); ok {
 			if arr, ok = v.([]any); !ok {
-				return fmt.Errorf("%w: hooks.%s is not a list", gitstore.ErrInvalid, e.name)
+				return fmt.Errorf("%w: hooks.%s is not a list", gitstore.ErrInvalid, e.Name)
 			}
 		}
 		placed := false
 		var out []any
-		if sp.flat {
+		if sp.Flat {
 			for _, h := range arr {
 				if !isOwnHandler(h) {
 					out = append(out, h)
@@ -545,7 +436,7 @@ func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
 			if !placed {
 				out = append(out, sp.handler(o, e, nil))
 			}
-			hooks.set(e.name, out)
+			hooks.set(e.Name, out)
 			continue
 		}
 		for _, g := range arr {
@@ -572,8 +463,8 @@ func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
 			}
 			if had && len(kept) == 1 && isOwnHandler(kept[0]) {
 				// git-mem's own group: its matcher is ours to set (or drop)
-				if e.matcher != "" {
-					grp.set("matcher", e.matcher)
+				if e.Matcher != "" {
+					grp.set("matcher", e.Matcher)
 				} else {
 					grp.del("matcher")
 				}
@@ -583,13 +474,13 @@ func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
 		}
 		if !placed {
 			grp := newObj()
-			if e.matcher != "" {
-				grp.set("matcher", e.matcher)
+			if e.Matcher != "" {
+				grp.set("matcher", e.Matcher)
 			}
 			grp.set("hooks", []any{sp.handler(o, e, nil)})
 			out = append(out, grp)
 		}
-		hooks.set(e.name, out)
+		hooks.set(e.Name, out)
 	}
 	return nil
 }
@@ -615,7 +506,7 @@ func (sp agentSpec) removeHooks(root *jobj) {
 				continue
 			}
 			grp, hs, ok := groupHooks(g)
-			if !ok || sp.flat {
+			if !ok || sp.Flat {
 				out = append(out, g)
 				continue
 			}
@@ -686,7 +577,7 @@ func (sp agentSpec) addMCP(root *jobj, o InstallOptions) error {
 	if srv == nil {
 		srv = newObj()
 	}
-	if sp.mcpType {
+	if sp.MCPType {
 		srv.set("type", "stdio")
 	}
 	srv.set("command", binaryOr(o.Binary))
@@ -742,8 +633,8 @@ func Inspect(o InstallOptions) (*Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Agent = NormalizeAgent(o.Agent)
-	in := &Installed{Agent: o.Agent, Scope: "project", HooksFile: sp.hooksFile(o), MCPFile: sp.mcpFile(o)}
+	o.Agent = agents.Normalize(o.Agent)
+	in := &Installed{Agent: o.Agent, Scope: "project", HooksFile: sp.HooksFile(o.scope()), MCPFile: sp.MCPFile(o.scope())}
 	if o.User {
 		in.Scope = "user"
 	}
@@ -769,7 +660,7 @@ func Inspect(o InstallOptions) (*Installed, error) {
 			}
 		}
 	}
-	if sp.toml {
+	if sp.TOML {
 		if data, err := os.ReadFile(in.MCPFile); err == nil {
 			lines := strings.Split(string(data), "\n")
 			secs := tomlSections(lines)
@@ -840,13 +731,13 @@ func CommandBinary(cmd string) string {
 // same scope reads the instruction file (Codex and Cursor share AGENTS.md),
 // so uninstalling one keeps the block.
 func sharedInstructions(o InstallOptions, path string) bool {
-	for _, a := range Agents {
-		if a == NormalizeAgent(o.Agent) {
+	for _, a := range agents.Names {
+		if a == agents.Normalize(o.Agent) {
 			continue
 		}
 		o2 := o
 		o2.Agent = a
-		if specs[a].instrFile(o2) != path {
+		if instructionsFile(a, o2) != path {
 			continue
 		}
 		if in, err := Inspect(o2); err == nil && (in.Hooks || in.MCP) {
@@ -854,4 +745,9 @@ func sharedInstructions(o InstallOptions, path string) bool {
 		}
 	}
 	return false
+}
+
+func instructionsFile(agent string, o InstallOptions) string {
+	cfg, _ := agents.ConfigOf(agent)
+	return cfg.InstructionsFile(o.scope())
 }

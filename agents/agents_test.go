@@ -1,0 +1,92 @@
+package agents_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/agents"
+)
+
+func TestDetect(t *testing.T) {
+	none := func(string) string { return "" }
+	cases := []struct {
+		name string
+		p    agents.Payload
+		env  map[string]string
+		want string
+	}{
+		{"cursor by conversation", agents.Payload{ConversationID: "c"}, nil, agents.Cursor},
+		{"cursor by roots", agents.Payload{WorkspaceRoots: []string{"/x"}}, nil, agents.Cursor},
+		{"gemini by event", agents.Payload{HookEventName: "BeforeAgent"}, nil, agents.Gemini},
+		{"gemini by timestamp", agents.Payload{Timestamp: "t"}, nil, agents.Gemini},
+		{"codex by turn", agents.Payload{TurnID: "t"}, nil, agents.Codex},
+		{"codex by env", agents.Payload{}, map[string]string{"CODEX_HOME": "/c"}, agents.Codex},
+		{"claude by env", agents.Payload{}, map[string]string{"CLAUDECODE": "1", "CODEX_HOME": "/c"}, agents.Claude},
+		{"default", agents.Payload{}, nil, agents.Claude},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			getenv := none
+			if c.env != nil {
+				getenv = func(k string) string { return c.env[k] }
+			}
+			require.Equal(t, c.want, agents.Detect(&c.p, getenv))
+		})
+	}
+}
+
+// TestInShell: a command typed in an agent's shell tool is recorded as the
+// agent's; variables a user may set in every shell (CODEX_HOME) are not
+// enough.
+func TestInShell(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"claude", map[string]string{"CLAUDECODE": "1"}, agents.Claude},
+		{"gemini", map[string]string{"GEMINI_CLI": "1"}, agents.Gemini},
+		{"codex sandbox", map[string]string{"CODEX_SANDBOX": "seatbelt"}, agents.Codex},
+		{"codex thread", map[string]string{"CODEX_THREAD_ID": "t"}, agents.Codex},
+		{"codex home alone", map[string]string{"CODEX_HOME": "/c"}, ""},
+		{"gemini project dir alone", map[string]string{"GEMINI_PROJECT_DIR": "/p"}, ""},
+		{"none", nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, agents.InShell(func(k string) string { return c.env[k] }))
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{"claude-code": agents.Claude, " Codex-CLI ": agents.Codex, "cursor": agents.Cursor, "gemini-cli": agents.Gemini, "vim": ""} {
+		require.Equal(t, want, agents.Normalize(in), in)
+	}
+	require.Equal(t, "claude-code", agents.WriterName(agents.Claude))
+	require.Equal(t, agents.Codex, agents.WriterName(agents.Codex))
+}
+
+func TestFromClientName(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-code":            "claude-code",
+		"Claude Code":            "claude-code",
+		"claude-ai":              "claude-desktop",
+		"codex-mcp-client":       "codex",
+		"Codex":                  "codex",
+		"cursor-vscode":          "cursor",
+		"gemini-cli-mcp-client":  "gemini",
+		"Visual Studio Code":     "vscode",
+		"zed":                    "zed",
+		"Authorized Tool":        "authorized-tool",
+		"my agent/2.0 (beta)":    "my-agent-2.0-beta",
+		"":                       "",
+		"  ":                     "",
+		strings.Repeat("x", 60):  strings.Repeat("x", 40),
+		"tsclient e2e ✓ unicode": "tsclient-e2e-unicode",
+	} {
+		require.Equal(t, want, agents.FromClientName(in), "FromClientName(%q)", in)
+	}
+}

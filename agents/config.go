@@ -1,0 +1,143 @@
+package agents
+
+import "path/filepath"
+
+// Scope is where an agent's configuration is read and written: the
+// repository's files (Root) or, with User, the user's own (Home, and
+// CodexHome for Codex, $CODEX_HOME: Home/.codex when empty).
+type Scope struct {
+	User                  bool
+	Root, Home, CodexHome string
+}
+
+// CodexDir is Codex's home directory: $CODEX_HOME, else Home/.codex.
+func (o Scope) CodexDir() string {
+	if o.CodexHome != "" {
+		return o.CodexHome
+	}
+	return filepath.Join(o.Home, ".codex")
+}
+
+func (o Scope) base(project, user string) string {
+	if o.User {
+		return filepath.Join(o.Home, user)
+	}
+	return filepath.Join(o.Root, project)
+}
+
+// Hook is one hook registration: the agent's event name, our event (one of
+// Events), the matcher (nested formats) and the timeout in the agent's unit.
+type Hook struct {
+	Name, Event, Matcher string
+	Timeout              int
+}
+
+// Config is where and how an agent is configured.
+type Config struct {
+	// HooksFile, MCPFile and InstructionsFile are the agent's hook, MCP
+	// server and instruction files in a scope (some may be the same file;
+	// InstructionsFile may be "" when the agent keeps none in a file).
+	HooksFile, MCPFile, InstructionsFile func(Scope) string
+	// Flat: Cursor's {"version":1,"hooks":{"event":[handler]}}; otherwise
+	// {"hooks":{"Event":[{"matcher":…,"hooks":[handler]}]}}.
+	Flat bool
+	// TOML: the MCP server goes into a TOML file (Codex).
+	TOML    bool
+	Hooks   []Hook
+	MCPType bool // write "type":"stdio" (Claude Code)
+	Named   bool // handlers carry "name" (Gemini)
+}
+
+// ConfigOf is the configuration of an agent (a name Normalize accepts).
+func ConfigOf(agent string) (Config, bool) {
+	c, ok := configs[Normalize(agent)]
+	return c, ok
+}
+
+var configs = map[string]Config{
+	Claude: {
+		HooksFile: func(o Scope) string { return filepath.Join(o.base(".claude", ".claude"), "settings.json") },
+		MCPFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".claude.json")
+			}
+			return filepath.Join(o.Root, ".mcp.json")
+		},
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".claude", "CLAUDE.md")
+			}
+			return filepath.Join(o.Root, "CLAUDE.md")
+		},
+		Hooks: []Hook{
+			{"SessionStart", EventSessionStart, "startup|resume|clear|compact", 30},
+			{"UserPromptSubmit", EventPrompt, "", 15},
+			{"Stop", EventStop, "", 15},
+			{"SessionEnd", EventSessionEnd, "", 5},
+		},
+		MCPType: true,
+	},
+	Codex: {
+		HooksFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.CodexDir(), "hooks.json")
+			}
+			return filepath.Join(o.Root, ".codex", "hooks.json")
+		},
+		MCPFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.CodexDir(), "config.toml")
+			}
+			return filepath.Join(o.Root, ".codex", "config.toml")
+		},
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.CodexDir(), "AGENTS.md")
+			}
+			return filepath.Join(o.Root, "AGENTS.md")
+		},
+		Hooks: []Hook{
+			{"SessionStart", EventSessionStart, "startup|resume|clear", 30},
+			{"UserPromptSubmit", EventPrompt, "", 15},
+			{"Stop", EventStop, "", 15},
+			{"SessionEnd", EventSessionEnd, "", 2},
+		},
+		TOML: true,
+	},
+	Gemini: {
+		HooksFile: func(o Scope) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
+		MCPFile:   func(o Scope) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".gemini", "GEMINI.md")
+			}
+			return filepath.Join(o.Root, "GEMINI.md")
+		},
+		// Gemini compares lifecycle matchers to the source as an exact
+		// string (no regex, no alternation), so SessionStart has none: it
+		// fires on startup, resume and clear alike.
+		Hooks: []Hook{
+			{"SessionStart", EventSessionStart, "", 30000},
+			{"BeforeAgent", EventPrompt, "", 15000},
+			{"SessionEnd", EventSessionEnd, "", 5000},
+		},
+		Named: true,
+	},
+	Cursor: {
+		HooksFile: func(o Scope) string { return filepath.Join(o.base(".cursor", ".cursor"), "hooks.json") },
+		MCPFile:   func(o Scope) string { return filepath.Join(o.base(".cursor", ".cursor"), "mcp.json") },
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return "" // Cursor's user rules live in its settings, not in a file
+			}
+			return filepath.Join(o.Root, "AGENTS.md")
+		},
+		Hooks: []Hook{
+			{"sessionStart", EventSessionStart, "", 0},
+			{"beforeSubmitPrompt", EventPrompt, "", 0},
+			{"stop", EventStop, "", 0},
+			{"sessionEnd", EventSessionEnd, "", 0},
+		},
+		Flat: true,
+	},
+}

@@ -1,0 +1,44 @@
+package agents
+
+// envSignals are the environment variables that name the agent a process
+// runs under, in the order they are tried. shell marks the variables an
+// agent sets only in the processes it starts (its shell tool, its hooks);
+// the others (CODEX_HOME, GEMINI_PROJECT_DIR, CLAUDE_CODE_SESSION_ID) a user
+// may also set in every shell, so they are trusted only in a hook, which the
+// agent itself starts.
+var envSignals = []struct {
+	name, agent string
+	shell       bool
+}{
+	{"CLAUDECODE", Claude, true},
+	{"CLAUDE_CODE_SESSION_ID", Claude, false},
+	{"GEMINI_CLI", Gemini, true},
+	{"GEMINI_PROJECT_DIR", Gemini, false},
+	{"CODEX_SANDBOX", Codex, true},
+	{"CODEX_THREAD_ID", Codex, true},
+	{"CODEX_HOME", Codex, false},
+}
+
+// agentOrder is the order agents are recognised from the environment when
+// several signals are set.
+var agentOrder = []string{Claude, Gemini, Codex}
+
+// fromEnv names the first agent (in agentOrder) with a set signal; onlyShell
+// keeps to the variables set only inside an agent's own processes.
+func fromEnv(getenv func(string) string, onlyShell bool) string {
+	if getenv == nil {
+		return ""
+	}
+	for _, a := range agentOrder {
+		for _, s := range envSignals {
+			if s.agent == a && (s.shell || !onlyShell) && getenv(s.name) != "" {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// InShell names the agent whose shell tool runs this process (one of Names),
+// or "" when none: a command a person types is not recorded as an agent's.
+func InShell(getenv func(string) string) string { return fromEnv(getenv, true) }
