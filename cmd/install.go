@@ -15,7 +15,6 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/install"
 )
@@ -252,7 +251,7 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 		}
 	}
 	if set != nil && set.Repo != nil && set.Repo.CommonDir != "" {
-		out = append(out, recentHookErrors(hooks.LogPath(set.Repo), env.Now()))
+		out = append(out, recentHookErrors(set.Repo.Mem().HooksLog(), env.Now()))
 		out = append(out, indexState(set))
 	}
 	return out

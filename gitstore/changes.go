@@ -1,11 +1,9 @@
 package gitstore
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -49,23 +47,6 @@ type PathState struct {
 // gitTimeout bounds one git invocation made for recall.
 const gitTimeout = 3 * time.Second
 
-func (r *Repo) git(ctx context.Context, args ...string) ([]byte, error) {
-	if r.WorkTree == "" {
-		return nil, fmt.Errorf("%w: no worktree", ErrNoRepo)
-	}
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.WorkTree}, args...)...)
-	cmd.Env = r.GitEnv("GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
 // PathChanges reports, for each repository-relative path (a file or a
 // directory), how many commits after anchor up to HEAD touched it, and
 // whether it is missing from the worktree. It fails when anchor is not a
@@ -82,7 +63,7 @@ func (r *Repo) PathChanges(ctx context.Context, anchor string, paths []string) (
 	for _, p := range paths {
 		args = append(args, ":(literal)"+p)
 	}
-	data, err := r.git(ctx, args...)
+	data, err := r.Git(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +105,7 @@ func (r *Repo) FileExists(p string) bool {
 // WorktreeChanges lists the files the worktree is changing: modified, staged,
 // added or untracked, relative to HEAD.
 func (r *Repo) WorktreeChanges(ctx context.Context) ([]string, error) {
-	data, err := r.git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
+	data, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
 	if err != nil {
 		return nil, err
 	}

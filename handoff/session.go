@@ -2,7 +2,6 @@ package handoff
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -74,7 +72,7 @@ func OpenSessions(repo *gitstore.Repo) (*Sessions, error) {
 	if repo == nil || repo.GitDir == "" {
 		return nil, fmt.Errorf("%w: sessions need a repository on disk", gitstore.ErrNoRepo)
 	}
-	return &Sessions{Repo: repo, Dir: filepath.Join(repo.GitDir, "mem", "sessions")}, nil
+	return &Sessions{Repo: repo, Dir: repo.Mem().Sessions()}, nil
 }
 
 // sessionKey is a file name for a session id.
@@ -113,26 +111,13 @@ func (s *Sessions) Load(id string) (*Marker, error) {
 	return &m, nil
 }
 
-// Save writes a marker atomically (temporary file, then rename).
+// Save writes a marker atomically (gitstore.WriteFileAtomic).
 func (s *Sessions) Save(m *Marker) error {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return err
-	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.Dir, ".marker-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(append(data, '\n'))
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return errors.Join(werr, cerr)
-	}
-	return os.Rename(f.Name(), s.path(m.Session, ".json"))
+	return gitstore.WriteFileAtomic(s.path(m.Session, ".json"), append(data, '\n'), 0o600)
 }
 
 // Start records the start of a session: HEAD, branch, worktree status and
@@ -225,22 +210,12 @@ func (s *Sessions) MarkShown(id string, ids []string) error {
 	return errors.Join(werr, f.Close())
 }
 
-// git runs git in the worktree without taking optional locks.
+// git runs git in the worktree (gitstore.Repo.Git) within the session's
+// shorter budget.
 func (s *Sessions) git(ctx context.Context, args ...string) ([]byte, error) {
-	if s.Repo.WorkTree == "" {
-		return nil, fmt.Errorf("%w: no worktree", gitstore.ErrNoRepo)
-	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", s.Repo.WorkTree}, args...)...)
-	cmd.Env = s.Repo.GitEnv("GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return s.Repo.Git(ctx, args...)
 }
 
 // worktreeState lists the files the worktree is changing and fingerprints

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -57,7 +56,7 @@ func cachePath(set *gitstore.Set) string {
 	if set.Repo == nil || set.Repo.CommonDir == "" {
 		return ""
 	}
-	return filepath.Join(set.Repo.CommonDir, "mem", "cache", "start.json")
+	return set.Repo.Mem().StartCache()
 }
 
 func isStanding(m *gitstore.Memory) bool {
@@ -262,21 +261,7 @@ func (c *startCache) save(path string) {
 	if err != nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".start-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
+	_ = gitstore.WriteFileAtomic(path, data, 0o600) // a cache: a failed save is rebuilt next time
 }
 
 // ScrubCaches rebuilds every cache that holds memory text (the search

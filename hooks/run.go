@@ -196,7 +196,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	if err != nil {
 		return nil, err
 	}
-	lg.setDir(repo.CommonDir)
+	lg.setPath(repo.Mem().HooksLog())
 	if repo.WorkTree == "" {
 		return nil, nil
 	}
@@ -313,7 +313,7 @@ func startOptions(repo *gitstore.Repo, now time.Time) handoff.StartOptions {
 
 // warm brings the start cache and the index up to date, once at a time.
 func (h *handler) warm(ctx context.Context) error {
-	lock := filepath.Join(h.repo.CommonDir, "mem", "cache", "warm.lock")
+	lock := h.repo.Mem().WarmLock()
 	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 		return err
 	}
@@ -453,22 +453,17 @@ func marshal(v any) ([]byte, error) {
 // the previous one), so the two never take more than twice that.
 const logMaxBytes = 256 << 10
 
-// LogPath is the hook error log of a repository.
-func LogPath(repo *gitstore.Repo) string {
-	return filepath.Join(repo.CommonDir, "mem", "hooks.log")
-}
-
 type logger struct {
 	mu     sync.Mutex
-	dir    string
+	path   string // the hooks log (gitstore.MemDir.HooksLog); "" before the repository is known
 	debug  bool
 	stderr io.Writer
 	now    func() time.Time
 }
 
-func (l *logger) setDir(commonDir string) {
+func (l *logger) setPath(path string) {
 	l.mu.Lock()
-	l.dir = commonDir
+	l.path = path
 	l.mu.Unlock()
 }
 
@@ -479,14 +474,13 @@ func (l *logger) log(o *Outcome, err error) {
 	if l.debug && l.stderr != nil {
 		io.WriteString(l.stderr, "git mem hook: "+line)
 	}
-	if l.dir == "" {
+	if l.path == "" {
 		return
 	}
-	dir := filepath.Join(l.dir, "mem")
-	if os.MkdirAll(dir, 0o755) != nil {
+	p := l.path
+	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
 		return
 	}
-	p := filepath.Join(dir, "hooks.log")
 	if st, err := os.Stat(p); err == nil && st.Size()+int64(len(line)) > logMaxBytes {
 		os.Rename(p, p+".1")
 	}

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -122,12 +121,9 @@ func Dir(set *gitstore.Set) string {
 	case set == nil:
 		return ""
 	case set.Repo != nil:
-		if set.Repo.CommonDir == "" {
-			return ""
-		}
-		return filepath.Join(set.Repo.CommonDir, "mem", "index")
-	case set.Personal != nil && set.Personal.CommonDir != "":
-		return filepath.Join(set.Personal.CommonDir, "mem", "index")
+		return set.Repo.Mem().Index()
+	case set.Personal != nil:
+		return set.Personal.Mem().Index()
 	}
 	return ""
 }

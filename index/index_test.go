@@ -545,7 +545,7 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 		return data
 	}
 	scratch := func() []byte {
-		p := filepath.Join(t.TempDir(), snapshotName)
+		p := filepath.Join(t.TempDir(), "recall.snapshot")
 		s, err := syncSnapshot(ctx, p, r.set.Stores())
 		require.NoError(t, err)
 		s.close()

@@ -140,7 +140,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if c == nil && useIndex {
 		// no engine (the hook binary), or it is busy or broken: the
 		// snapshot, brought up to date in plain Go, answers the same
-		sc, err := syncSnapshot(ctx, snapshotPath(dir), stores)
+		sc, err := syncSnapshot(ctx, SnapshotPath(set), stores)
 		if err == nil {
 			defer sc.close()
 			c = sc
@@ -180,7 +180,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 			if res.Source == "index" {
 				currentEngine().Discard(dir)
 			} else {
-				os.Remove(snapshotPath(dir))
+				os.Remove(SnapshotPath(set))
 			}
 			o.NoIndex = true
 			r2, err2 := Recall(ctx, set, o)

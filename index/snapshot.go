@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -54,7 +53,6 @@ import (
 const (
 	snapshotMagic  = "GMSNAP\x00\n"
 	snapshotFormat = 3
-	snapshotName   = "recall.snapshot"
 	snapHeader     = 64
 	snapDocSize    = 20
 	snapBlock      = 64
@@ -68,18 +66,18 @@ var ErrSnapshot = errors.New("recall snapshot unusable")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// snapshotPath is the snapshot of the index in dir: beside it, so that a
-// rebuild swapping the index directory leaves it alone.
-func snapshotPath(dir string) string { return filepath.Join(filepath.Dir(dir), snapshotName) }
-
-// SnapshotPath is where the recall snapshot of a set lives ("" when the set
-// has no directory).
+// SnapshotPath is where the recall snapshot of a set lives
+// (gitstore.MemDir.Snapshot; "" when the set has no directory).
 func SnapshotPath(set *gitstore.Set) string {
-	dir := Dir(set)
-	if dir == "" {
+	switch {
+	case set == nil:
 		return ""
+	case set.Repo != nil:
+		return set.Repo.Mem().Snapshot()
+	case set.Personal != nil:
+		return set.Personal.Mem().Snapshot()
 	}
-	return snapshotPath(dir)
+	return ""
 }
 
 // snapshot is an open snapshot file (or one just encoded in memory); it

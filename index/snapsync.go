@@ -6,32 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
-
-// writeFileAtomic replaces path with data: a temp file in the same
-// directory, then a rename, so a reader sees the old file or the new one.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), rand.Uint32())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
 
 // syncSnapshot returns the snapshot at path up to date with the stores'
 // tips: as read when it is, else brought forward by diffing each changed
@@ -95,7 +75,7 @@ func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*
 	if err != nil {
 		return nil, err
 	}
-	_ = writeFileAtomic(path, data) // a cache: answering matters more than keeping it
+	_ = gitstore.WriteFileAtomic(path, data, 0o644) // a cache: answering matters more than keeping it
 	return snap, nil
 }
 
@@ -293,11 +273,11 @@ func dropScope(docs map[string]*snapDoc, scope gitstore.Scope) {
 // that the next hook started by an agent finds it current. Writers call it
 // right after a write; it costs a tree diff and one file write.
 func Refresh(ctx context.Context, set *gitstore.Set) error {
-	dir := Dir(set)
-	if dir == "" {
+	path := SnapshotPath(set)
+	if path == "" {
 		return nil
 	}
-	s, err := syncSnapshot(ctx, snapshotPath(dir), set.Stores())
+	s, err := syncSnapshot(ctx, path, set.Stores())
 	if err != nil {
 		return err
 	}
@@ -306,8 +286,7 @@ func Refresh(ctx context.Context, set *gitstore.Set) error {
 }
 
 // rebuildSnapshot writes the set's snapshot from scratch.
-func rebuildSnapshot(ctx context.Context, dir string, stores []*gitstore.Store) (int, error) {
-	path := snapshotPath(dir)
+func rebuildSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (int, error) {
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return 0, err
 	}
@@ -333,7 +312,7 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 			return 0, err
 		}
 	}
-	n, err := rebuildSnapshot(ctx, dir, stores)
+	n, err := rebuildSnapshot(ctx, SnapshotPath(set), stores)
 	if err != nil {
 		return 0, err
 	}

@@ -155,7 +155,7 @@ func TrustCodexHooks(ctx context.Context, codexBin, codexHome string, env []stri
 		keys = append(keys, h.Key)
 	}
 	if string(data) != string(old) {
-		if err := writeFileAtomic(path, data); err != nil {
+		if err := gitstore.WriteFileAtomic(path, data, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -239,5 +239,5 @@ func UntrustCodexHooks(codexHome, sourcePath string) (bool, error) {
 	case data == nil:
 		return true, os.Remove(path)
 	}
-	return true, writeFileAtomic(path, data)
+	return true, gitstore.WriteFileAtomic(path, data, 0o644)
 }

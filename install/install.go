@@ -230,7 +230,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			if !exists {
 				fc.Action = "created"
 			}
-			if err := writeFileAtomic(e.path, data); err != nil {
+			if err := gitstore.WriteFileAtomic(e.path, data, 0o644); err != nil {
 				return rep, err
 			}
 		}
@@ -282,31 +282,6 @@ func removeEmptyDir(dir string, o InstallOptions) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
 		os.Remove(dir)
 	}
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return errors.Join(werr, cerr)
-	}
-	if err := os.Chmod(f.Name(), mode); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // jsonEdit applies fn to a JSON config file's root object and re-encodes it

@@ -78,11 +78,7 @@ func writeState(dir string, st *state) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d", stateFile, os.Getpid(), rand.Uint32()))
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, stateFile))
+	return gitstore.WriteFileAtomic(filepath.Join(dir, stateFile), data, 0o644)
 }
 
 func newMapping() mapping.IndexMapping {

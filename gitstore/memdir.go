@@ -1,0 +1,118 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// MemDir is the layout of <git dir>/mem, git-mem's own files beside the
+// repository's: every path git-mem keeps there is named here, and nowhere
+// else (docs/architecture.md, "Caches" and "Sessions and injection limits").
+// The caches are shared by every worktree (under the common git directory);
+// session markers are per worktree (under its own git directory). Each path
+// is "" for a repository that is not on disk.
+type MemDir struct {
+	common, private string
+}
+
+// Mem is the layout of the repository's <git dir>/mem.
+func (r *Repo) Mem() MemDir {
+	if r == nil {
+		return MemDir{}
+	}
+	return MemDir{common: r.CommonDir, private: r.GitDir}
+}
+
+func (m MemDir) join(base string, parts ...string) string {
+	if base == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{base, "mem"}, parts...)...)
+}
+
+// Root is <git common dir>/mem.
+func (m MemDir) Root() string { return m.join(m.common) }
+
+// Index is the search index's directory, <git common dir>/mem/index (the
+// engine holds <git common dir>/mem/index.lock beside it while it writes).
+func (m MemDir) Index() string { return m.join(m.common, "index") }
+
+// Snapshot is the recall snapshot, <git common dir>/mem/recall.snapshot:
+// beside the index directory, so that a rebuild swapping that directory
+// leaves it alone.
+func (m MemDir) Snapshot() string { return m.join(m.common, "recall.snapshot") }
+
+// StartCache is session start's cache of standing memories,
+// <git common dir>/mem/cache/start.json.
+func (m MemDir) StartCache() string { return m.join(m.common, "cache", "start.json") }
+
+// WarmLock is held by the background process that brings the caches
+// forward after a hook, <git common dir>/mem/cache/warm.lock.
+func (m MemDir) WarmLock() string { return m.join(m.common, "cache", "warm.lock") }
+
+// HooksLog is where hooks write their errors, <git common dir>/mem/hooks.log.
+func (m MemDir) HooksLog() string { return m.join(m.common, "hooks.log") }
+
+// Sessions is the directory of this worktree's session markers,
+// <git dir>/mem/sessions.
+func (m MemDir) Sessions() string { return m.join(m.private, "sessions") }
+
+// WriteFileAtomic replaces path with data: a temporary file in the same
+// directory, then a rename, so that a reader sees the old file or the new
+// one, never a part. The file keeps its permissions when it exists, else
+// gets perm; missing directories are created.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil {
+		perm = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return errors.Join(werr, cerr)
+	}
+	if err := os.Chmod(f.Name(), perm); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// Git runs the git command in the repository's worktree, without taking
+// optional locks (a hook must not block the user's own git), within
+// gitTimeout, and returns its standard output.
+func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
+	if r.WorkTree == "" {
+		return nil, fmt.Errorf("%w: no worktree", ErrNoRepo)
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.WorkTree}, args...)...)
+	cmd.Env = r.GitEnv("GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
