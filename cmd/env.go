@@ -96,7 +96,7 @@ func (e *Env) warnSkipped(err error) {
 				}
 				if key := r.GitDir + " " + d.Blob.String(); !seen[key] {
 					seen[key] = true
-					fmt.Fprintf(e.Err, "git mem: warning: %s\n", terminalSafe(d.Error(), false))
+					fmt.Fprintf(e.Err, "git mem: warning: %s\n", terminalSafe(documentWords(d), false))
 				}
 			}
 		}

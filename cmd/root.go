@@ -39,10 +39,10 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	}
 	code := exitCode(err)
 	if code == 2 || isCobraUsage(err) {
-		fmt.Fprintf(env.Err, "git mem: %s\nRun 'git mem --help' for usage.\n", terminalSafe(err.Error(), true))
+		fmt.Fprintf(env.Err, "git mem: %s\nRun 'git mem --help' for usage.\n", terminalSafe(message(err), true))
 		return 2
 	}
-	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(err.Error(), true))
+	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(message(err), true))
 	return code
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-mem/git-mem/secret"
 )
 
 // Sentinel errors. Callers test them with errors.Is; messages wrap them with
@@ -48,7 +50,7 @@ type DocumentError struct {
 func (e *DocumentError) Path() string { return MemoryPath(e.ID) }
 
 func (e *DocumentError) Error() string {
-	return fmt.Sprintf("memory document %s is invalid (%s); it is skipped: remove it with git mem forget %s (git mem history %s shows its earlier versions)", e.Path(), e.Reason, e.ID, e.ID)
+	return fmt.Sprintf("memory document %s is invalid (%s); it is skipped", e.Path(), e.Reason)
 }
 
 // Is makes errors.Is true for ErrBadDocument and ErrNotFound.
@@ -73,3 +75,108 @@ func (e *AmbiguousError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalid) true for an ambiguous prefix: the input was not precise enough.
 func (e *AmbiguousError) Is(target error) bool { return target == ErrInvalid }
+
+// The typed errors below carry the facts of a failure; their messages name
+// no command or flag. Each surface (the CLI, the hooks, the MCP server) says
+// what to do next in its own words (cmd/errors.go, mcp/format.go).
+
+// NotFoundError: no memory has the id or prefix. It is an ErrNotFound.
+type NotFoundError struct {
+	ID string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s: no memory with id %q", ErrNotFound, e.ID)
+}
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// Input fields an InvalidInputError names.
+const (
+	FieldText = "text"
+	FieldID   = "id"
+	FieldAsOf = "as-of"
+)
+
+// ReasonEmpty is the Reason of an empty text.
+const ReasonEmpty = "the text is empty"
+
+// InvalidInputError: one input was rejected; nothing was written. It is an
+// ErrInvalid.
+type InvalidInputError struct {
+	// Field is the input (FieldText, FieldID, FieldAsOf, …).
+	Field string
+	// Value is the value given ("" when it is not worth repeating).
+	Value string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+func (e *InvalidInputError) Error() string { return fmt.Sprintf("%s: %s", ErrInvalid, e.Reason) }
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *InvalidInputError) Is(target error) bool { return target == ErrInvalid }
+
+// SecretError: the text holds credentials; nothing was written. It is an
+// ErrSecret. Findings name each kind and byte offset, never the value.
+type SecretError struct {
+	Findings []secret.Finding
+}
+
+// Kinds names the findings, e.g. "GitHub token at byte 16".
+func (e *SecretError) Kinds() string {
+	names := make([]string, len(e.Findings))
+	for i, f := range e.Findings {
+		names[i] = f.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+func (e *SecretError) Error() string { return fmt.Sprintf("%s: %s", ErrSecret, e.Kinds()) }
+
+// Is makes errors.Is(err, ErrSecret) true.
+func (e *SecretError) Is(target error) bool { return target == ErrSecret }
+
+// NoRepoError: a git repository was needed and there is none. It is an
+// ErrNoRepo.
+type NoRepoError struct {
+	// Dir is the directory searched upwards ("" when none was searched).
+	Dir string
+	// Scope, when set, is the store that needs the repository (ScopePrivate).
+	Scope Scope
+}
+
+func (e *NoRepoError) Error() string {
+	if e.Scope != "" {
+		return fmt.Sprintf("%s: the %s memory needs a repository", ErrNoRepo, e.Scope)
+	}
+	return fmt.Sprintf("%s: no git repository at or above %s", ErrNoRepo, e.Dir)
+}
+
+// Is makes errors.Is(err, ErrNoRepo) true.
+func (e *NoRepoError) Is(target error) bool { return target == ErrNoRepo }
+
+// DamagedError: an object the memory needs is missing from the object
+// database or unreadable. It is an ErrCorrupt; Err is git's own error.
+type DamagedError struct {
+	// What is the kind of object (commit, tree, memory document …).
+	What string
+	// Object is its id.
+	Object string
+	// Missing is true when the object is absent, false when unreadable.
+	Missing bool
+	Err     error
+}
+
+func (e *DamagedError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("%s: %s %s is missing from the object database: %v", ErrCorrupt, e.What, e.Object, e.Err)
+	}
+	return fmt.Sprintf("%s: cannot read %s %s (%v)", ErrCorrupt, e.What, e.Object, e.Err)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *DamagedError) Is(target error) bool { return target == ErrCorrupt }
+
+func (e *DamagedError) Unwrap() error { return e.Err }

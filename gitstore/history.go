@@ -256,7 +256,7 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (plumbing.Hash, 
 	default:
 		p := strings.ToLower(base)
 		if len(p) < MinPrefixLen || !isHex(p) {
-			return plumbing.ZeroHash, fmt.Errorf("%w: %q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s; see git mem log", ErrInvalid, spec, s.Ref)
+			return plumbing.ZeroHash, &InvalidInputError{Field: FieldAsOf, Value: spec, Reason: fmt.Sprintf("%q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s", spec, s.Ref)}
 		}
 		var matches []plumbing.Hash
 		err := s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
@@ -270,7 +270,7 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (plumbing.Hash, 
 		}
 		switch len(matches) {
 		case 0:
-			return plumbing.ZeroHash, fmt.Errorf("%w: no commit %q on %s; see git mem log", ErrNotFound, base, s.Ref)
+			return plumbing.ZeroHash, fmt.Errorf("%w: no commit %q on %s", ErrNotFound, base, s.Ref)
 		case 1:
 			h = matches[0]
 		default:

@@ -382,7 +382,7 @@ func isHex(s string) bool {
 // binary content, no carriage return. The text itself is stored verbatim.
 func ValidateText(text string) error {
 	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("%w: the text is empty; pass the memory after --, e.g. git mem add -- 'Bookings are stored in UTC'", ErrInvalid)
+		return &InvalidInputError{Field: FieldText, Reason: ReasonEmpty}
 	}
 	return checkText("the text", text, false)
 }
@@ -416,11 +416,7 @@ func CheckSecrets(text string) error {
 	if len(findings) == 0 {
 		return nil
 	}
-	names := make([]string, len(findings))
-	for i, f := range findings {
-		names[i] = f.String()
-	}
-	return fmt.Errorf("%w: %s; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret if the value is a harmless example", ErrSecret, strings.Join(names, ", "))
+	return &SecretError{Findings: findings}
 }
 
 // ValidateType checks a memory type against Types.

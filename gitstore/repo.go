@@ -174,7 +174,7 @@ func discoverIn(dir string, honourEnv bool) (gitDir, workTree string, err error)
 			return d, "", nil
 		}
 		if filepath.Dir(d) == d {
-			return "", "", fmt.Errorf("%w: no git repository at or above %s; run git init, or pass --global to use your personal store", ErrNoRepo, abs)
+			return "", "", &NoRepoError{Dir: abs}
 		}
 	}
 }

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"time"
 )
@@ -78,7 +77,7 @@ func (s *Set) Writable(scope Scope) (*Store, error) {
 	}
 	if scope == ScopePrivate {
 		if s.Repo == nil {
-			return nil, fmt.Errorf("%w: --private needs a repository; run it inside one, or use --global for your personal store", ErrNoRepo)
+			return nil, &NoRepoError{Scope: ScopePrivate}
 		}
 		return NewStore(s.Repo, RefPrivate, ScopePrivate), nil
 	}
@@ -138,7 +137,7 @@ func (s *Set) Locate(prefix string) (*Store, string, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, "", fmt.Errorf("%w: no memory with id %q; see git mem list (or git mem list --all for superseded ones)", ErrNotFound, prefix)
+		return nil, "", &NotFoundError{ID: prefix}
 	case 1:
 		return hits[0].store, hits[0].id, nil
 	}

@@ -300,7 +300,7 @@ func (rd *Reader) Resolve(prefix string) ([]string, error) {
 func normalizePrefix(prefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if len(p) < MinPrefixLen || len(p) > IDHexLen || !isHex(p) {
-		return "", fmt.Errorf("%w: %q is not a memory id; give at least %d hex digits of an id shown by git mem list", ErrInvalid, prefix, MinPrefixLen)
+		return "", &InvalidInputError{Field: FieldID, Value: prefix, Reason: fmt.Sprintf("%q is not a memory id; give at least %d hex digits of an id", prefix, MinPrefixLen)}
 	}
 	return p, nil
 }

@@ -29,9 +29,9 @@ func MemoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" 
 // wrapObjectErr turns a missing or unreadable object into ErrCorrupt with advice.
 func wrapObjectErr(what string, h plumbing.Hash, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return fmt.Errorf("%w: %s %s is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: %w", ErrCorrupt, what, h, err)
+		return &DamagedError{What: what, Object: h.String(), Missing: true, Err: err}
 	}
-	return fmt.Errorf("%w: cannot read %s %s (%v); run git fsck", ErrCorrupt, what, h, err)
+	return &DamagedError{What: what, Object: h.String(), Err: err}
 }
 
 // snapshot is the memory tree of one commit, read lazily.

@@ -146,7 +146,10 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 			_, err = rd.Get(bad)
 			require.ErrorIs(t, err, ErrBadDocument)
 			require.ErrorIs(t, err, ErrNotFound)
-			require.Contains(t, err.Error(), "git mem forget "+bad)
+			var de *DocumentError
+			require.ErrorAs(t, err, &de)
+			require.Equal(t, bad, de.ID, "the error names the document, for each surface to say how to remove it")
+			require.NotContains(t, err.Error(), "git mem", "the store names no command")
 
 			set := NewSet(r)
 			_, _, err = set.Find("3f2a9c")

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/secret"
 )
 
 // MemoryOut is a memory as tools return it in structured content.
@@ -176,13 +175,16 @@ func checkText(t, what string) error {
 }
 
 // toolError turns an engine error into a tool error whose message says what
-// to do next.
-func toolError(err error) error { return toolErrorText(err, "") }
-
-// toolErrorText is toolError for a write of text (used to name the kinds of
-// secret found in it).
-func toolErrorText(err error, text string) error {
-	var amb *gitstore.AmbiguousError
+// to do next with the tools: the store's typed errors carry the facts, and
+// the words are the server's own.
+func toolError(err error) error {
+	var (
+		amb     *gitstore.AmbiguousError
+		doc     *gitstore.DocumentError
+		sec     *gitstore.SecretError
+		invalid *gitstore.InvalidInputError
+		noRepo  *gitstore.NoRepoError
+	)
 	switch {
 	case errors.As(err, &amb):
 		var b strings.Builder
@@ -191,52 +193,20 @@ func toolErrorText(err error, text string) error {
 			fmt.Fprintf(&b, "\n- %s %s: %s", m.ID, m.Type, gitstore.Summary(m.Text, 80))
 		}
 		return errors.New(b.String())
-	case errors.Is(err, gitstore.ErrBadDocument):
-		return errors.New(cliHints.Replace(err.Error()))
+	case errors.As(err, &doc):
+		return fmt.Errorf("%s: remove it with memory_forget %s (memory_history %s shows its earlier versions)", doc.Error(), doc.ID, doc.ID)
 	case errors.Is(err, gitstore.ErrNotFound):
 		return errors.New("no memory has that id in this repository's memory or your personal store; use an id exactly as memory_recall, memory_list or memory_boot shows it")
-	case errors.Is(err, gitstore.ErrSecret):
-		kinds := "a credential"
-		if fs := secret.Scan(text); len(fs) > 0 {
-			var names []string
-			for _, f := range fs {
-				names = append(names, f.String())
-			}
-			kinds = strings.Join(names, ", ")
-		}
-		return fmt.Errorf("refused: the text contains a secret (%s), and memory is shared through git, so nothing was saved. Call again without the value: say where the secret lives (e.g. 'the Stripe key is in the team vault, entry payments-prod'), never the secret itself", kinds)
+	case errors.As(err, &sec):
+		return fmt.Errorf("refused: the text contains a secret (%s), and memory is shared through git, so nothing was saved. Call again without the value: say where the secret lives (e.g. 'the Stripe key is in the team vault, entry payments-prod'), never the secret itself", sec.Kinds())
 	case errors.Is(err, gitstore.ErrRetired):
-		return fmt.Errorf("%s; memory_show it to see what replaced it", cliHints.Replace(trimSentinel(err)))
+		return fmt.Errorf("%w; memory_show it to see what replaced it", err)
 	case errors.Is(err, gitstore.ErrBusy):
 		return fmt.Errorf("the memory is busy (other writers kept it locked); nothing was saved: call the tool again")
-	case errors.Is(err, gitstore.ErrNoRepo):
-		return errors.New(cliHints.Replace(trimSentinel(err)))
-	case errors.Is(err, gitstore.ErrInvalid):
-		return fmt.Errorf("invalid input: %s", cliHints.Replace(trimSentinel(err)))
+	case errors.As(err, &noRepo):
+		return fmt.Errorf("%w; the server serves the repository it was started in (or the client's root): open a git repository", err)
+	case errors.As(err, &invalid) && invalid.Field == gitstore.FieldID:
+		return fmt.Errorf("%w shown by memory_list or memory_recall", err)
 	}
 	return err
-}
-
-// cliHints turns the CLI commands engine messages suggest into the tools
-// that do the same.
-var cliHints = strings.NewReplacer(
-	"git mem list --all", "memory_list",
-	"git mem list", "memory_list",
-	"git mem show", "memory_show",
-	"git mem recall", "memory_recall",
-	"git mem add --supersedes", "memory_add with supersedes",
-	"git mem add", "memory_add",
-	"git mem forget", "memory_forget",
-	"git mem history", "memory_history",
-)
-
-// trimSentinel drops the "<sentinel>: " prefix of a wrapped gitstore error.
-func trimSentinel(err error) string {
-	msg := err.Error()
-	for _, s := range []error{gitstore.ErrNotFound, gitstore.ErrInvalid, gitstore.ErrRetired, gitstore.ErrNoRepo, gitstore.ErrSecret} {
-		if rest, ok := strings.CutPrefix(msg, s.Error()+": "); ok {
-			return rest
-		}
-	}
-	return msg
 }

@@ -452,7 +452,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 		n.Source = gitstore.SourceInferred
 	}
 	if err := n.Validate(); err != nil {
-		return "", out, toolErrorText(err, in.Text)
+		return "", out, toolError(err)
 	}
 	store, err := c.writable()
 	if err != nil {
@@ -475,7 +475,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	}
 	oc, err := index.Remember(ctx, c.set, store, c.w, n)
 	if err != nil {
-		return "", out, toolErrorText(err, in.Text)
+		return "", out, toolError(err)
 	}
 	m := oc.Memory
 	short := shortID(store, m.ID)
@@ -570,7 +570,7 @@ func (s *Server) handoff(ctx context.Context, c *call, in HandoffInput) (string,
 	}
 	m, err := handoff.Save(ctx, c.set, c.w, hi)
 	if err != nil {
-		return "", out, toolErrorText(err, t)
+		return "", out, toolError(err)
 	}
 	store := gitstore.NewStore(c.set.Repo, gitstore.RefMain, gitstore.ScopeProject)
 	short := shortID(store, m.ID)
@@ -703,7 +703,7 @@ func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, M
 	}
 	m, err = st.Revise(ctx, c.w, m.ID, in.Text, opts...)
 	if err != nil {
-		return "", out, toolErrorText(err, in.Text)
+		return "", out, toolError(err)
 	}
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
@@ -735,7 +735,7 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 	before := m.EffectiveTrust(c.now)
 	m, err = st.Dispute(ctx, c.w, m.ID, in.Reason)
 	if err != nil {
-		return "", out, toolErrorText(err, in.Reason)
+		return "", out, toolError(err)
 	}
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)

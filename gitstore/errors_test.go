@@ -1,0 +1,42 @@
+package gitstore
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTypedErrors: the store's errors carry their facts in types, match
+// their sentinels, and name no command or flag of any surface.
+func TestTypedErrors(t *testing.T) {
+	cases := []struct {
+		name     string
+		err      error
+		sentinel error
+		target   any
+	}{
+		{"not found", &NotFoundError{ID: "ffff"}, ErrNotFound, new(*NotFoundError)},
+		{"invalid id", func() error { _, err := normalizePrefix("zz"); return err }(), ErrInvalid, new(*InvalidInputError)},
+		{"empty text", ValidateText("  "), ErrInvalid, new(*InvalidInputError)},
+		{"secret", CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), ErrSecret, new(*SecretError)},
+		{"no repo", func() error { _, err := OpenIn(t.TempDir()); return err }(), ErrNoRepo, new(*NoRepoError)},
+		{"private without repo", func() error { _, err := (&Set{}).Writable(ScopePrivate); return err }(), ErrNoRepo, new(*NoRepoError)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Error(t, c.err)
+			require.ErrorIs(t, c.err, c.sentinel)
+			require.True(t, errors.As(c.err, c.target))
+			for _, cli := range []string{"git mem", "--global", "--private", "--allow-secret", "memory_"} {
+				require.NotContains(t, c.err.Error(), cli)
+			}
+		})
+	}
+	var sec *SecretError
+	require.ErrorAs(t, CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), &sec)
+	require.Len(t, sec.Findings, 1)
+	require.Equal(t, "GitHub token", sec.Findings[0].Kind)
+	require.Equal(t, 16, sec.Findings[0].Start)
+	require.NotContains(t, sec.Error(), "R8kZt2")
+}
