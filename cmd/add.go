@@ -14,7 +14,7 @@ import (
 
 // addJSON is the --json answer of add: the memory, and what dedupe did.
 type addJSON struct {
-	memoryJSON
+	gitstore.View
 	Reinforced          bool   `json:"reinforced"`
 	PossibleDuplicateOf string `json:"possible_duplicate_of,omitempty"`
 }
@@ -130,7 +130,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		fmt.Fprintf(env.Err, "%s (%s)\n", note, set.Personal.GitDir)
 	}
 	if o.json {
-		out := addJSON{memoryJSON: toJSON(m, short, env.Now()), Reinforced: outcome.Reinforced}
+		out := addJSON{View: toJSON(m, short, env.Now()), Reinforced: outcome.Reinforced}
 		if d := outcome.PossibleDuplicateOf; d != nil {
 			out.PossibleDuplicateOf = d.ID
 		}

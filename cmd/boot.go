@@ -45,15 +45,15 @@ Memories with trust under 0.40 are left out.`,
 }
 
 type bootJSON struct {
-	Task     string       `json:"task"`
-	Branch   string       `json:"branch,omitempty"`
-	Handoff  *memoryJSON  `json:"handoff,omitempty"`
-	Standing []recallJSON `json:"standing"`
-	Relevant []recallJSON `json:"relevant"`
-	Newest   []recallJSON `json:"newest"`
-	Text     string       `json:"text"`
-	Shown    int          `json:"shown"`
-	More     int          `json:"more"`
+	Task     string         `json:"task"`
+	Branch   string         `json:"branch,omitempty"`
+	Handoff  *gitstore.View `json:"handoff,omitempty"`
+	Standing []recallJSON   `json:"standing"`
+	Relevant []recallJSON   `json:"relevant"`
+	Newest   []recallJSON   `json:"newest"`
+	Text     string         `json:"text"`
+	Shown    int            `json:"shown"`
+	More     int            `json:"more"`
 }
 
 func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
@@ -73,8 +73,8 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 	}
 	if o.json {
 		out := bootJSON{
-			Task: o.task, Branch: opts.Branch, Standing: hitsJSON(res.Standing), Relevant: hitsJSON(res.Relevant),
-			Newest: hitsJSON(res.Newest), Text: res.Text, Shown: res.Shown, More: res.More,
+			Task: o.task, Branch: opts.Branch, Standing: hitsJSON(res.Standing, env.Now()), Relevant: hitsJSON(res.Relevant, env.Now()),
+			Newest: hitsJSON(res.Newest, env.Now()), Text: res.Text, Shown: res.Shown, More: res.More,
 		}
 		if h := res.Handoff; h != nil {
 			j := toJSON(h, gitstore.Clip(h.ID, gitstore.MinShownPrefix), env.Now())

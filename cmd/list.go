@@ -64,7 +64,7 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 	}
 	short := gitstore.ShortIDs(ids)
 	if o.json {
-		out := make([]memoryJSON, 0, len(ms))
+		out := make([]gitstore.View, 0, len(ms))
 		for _, m := range ms {
 			out = append(out, toJSON(m, short[m.ID], o.filter.Now))
 		}

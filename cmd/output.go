@@ -10,51 +10,10 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// memoryJSON is the --json shape of a memory; scripts depend on it.
-type memoryJSON struct {
-	ID           string           `json:"id"`
-	ShortID      string           `json:"short_id"`
-	Scope        string           `json:"scope"`
-	Type         string           `json:"type"`
-	Text         string           `json:"text"`
-	Tags         []string         `json:"tags"`
-	Paths        []string         `json:"paths"`
-	Keys         []string         `json:"keys,omitempty"`
-	Source       string           `json:"source"`
-	Tentative    bool             `json:"tentative,omitempty"`
-	Pinned       bool             `json:"pinned,omitempty"`
-	Trust        float64          `json:"trust"`
-	Agent        string           `json:"agent,omitempty"`
-	Session      string           `json:"session,omitempty"`
-	Author       string           `json:"author,omitempty"`
-	Anchor       *gitstore.Anchor `json:"anchor,omitempty"`
-	Created      time.Time        `json:"created"`
-	Updated      time.Time        `json:"updated"`
-	ValidFrom    time.Time        `json:"valid_from"`
-	ValidTo      *time.Time       `json:"valid_to,omitempty"`
-	Supersedes   string           `json:"supersedes,omitempty"`
-	SupersededBy string           `json:"superseded_by,omitempty"`
-	Retired      bool             `json:"retired"`
-	Events       []gitstore.Event `json:"events,omitempty"`
-	Reinforced   []time.Time      `json:"reinforced,omitempty"`
-}
-
-func toJSON(m *gitstore.Memory, short string, now time.Time) memoryJSON {
-	tags, paths := m.Tags, m.Paths
-	if tags == nil {
-		tags = []string{}
-	}
-	if paths == nil {
-		paths = []string{}
-	}
-	return memoryJSON{
-		ID: m.ID, ShortID: short, Scope: string(m.Scope()), Type: m.Type, Text: m.Text,
-		Tags: tags, Paths: paths, Keys: m.Keys, Source: m.Source, Tentative: m.Tentative, Pinned: m.Pinned,
-		Trust: m.EffectiveTrust(now), Agent: m.Agent, Session: m.Session, Author: m.Author,
-		Anchor: m.Anchor, Created: m.Created, Updated: m.Updated, ValidFrom: m.ValidFrom,
-		ValidTo: m.ValidTo, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
-		Retired: m.Retired(now), Events: m.Events, Reinforced: m.Reinforced,
-	}
+// toJSON is the --json shape of a memory (gitstore.View, the shape the MCP
+// tools return too); scripts depend on it.
+func toJSON(m *gitstore.Memory, short string, now time.Time) gitstore.View {
+	return gitstore.NewView(m, short, now)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -85,47 +85,29 @@ not fit are skipped, and the last line says how many more matched.`,
 	return c
 }
 
-// recallJSON is the --json shape of a recalled memory; scripts depend on it.
+// recallJSON is the --json shape of a recalled memory: the memory's view
+// (gitstore.View, the shape of every other --json memory) with how it
+// ranked; scripts depend on it.
 type recallJSON struct {
-	ID           string     `json:"id"`
-	ShortID      string     `json:"short_id"`
-	Type         string     `json:"type"`
-	Text         string     `json:"text"`
-	Score        float64    `json:"score"`
-	Relevance    float64    `json:"relevance"`
-	Confidence   float64    `json:"confidence"`
-	Trust        float64    `json:"trust"`
-	LowTrust     bool       `json:"low_trust"`
-	Stale        bool       `json:"stale"`
-	StaleReason  string     `json:"stale_reason,omitempty"`
-	Scope        string     `json:"scope"`
-	Author       string     `json:"author,omitempty"`
-	Agent        string     `json:"agent,omitempty"`
-	Tags         []string   `json:"tags"`
-	Paths        []string   `json:"paths"`
-	Created      time.Time  `json:"created"`
-	ValidTo      *time.Time `json:"valid_to,omitempty"`
-	SupersededBy string     `json:"superseded_by,omitempty"`
+	gitstore.View
+	Score       float64 `json:"score"`
+	Relevance   float64 `json:"relevance"`
+	Confidence  float64 `json:"confidence"`
+	LowTrust    bool    `json:"low_trust"`
+	Stale       bool    `json:"stale"`
+	StaleReason string  `json:"stale_reason,omitempty"`
 }
 
-func hitsJSON(hits []index.Hit) []recallJSON {
+func hitsJSON(hits []index.Hit, now time.Time) []recallJSON {
 	short := index.ShortIDs(hits)
 	out := make([]recallJSON, 0, len(hits))
 	for _, h := range hits {
-		m := h.Memory
-		tags, paths := m.Tags, m.Paths
-		if tags == nil {
-			tags = []string{}
-		}
-		if paths == nil {
-			paths = []string{}
-		}
+		v := gitstore.NewView(h.Memory, short[h.Memory.ID], now)
+		v.Trust, v.Scope = h.Trust, string(h.Scope)
 		out = append(out, recallJSON{
-			ID: m.ID, ShortID: short[m.ID], Type: m.Type, Text: m.Text,
-			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), Trust: h.Trust, LowTrust: h.Trust < index.LowTrust,
-			Stale: h.Stale, StaleReason: h.StaleReason, Scope: string(h.Scope),
-			Author: m.Author, Agent: m.Agent, Tags: tags, Paths: paths,
-			Created: m.Created, ValidTo: m.ValidTo, SupersededBy: m.SupersededBy,
+			View:  v,
+			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), LowTrust: h.Trust < index.LowTrust,
+			Stale: h.Stale, StaleReason: h.StaleReason,
 		})
 	}
 	return out
@@ -174,7 +156,7 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		if o.budget == 0 {
 			shown = res.Hits
 		}
-		return writeJSON(env.Out, hitsJSON(shown))
+		return writeJSON(env.Out, hitsJSON(shown, env.Now()))
 	}
 	if len(res.Hits) == 0 {
 		if len(res.Terms) == 0 {

@@ -9,63 +9,24 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// MemoryOut is a memory as tools return it in structured content.
+// MemoryOut is a memory as tools return it in structured content: the one
+// view of a memory (gitstore.View, the CLI's --json shape), and, from
+// memory_recall, how it ranked.
 type MemoryOut struct {
-	ID           string     `json:"id" jsonschema:"short id (a unique prefix); pass it to the tools that take an id"`
-	FullID       string     `json:"full_id"`
-	Type         string     `json:"type"`
-	Text         string     `json:"text,omitempty" jsonschema:"the memory's text; left out in lists (memory_recall, memory_list), whose text field shows it"`
-	Tags         []string   `json:"tags,omitempty"`
-	Keys         []string   `json:"keys,omitempty" jsonschema:"retrieval keys: other words a later reader might search with"`
-	Paths        []string   `json:"paths,omitempty"`
-	Source       string     `json:"source" jsonschema:"user, verified or inferred"`
-	Trust        float64    `json:"trust" jsonschema:"effective trust now, 0 to 1"`
-	Scope        string     `json:"scope" jsonschema:"project, private or personal"`
-	Agent        string     `json:"agent,omitempty" jsonschema:"the agent that wrote it"`
-	Author       string     `json:"author,omitempty" jsonschema:"the git identity that wrote it"`
-	Created      string     `json:"created"`
-	Updated      string     `json:"updated"`
-	ValidTo      string     `json:"valid_to,omitempty"`
-	Supersedes   string     `json:"supersedes,omitempty"`
-	SupersededBy string     `json:"superseded_by,omitempty"`
-	Score        float64    `json:"score,omitempty" jsonschema:"recall ranking score"`
-	Confidence   float64    `json:"confidence,omitempty" jsonschema:"how likely the memory is what the query is about, 0 to 1"`
-	Stale        bool       `json:"stale,omitempty" jsonschema:"its files changed since it was written"`
-	StaleReason  string     `json:"stale_reason,omitempty"`
-	Events       []EventOut `json:"events,omitempty"`
+	gitstore.View
+	Score       float64 `json:"score,omitempty" jsonschema:"recall ranking score"`
+	Confidence  float64 `json:"confidence,omitempty" jsonschema:"how likely the memory is what the query is about, 0 to 1"`
+	Stale       bool    `json:"stale,omitempty" jsonschema:"its files changed since it was written"`
+	StaleReason string  `json:"stale_reason,omitempty"`
 }
 
-// EventOut is a confirm, dispute, reinforce or supersede event of a memory.
-type EventOut struct {
-	Op     string `json:"op"`
-	At     string `json:"at"`
-	Agent  string `json:"agent,omitempty"`
-	Author string `json:"author,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
+// memoryOut is a memory's view for a tool's result. Its events are left out
+// but in memory_show, which shows one memory in full.
 func memoryOut(m *gitstore.Memory, short string, now time.Time) MemoryOut {
-	o := MemoryOut{
-		ID: short, FullID: m.ID, Type: m.Type, Text: m.Text, Tags: m.Tags, Keys: m.Keys, Paths: m.Paths, Source: m.Source,
-		Trust: round3(m.EffectiveTrust(now)), Scope: string(m.Scope()), Agent: m.Agent, Author: m.Author,
-		Created: m.Created.UTC().Format(time.RFC3339), Updated: m.Updated.UTC().Format(time.RFC3339),
-		Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
-	}
-	if o.ID == "" {
-		o.ID = m.ID[:min(len(m.ID), gitstore.MinShownPrefix)]
-	}
-	if m.ValidTo != nil {
-		o.ValidTo = m.ValidTo.UTC().Format(time.RFC3339)
-	}
-	return o
-}
-
-func eventsOut(es []gitstore.Event) []EventOut {
-	var out []EventOut
-	for _, e := range es {
-		out = append(out, EventOut{Op: e.Op, At: e.At.UTC().Format(time.RFC3339), Agent: e.Agent, Author: e.Author, Reason: e.Reason})
-	}
-	return out
+	v := gitstore.NewView(m, short, now)
+	v.Trust = round3(v.Trust)
+	v.Events, v.Reinforced = nil, nil
+	return MemoryOut{View: v}
 }
 
 // describe renders one memory in full for memory_show.

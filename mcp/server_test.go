@@ -315,7 +315,7 @@ func TestTools(t *testing.T) {
 				var out RecallOutput
 				structured(t, res, &out)
 				require.NotEmpty(t, out.Memories)
-				require.Equal(t, idA, out.Memories[0].FullID)
+				require.Equal(t, idA, out.Memories[0].ID)
 				require.Positive(t, out.Memories[0].Score)
 			}},
 		{name: "recall camelCase", tool: ToolRecall, args: map[string]any{"query": "requireAdmin ERR_NO_SESSION", "limit": 3}, want: []string{"requireAdmin throws"}},

@@ -644,7 +644,7 @@ func (s *Server) show(ctx context.Context, c *call, in IDInput) (string, MemoryO
 	}
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
-	out.Memory.Events = eventsOut(m.Events)
+	out.Memory.Events = m.Events
 	return describe(m, short, c.now), out, nil
 }
 
