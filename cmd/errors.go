@@ -12,76 +12,76 @@ import (
 // (the MCP server says the same with its tools, mcp/format.go).
 func message(err error) string {
 	msg := err.Error()
-	for _, r := range []func(error) (typed error, words string){
+	for _, r := range []func(error) (words string, typed error){
 		wordsNotFound, wordsInvalid, wordsSecret, wordsNoRepo, wordsDamaged, wordsDocument,
 	} {
-		if typed, words := r(err); typed != nil {
+		if words, typed := r(err); typed != nil {
 			msg = strings.Replace(msg, typed.Error(), words, 1)
 		}
 	}
 	return msg
 }
 
-func wordsNotFound(err error) (error, string) {
+func wordsNotFound(err error) (string, error) {
 	var e *gitstore.NotFoundError
 	if !errors.As(err, &e) {
-		return nil, ""
+		return "", nil
 	}
-	return e, e.Error() + "; see git mem list (or git mem list --all for superseded ones)"
+	return e.Error() + "; see git mem list (or git mem list --all for superseded ones)", e
 }
 
-func wordsInvalid(err error) (error, string) {
+func wordsInvalid(err error) (string, error) {
 	var e *gitstore.InvalidInputError
 	if !errors.As(err, &e) {
-		return nil, ""
+		return "", nil
 	}
 	switch {
 	case e.Field == gitstore.FieldText && e.Reason == gitstore.ReasonEmpty:
-		return e, e.Error() + "; pass the memory after --, e.g. git mem add -- 'Bookings are stored in UTC'"
+		return e.Error() + "; pass the memory after --, e.g. git mem add -- 'Bookings are stored in UTC'", e
 	case e.Field == gitstore.FieldID:
-		return e, e.Error() + " shown by git mem list"
+		return e.Error() + " shown by git mem list", e
 	case e.Field == gitstore.FieldAsOf:
-		return e, e.Error() + "; see git mem log"
+		return e.Error() + "; see git mem log", e
 	}
-	return nil, ""
+	return "", nil
 }
 
-func wordsSecret(err error) (error, string) {
+func wordsSecret(err error) (string, error) {
 	var e *gitstore.SecretError
 	if !errors.As(err, &e) {
-		return nil, ""
+		return "", nil
 	}
-	return e, e.Error() + "; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret if the value is a harmless example"
+	return e.Error() + "; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret if the value is a harmless example", e
 }
 
-func wordsNoRepo(err error) (error, string) {
+func wordsNoRepo(err error) (string, error) {
 	var e *gitstore.NoRepoError
 	if !errors.As(err, &e) {
-		return nil, ""
+		return "", nil
 	}
 	if e.Scope == gitstore.ScopePrivate {
-		return e, gitstore.ErrNoRepo.Error() + ": --private needs a repository; run it inside one, or use --global for your personal store"
+		return gitstore.ErrNoRepo.Error() + ": --private needs a repository; run it inside one, or use --global for your personal store", e
 	}
-	return e, e.Error() + "; run git init, or pass --global to use your personal store"
+	return e.Error() + "; run git init, or pass --global to use your personal store", e
 }
 
-func wordsDamaged(err error) (error, string) {
+func wordsDamaged(err error) (string, error) {
 	var e *gitstore.DamagedError
 	if !errors.As(err, &e) {
-		return nil, ""
+		return "", nil
 	}
 	if e.Missing {
-		return e, gitstore.ErrCorrupt.Error() + ": " + e.What + " " + e.Object + " is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: " + e.Err.Error()
+		return gitstore.ErrCorrupt.Error() + ": " + e.What + " " + e.Object + " is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: " + e.Err.Error(), e
 	}
-	return e, e.Error() + "; run git fsck"
+	return e.Error() + "; run git fsck", e
 }
 
-func wordsDocument(err error) (error, string) {
+func wordsDocument(err error) (string, error) {
 	var e *gitstore.DocumentError
 	if !errors.As(err, &e) {
-		return nil, ""
+		return "", nil
 	}
-	return e, documentWords(e)
+	return documentWords(e), e
 }
 
 // documentWords is an invalid document's error with the command that

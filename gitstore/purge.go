@@ -189,10 +189,9 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 	}
 	msg := c.Message
 	if len(ids) > 0 && ids[0] == p.id {
-		subject, rest, _ := strings.Cut(msg, "\n")
+		_, rest, _ := strings.Cut(msg, "\n")
 		op := first(trailers(msg)[TrailerOp])
-		subject = "mem: " + op + " " + Clip(p.id, MinShownPrefix) + " [purged]"
-		msg = subject + "\n" + rest
+		msg = "mem: " + op + " " + Clip(p.id, MinShownPrefix) + " [purged]\n" + rest
 	}
 	if tree == c.TreeHash && msg == c.Message && equalHashes(parents, c.ParentHashes) {
 		return c.Hash, nil

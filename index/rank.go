@@ -171,14 +171,6 @@ func idf(n, df int) float64 {
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-func bm25(idfv float64, tf, dl int, avgdl float64) float64 {
-	if avgdl <= 0 {
-		avgdl = 1
-	}
-	t := float64(tf)
-	return idfv * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
-}
-
 // expand returns, for each query term, its group: the term, its synonyms and
 // the concepts its words describe (none of them query terms), with their
 // weights.

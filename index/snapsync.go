@@ -260,15 +260,6 @@ func mergePosts(out, a, b []post) []post {
 	return out
 }
 
-func dropScope(docs map[string]*snapDoc, scope gitstore.Scope) {
-	prefix := string(scope) + ":"
-	for k := range docs {
-		if strings.HasPrefix(k, prefix) {
-			delete(docs, k)
-		}
-	}
-}
-
 // Refresh brings the set's recall snapshot up to date with its stores, so
 // that the next hook started by an agent finds it current. Writers call it
 // right after a write; it costs a tree diff and one file write.

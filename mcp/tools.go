@@ -389,13 +389,6 @@ func (c *call) writable() (*gitstore.Store, error) {
 	return c.set.Writable(scope)
 }
 
-func (c *call) branch() string {
-	if c.set.Repo == nil {
-		return ""
-	}
-	return c.set.Repo.Head().Branch
-}
-
 func text(s string) *sdkmcp.CallToolResult {
 	return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: s}}}
 }
@@ -770,8 +763,7 @@ func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, Memor
 }
 
 func (s *Server) stats(ctx context.Context, c *call, _ StatsInput) (string, StatsOutput, error) {
-	var out StatsOutput
-	out = StatsOutput{InRepo: c.set.InRepo(), Dir: c.dir, ScopeFrom: "working directory", Agent: c.w.Agent, Stores: []StoreStats{}}
+	out := StatsOutput{InRepo: c.set.InRepo(), Dir: c.dir, ScopeFrom: "working directory", Agent: c.w.Agent, Stores: []StoreStats{}}
 	if c.fromRoot {
 		out.ScopeFrom = "client root"
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every check and test of git-mem: formatting, go vet, and go test (unit,
-# process, eval and real-client tests).
+# Runs every check and test of git-mem: formatting, go mod tidy, go vet,
+# staticcheck, and go test (unit, process, eval and real-client tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,5 +9,10 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:" $unformatted >&2
 	exit 1
 fi
+if ! go mod tidy -diff; then
+	echo "go mod tidy would change go.mod or go.sum: run go mod tidy" >&2
+	exit 1
+fi
 go vet ./...
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -count=1 -timeout 30m ./...
