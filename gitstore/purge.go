@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,7 +194,7 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 		op := first(trailers(msg)[TrailerOp])
 		msg = "mem: " + op + " " + Clip(p.id, MinShownPrefix) + " [purged]\n" + rest
 	}
-	if tree == c.TreeHash && msg == c.Message && equalHashes(parents, c.ParentHashes) {
+	if tree == c.TreeHash && msg == c.Message && slices.Equal(parents, c.ParentHashes) {
 		return c.Hash, nil
 	}
 	nc := &object.Commit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: tree, ParentHashes: parents}
@@ -217,18 +218,6 @@ func containsHash(hs []plumbing.Hash, h plumbing.Hash) bool {
 		}
 	}
 	return false
-}
-
-func equalHashes(a, b []plumbing.Hash) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ReachableLeaks asks git which objects reachable from any ref still contain

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -39,7 +40,7 @@ func Similarity(a, b string) float64 {
 // one contained in the other's.
 func SameClaim(a, b string) bool {
 	ta, tb := claimTokens(a), claimTokens(b)
-	if !equalStrings(ta.numbers, tb.numbers) || ta.negated != tb.negated {
+	if !slices.Equal(ta.numbers, tb.numbers) || ta.negated != tb.negated {
 		return false
 	}
 	return subset(ta.keys, tb.keys) || subset(tb.keys, ta.keys)
@@ -100,18 +101,6 @@ func claimTokens(text string) claim {
 func subset(a, b map[string]bool) bool {
 	for w := range a {
 		if !b[w] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}
