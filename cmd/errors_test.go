@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/secret"
+)
+
+// TestMessageSaysWhatToDoWithTheCLI: the store's typed errors name no
+// command; the CLI adds its own, also through a wrapping error.
+func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"not found", &gitstore.NotFoundError{ID: "ffff"}, `memory not found: no memory with id "ffff"; see git mem list (or git mem list --all for superseded ones)`},
+		{"wrapped", fmt.Errorf("revising: %w", &gitstore.NotFoundError{ID: "ffff"}), `revising: memory not found: no memory with id "ffff"; see git mem list`},
+		{"empty text", &gitstore.InvalidInputError{Field: gitstore.FieldText, Reason: gitstore.ReasonEmpty}, "invalid input: the text is empty; pass the memory after --"},
+		{"secret", &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 16, End: 56}}}, "text contains a secret: GitHub token at byte 16; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret"},
+		{"no repository", &gitstore.NoRepoError{Dir: "/src"}, "not a git repository: no git repository at or above /src; run git init, or pass --global to use your personal store"},
+		{"private", &gitstore.NoRepoError{Scope: gitstore.ScopePrivate}, "not a git repository: --private needs a repository; run it inside one, or use --global for your personal store"},
+		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "it is skipped: remove it with git mem forget 3f2a9c41d0e8b7a2 (git mem history 3f2a9c41d0e8b7a2 shows its earlier versions)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Contains(t, message(c.err), c.want)
+		})
+	}
+}

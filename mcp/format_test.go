@@ -1,0 +1,35 @@
+package mcp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/secret"
+)
+
+// TestToolErrorWords: the MCP server says what to do next with its tools,
+// never with the CLI's commands or flags, from the store's typed errors.
+func TestToolErrorWords(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"no repository", &gitstore.NoRepoError{Dir: "/src"}, "no git repository at or above /src"},
+		{"secret", &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 16, End: 56}}}, "refused: the text contains a secret (GitHub token at byte 16)"},
+		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "memory_forget 3f2a9c41d0e8b7a2"},
+		{"invalid id", &gitstore.InvalidInputError{Field: gitstore.FieldID, Value: "zz", Reason: `"zz" is not a memory id; give at least 4 hex digits of an id`}, "shown by memory_list"},
+		{"not found", &gitstore.NotFoundError{ID: "ffff"}, "no memory has that id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			msg := toolError(c.err).Error()
+			require.Contains(t, msg, c.want)
+			for _, cli := range []string{"git mem", "--global", "--allow-secret", "--private"} {
+				require.NotContains(t, msg, cli)
+			}
+		})
+	}
+}
