@@ -282,7 +282,7 @@ func TestIsOwnCommand(t *testing.T) {
 		"/home/u/go/bin/git-mem hook prompt --agent codex":         true,
 		"'/Applications/My Tools/git-mem' hook stop --agent codex": true,
 		"git mem hook session-end":                                 true,
-		"/tmp/build/gm hook session-start --agent gemini":          true,
+		"/opt/build/gm hook session-start --agent gemini":          true,
 		"git-mem-hook prompt --agent claude":                       true,
 		"/usr/local/bin/git-mem-hook session-start --agent codex":  true,
 		"'/Applications/My Tools/git-mem-hook' stop --agent codex": true,
