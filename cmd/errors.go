@@ -73,7 +73,7 @@ func wordsDamaged(err error) (string, error) {
 	if e.Missing {
 		return gitstore.ErrCorrupt.Error() + ": " + e.What + " " + e.Object + " is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: " + e.Err.Error(), e
 	}
-	return e.Error() + "; run git fsck", e
+	return "", nil
 }
 
 func wordsDocument(err error) (string, error) {

@@ -158,7 +158,8 @@ func (e *NoRepoError) Error() string {
 func (e *NoRepoError) Is(target error) bool { return target == ErrNoRepo }
 
 // DamagedError: an object the memory needs is missing from the object
-// database or unreadable. It is an ErrCorrupt; Err is git's own error.
+// database or unreadable. It is an ErrCorrupt; Err is git's own error. Its
+// message says to run git fsck, git's own check, whatever the surface.
 type DamagedError struct {
 	// What is the kind of object (commit, tree, memory document …).
 	What string
@@ -171,9 +172,9 @@ type DamagedError struct {
 
 func (e *DamagedError) Error() string {
 	if e.Missing {
-		return fmt.Sprintf("%s: %s %s is missing from the object database: %v", ErrCorrupt, e.What, e.Object, e.Err)
+		return fmt.Sprintf("%s: %s %s is missing from the object database; run git fsck: %v", ErrCorrupt, e.What, e.Object, e.Err)
 	}
-	return fmt.Sprintf("%s: cannot read %s %s (%v)", ErrCorrupt, e.What, e.Object, e.Err)
+	return fmt.Sprintf("%s: cannot read %s %s (%v); run git fsck", ErrCorrupt, e.What, e.Object, e.Err)
 }
 
 // Is makes errors.Is(err, ErrCorrupt) true.
