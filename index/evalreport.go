@@ -175,6 +175,58 @@ func (b Baseline) Check(rep *EvalReport) []string {
 	return out
 }
 
+// Only keeps the entries of these splits: what a run of only those splits
+// can be checked against.
+func (b Baseline) Only(splits []string) Baseline {
+	var out Baseline
+	for _, e := range b {
+		if slices.Contains(splits, e.Split) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Update replaces the entries of the splits a report ran (splits; every
+// split when empty) by the report's figures, and keeps the entries of the
+// other splits as they are: a run of the tune split never rewrites the
+// floors of the splits it did not measure.
+func (b Baseline) Update(rep *EvalReport, splits []string) Baseline {
+	if len(splits) == 0 {
+		return NewBaseline(rep)
+	}
+	var out Baseline
+	for _, e := range b {
+		if !slices.Contains(splits, e.Split) {
+			out = append(out, e)
+		}
+	}
+	for _, e := range NewBaseline(rep) {
+		if slices.Contains(splits, e.Split) {
+			out = append(out, e)
+		}
+	}
+	// the order NewBaseline writes: project, point, kind, split (tune
+	// first), crowding
+	sort.SliceStable(out, func(i, j int) bool {
+		a, c := out[i], out[j]
+		if a.Project != c.Project {
+			return a.Project < c.Project
+		}
+		if a.Point != c.Point {
+			return a.Point == "explicit"
+		}
+		if a.Kind != c.Kind {
+			return slices.Index(EvalKinds, a.Kind) < slices.Index(EvalKinds, c.Kind)
+		}
+		if a.Split != c.Split {
+			return a.Split == "tune" || c.Split != "tune" && a.Split < c.Split
+		}
+		return a.Crowded < c.Crowded
+	})
+	return out
+}
+
 // NewBaseline records a report's figures, rounded down to two decimals:
 // per project, kind and split at the explicit point (alone and crowded),
 // and the injection precision per project and split.
