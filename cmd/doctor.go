@@ -56,7 +56,7 @@ comes with the command that fixes it. Exit 1 when a check fails.`,
 }
 
 func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
-	set, err := env.openSet()
+	set, err := env.openSetAsIs()
 	if err != nil {
 		return err
 	}

@@ -56,8 +56,20 @@ func (e *Env) chdir(path string) {
 	e.Dir = filepath.Clean(path)
 }
 
-// openSet opens the stores seen from the command's directory.
+// openSet opens the stores seen from the command's directory, after
+// merging the memory a plain git fetch brought (see mergeFetched).
 func (e *Env) openSet() (*gitstore.Set, error) {
+	set, err := e.openSetAsIs()
+	if err == nil {
+		e.mergeFetched(set)
+	}
+	return set, err
+}
+
+// openSetAsIs opens the stores without merging fetched memory: for doctor,
+// which reports it, and for pull, push, sync and share, which merge
+// themselves.
+func (e *Env) openSetAsIs() (*gitstore.Set, error) {
 	set, err := gitstore.OpenSet(e.Dir)
 	if err != nil {
 		return nil, err

@@ -25,8 +25,10 @@ func newShareCmd(env *Env) *cobra.Command {
   git config --add remote.origin.fetch '+refs/memory/main:refs/memory/remotes/origin/main'
 
 After it, git fetch (and git pull) also bring the remote's memory into
-refs/memory/remotes/<remote>/main; git mem pull --no-fetch merges it without
-contacting the remote again. Pushing memory stays explicit: git mem push.
+refs/memory/remotes/<remote>/main, and the next git mem command (list,
+recall, add, …), hook or MCP call merges it into refs/memory/main before it
+reads: the team's memory arrives with your code. git mem pull --no-fetch
+merges it at once. Pushing memory stays explicit: git mem push.
 Running it twice changes nothing.`,
 		Args: remoteArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,6 +56,6 @@ func runShare(ctx context.Context, env *Env, o *shareOptions) error {
 		return nil
 	}
 	fmt.Fprintf(env.Out, "added: %s\n", line)
-	fmt.Fprintf(env.Out, "git fetch %s now brings its memory into %s; git mem pull --no-fetch merges it\n", rem.Name, rem.TrackingRef())
+	fmt.Fprintf(env.Out, "git fetch %s now brings its memory into %s; the next git mem command or hook merges it\n", rem.Name, rem.TrackingRef())
 	return nil
 }

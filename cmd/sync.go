@@ -63,7 +63,7 @@ func remoteArgs(_ *cobra.Command, args []string) error {
 
 // openRemote opens the repository of the command's directory and resolves the remote.
 func openRemote(ctx context.Context, env *Env, arg string) (*gitstore.Set, *gitstore.Remote, error) {
-	set, err := env.openSet()
+	set, err := env.openSetAsIs()
 	if err != nil {
 		return nil, nil, err
 	}

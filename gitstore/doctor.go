@@ -288,8 +288,8 @@ func (st *RemoteStatus) Findings() []Finding {
 			Fix:     "git mem pull " + name})
 	case !st.Merged:
 		out = append(out, Finding{Check: check, Status: FindingWarn,
-			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main", name, short(st.RemoteTip)),
-			Fix:     "git mem pull " + name})
+			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; the next git mem command or hook merges it", name, short(st.RemoteTip)),
+			Fix:     "git mem pull --no-fetch " + name})
 	default:
 		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, short(st.RemoteTip))})
 	}

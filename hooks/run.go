@@ -214,6 +214,9 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 		return nil, err
 	}
 	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC()}
+	if event == agents.EventSessionStart || event == agents.EventPrompt || event == eventWarm {
+		h.mergeFetched(ctx, lg, event)
+	}
 	defer func() { // invalid documents the reads skipped: the store keeps working, the log says why
 		for _, sr := range []*gitstore.Repo{repo, set.Personal} {
 			if sr == nil {

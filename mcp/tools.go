@@ -347,7 +347,13 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 	if req != nil {
 		ss = req.Session
 	}
-	return &call{set: set, dir: dir, fromRoot: fromRoot, w: gitstore.Writer{Agent: s.agent(ss), Session: s.sessionID(req)}, now: s.o.Now()}, nil, nil
+	w := gitstore.Writer{Agent: s.agent(ss), Session: s.sessionID(req)}
+	if set.Repo != nil {
+		// what a plain git fetch brought (git mem share) is merged before the
+		// call reads; a failed merge leaves the memory as it was
+		_, _ = set.Repo.MergeFetched(ctx, w)
+	}
+	return &call{set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
 }
 
 // sessionID is the agent session a write belongs to: Options.Session, else

@@ -1,0 +1,28 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// mergeFetched merges, before a command reads or writes, the memory a plain
+// git fetch brought after git mem share (gitstore.MergeFetched), and says
+// so on stderr. A merge that fails is a warning: the command goes on with
+// the memory as it was.
+func (e *Env) mergeFetched(set *gitstore.Set) {
+	if set.Repo == nil || set.Repo.GitDir == "" {
+		return
+	}
+	res, err := set.Repo.MergeFetched(context.Background(), e.writer(set, ""))
+	for _, r := range res {
+		if r.Merge == nil || r.Merge.Kind == gitstore.MergeUpToDate || r.Merge.Kind == gitstore.MergeNothing {
+			continue
+		}
+		fmt.Fprintf(e.Err, "git mem: merged the memory git fetch brought from %s: %s\n", terminalSafe(r.Remote.Display, false), terminalSafe(r.Merge.Summary(r.Remote.Display), false))
+	}
+	if err != nil {
+		fmt.Fprintf(e.Err, "git mem: warning: the memory git fetch brought was not merged: %s; run git mem pull --no-fetch\n", terminalSafe(err.Error(), false))
+	}
+}

@@ -1,0 +1,120 @@
+package gitstore
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// After git mem share, a plain git fetch (or git pull) brings a remote's
+// memory into refs/memory/remotes/<remote>/main without merging it. So that
+// share means what it says, the next git-mem command merges what was
+// fetched: MergeFetched finds the tracking refs refs/memory/main does not
+// contain yet and merges each as git mem pull --no-fetch would. The check
+// costs a ref listing and, when a tracking ref differs from the tip, a short
+// walk of recent commits; the merge itself runs only when something new
+// arrived.
+
+// fetchedWalk bounds the walk that looks for a tracking tip among the
+// recent commits of refs/memory/main before asking git for a merge base.
+const fetchedWalk = 256
+
+// TrackingRefPrefix is where remotes' memory is fetched to.
+const TrackingRefPrefix = "refs/memory/remotes/"
+
+// FetchedPending lists the tracking refs (refs/memory/remotes/<remote>/main)
+// holding memory that refs/memory/main does not contain yet, by name.
+func (r *Repo) FetchedPending(ctx context.Context) (map[string]plumbing.Hash, error) {
+	refs, err := r.refs.list(TrackingRefPrefix)
+	if err != nil {
+		return nil, err
+	}
+	tip, err := r.refs.read(RefMain)
+	if err != nil {
+		return nil, err
+	}
+	pending := map[string]plumbing.Hash{}
+	for name, h := range refs {
+		if !strings.HasSuffix(name, "/main") || h.IsZero() || h == tip {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if r.recentlyContains(tip, h) {
+			continue
+		}
+		pending[name] = h
+	}
+	return pending, nil
+}
+
+// recentlyContains reports whether h is among the fetchedWalk most recent
+// commits reachable from tip. false may still mean contained (further
+// back): the merge then finds it up to date.
+func (r *Repo) recentlyContains(tip, h plumbing.Hash) bool {
+	if tip.IsZero() {
+		return false
+	}
+	seen := map[plumbing.Hash]bool{tip: true}
+	queue := []plumbing.Hash{tip}
+	for n := 0; len(queue) > 0 && n < fetchedWalk; n++ {
+		c := queue[0]
+		queue = queue[1:]
+		if c == h {
+			return true
+		}
+		commit, err := r.readCommit(c)
+		if err != nil {
+			return false
+		}
+		for _, p := range commit.ParentHashes {
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return false
+}
+
+// MergeFetched merges into refs/memory/main the memory fetched into
+// tracking refs and not merged yet (see FetchedPending), each as
+// git mem pull --no-fetch does, purged ids left out. It returns one result
+// per tracking ref merged, in name order; none when nothing was pending.
+func (r *Repo) MergeFetched(ctx context.Context, w Writer) ([]*PullResult, error) {
+	if r.GitDir == "" {
+		return nil, nil
+	}
+	pending, err := r.FetchedPending(ctx)
+	if err != nil || len(pending) == 0 {
+		return nil, err
+	}
+	cfg, err := r.gitConfigList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var drop []string
+	for _, v := range cfg["mem.purged"] {
+		drop = append(drop, strings.ToLower(strings.TrimSpace(v)))
+	}
+	names := make([]string, 0, len(pending))
+	for n := range pending {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []*PullResult
+	st := NewStore(r, RefMain, ScopeProject)
+	for _, name := range names {
+		slug := strings.TrimSuffix(strings.TrimPrefix(name, TrackingRefPrefix), "/main")
+		rem := &Remote{Name: slug, Display: slug, Slug: slug, How: "fetched"}
+		res, err := st.Merge(ctx, w, pending[name], MergeOptions{From: slug, TheirRef: name, Drop: drop})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, &PullResult{Remote: rem, Fetched: pending[name], Merge: res, NoFetch: true})
+	}
+	return out, nil
+}
