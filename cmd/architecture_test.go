@@ -31,6 +31,8 @@ var owners = map[string]string{
 	"github.com/spf13/cobra":                         "cmd",
 	"github.com/modelcontextprotocol/go-sdk/mcp":     "mcp",
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc": "mcp",
+	"github.com/tailscale/hujson":                    "install",
+	"github.com/pelletier/go-toml/v2":                "install",
 }
 
 func TestImportDirection(t *testing.T) {

@@ -79,6 +79,13 @@ func installTarget(env *Env, o *installOptions) (install.InstallOptions, error) 
 	if io.Home == "" {
 		io.Home, _ = os.UserHomeDir()
 	}
+	// where install remembers the user's empty objects it filled, so that
+	// uninstall gives them back
+	if st := env.Getenv("XDG_STATE_HOME"); st != "" {
+		io.StateFile = filepath.Join(st, "git-mem", "install.json")
+	} else if io.Home != "" {
+		io.StateFile = filepath.Join(io.Home, ".local", "state", "git-mem", "install.json")
+	}
 	if !o.user {
 		repo, err := gitstore.Open(env.Dir)
 		if errors.Is(err, gitstore.ErrNoRepo) {
@@ -244,6 +251,12 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 					f.Status = gitstore.FindingFail
 					f.Message = fmt.Sprintf("registered command %q: %s does not exist or is not on PATH", c, bin)
 					f.Fix = "git mem install " + agent + scopeFlag + " (re-run after installing git-mem, or pass --binary PATH)"
+					if strings.TrimSuffix(filepath.Base(bin), ".exe") == install.HookBinaryName {
+						// a config committed by a teammate: the hooks skip themselves here
+						f.Message += "; the hooks do nothing on this machine until it is installed"
+						f.Fix = "install the hook binary on PATH: go install github.com/git-mem/git-mem/cmd/git-mem-hook@latest " +
+							"(or, from a checkout of git-mem, go install ./cmd/git-mem-hook)"
+					}
 					break
 				}
 			}

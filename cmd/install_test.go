@@ -1,11 +1,16 @@
 package cmd_test
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/agents"
+	"github.com/git-mem/git-mem/install"
 )
 
 func TestCLIInstallUninstall(t *testing.T) {
@@ -47,4 +52,24 @@ func TestCLIInstallOutsideARepository(t *testing.T) {
 	entries, err := os.ReadDir(outside)
 	require.NoError(t, err)
 	require.Empty(t, entries)
+}
+
+// TestCLIDoctorMissingHookBinary: a project config committed by a teammate
+// runs git-mem-hook, which this machine lacks: the hooks skip themselves
+// silently, and doctor says so and how to install it.
+func TestCLIDoctorMissingHookBinary(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	sb.git("commit", "-q", "--allow-empty", "-m", "init")
+	_, err := install.Install(context.Background(), install.InstallOptions{Agent: agents.Claude, Root: sb.repo, Home: sb.home, Binary: "git-mem", HookBinary: install.HookBinaryName})
+	require.NoError(t, err)
+	gitPath, err := exec.LookPath("git")
+	require.NoError(t, err)
+	bin := t.TempDir() // git, and nothing of git-mem
+	require.NoError(t, os.Symlink(gitPath, filepath.Join(bin, "git")))
+	t.Setenv("PATH", bin)
+	out, _, code := sb.run("doctor", "--offline")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "git-mem-hook does not exist or is not on PATH; the hooks do nothing on this machine until it is installed")
+	require.Contains(t, out, "go install github.com/git-mem/git-mem/cmd/git-mem-hook@latest")
 }

@@ -2,6 +2,7 @@ package install
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,7 +152,9 @@ func TrustCodexHooks(ctx context.Context, codexBin, codexHome string, env []stri
 	data := old
 	var keys []string
 	for _, h := range own {
-		data = tomlSetTrust(data, h.Key, h.CurrentHash)
+		if data, err = tomlSetTrust(data, h.Key, h.CurrentHash); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		keys = append(keys, h.Key)
 	}
 	if string(data) != string(old) {
@@ -162,63 +165,52 @@ func TrustCodexHooks(ctx context.Context, codexBin, codexHome string, env []stri
 	return keys, nil
 }
 
-func tomlTrustHeader(key string) string { return "[hooks.state." + strconv.Quote(key) + "]" }
+func tomlTrustHeader(key string) string { return "[hooks.state." + tomlString(key) + "]" }
 
-// tomlSetTrust puts one marked trust section into a config.toml, replacing
-// the section of the same key.
-func tomlSetTrust(old []byte, key, hash string) []byte {
-	header := tomlTrustHeader(key)
-	lines := strings.Split(string(old), "\n")
-	secs := tomlSections(lines)
-	block := []string{codexTrustMarker, header, "trusted_hash = " + strconv.Quote(hash), ""}
-	for _, s := range secs {
-		if strings.TrimSpace(lines[s.start]) != header {
+// tomlSetTrust puts one marked trust section into a config.toml, or
+// updates the hash of the section of the same key in place.
+func tomlSetTrust(old []byte, key, hash string) ([]byte, error) {
+	d, err := parseTOML(old)
+	if err != nil {
+		return nil, tomlInvalid(err)
+	}
+	for i := range d.tables {
+		t := &d.tables[i]
+		if !slices.Equal(t.key, []string{"hooks", "state", key}) {
 			continue
 		}
-		start := s.start
-		if start > 0 && strings.TrimSpace(lines[start-1]) == codexTrustMarker {
-			start--
+		if kv := t.kv("trusted_hash"); kv != nil {
+			return splice(old, kv.valStart, kv.valEnd, tomlString(hash)), nil
 		}
-		out := append(append(append([]string(nil), lines[:start]...), block...), lines[s.end:]...)
-		return []byte(tidyBlank(strings.Join(out, "\n")))
+		at := lineEnd(old, t.header)
+		return splice(old, at, at, "trusted_hash = "+tomlString(hash)+"\n"), nil
 	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	if len(lines) > 0 {
-		lines = append(lines, "")
-	}
-	return []byte(strings.Join(append(lines, block...), "\n"))
+	return appendBlock(old, codexTrustMarker+"\n"+tomlTrustHeader(key)+"\ntrusted_hash = "+tomlString(hash)+"\n"), nil
 }
 
 // tomlRemoveTrust removes the trust sections git-mem recorded (those after
 // its marker comment) for hooks of the file sourcePath; nil when nothing
 // else is left.
-func tomlRemoveTrust(old []byte, sourcePath string) []byte {
-	lines := strings.Split(string(old), "\n")
-	secs := tomlSections(lines)
-	drop := map[int]bool{}
-	for _, s := range secs {
-		if s.start > 0 && strings.TrimSpace(lines[s.start-1]) == codexTrustMarker && strings.HasPrefix(s.name, `hooks.state."`+strings.Trim(strconv.Quote(sourcePath), `"`)+":") {
-			for i := s.start - 1; i < s.end; i++ {
-				drop[i] = true
-			}
-		}
+func tomlRemoveTrust(old []byte, sourcePath string) ([]byte, error) {
+	d, err := parseTOML(old)
+	if err != nil {
+		return nil, tomlInvalid(err)
 	}
-	if len(drop) == 0 {
-		return old
+	found := false
+	match := func(t *tomlTable) bool {
+		ok := len(t.key) == 3 && t.key[0] == "hooks" && t.key[1] == "state" && strings.HasPrefix(t.key[2], sourcePath+":") &&
+			strings.Contains(string(old[t.start:t.header]), codexTrustMarker)
+		found = found || ok
+		return ok
 	}
-	var kept []string
-	for i, l := range lines {
-		if !drop[i] {
-			kept = append(kept, l)
-		}
+	out := d.cut(match)
+	if !found {
+		return old, nil
 	}
-	s := tidyBlank(strings.Join(kept, "\n"))
-	if strings.TrimSpace(s) == "" {
-		return nil
+	if len(bytes.TrimSpace(out)) == 0 {
+		return nil, nil
 	}
-	return []byte(s)
+	return out, nil
 }
 
 // UntrustCodexHooks removes the trust git-mem recorded for the hooks of
@@ -232,7 +224,10 @@ func UntrustCodexHooks(codexHome, sourcePath string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	data := tomlRemoveTrust(old, sourcePath)
+	data, err := tomlRemoveTrust(old, sourcePath)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
 	switch {
 	case string(data) == string(old):
 		return false, nil

@@ -4,10 +4,16 @@
 // file. Where each agent keeps those files, and in which shape, comes from
 // the agents table (package agents); this package owns the edits.
 //
-// Files are merged, never replaced: other tools' hooks and servers, comments
-// in Codex's TOML and the files' own indentation are kept, git-mem's own
-// entries are recognised at whatever binary path they were installed and
-// updated in place, and every file is written atomically. Codex runs only
+// Files are edited as surgery, never rewritten: JSON settings are parsed
+// with their comments and trailing commas (tailscale/hujson) and Codex's
+// config.toml with go-toml's position-keeping parser, only git-mem's own
+// entries change (jsonedit.go, toml.go), every other byte stays, and an
+// install followed by an uninstall gives each file back byte for byte.
+// git-mem's entries are recognised at whatever binary path they were
+// installed and updated in place, keeping what the user changed in them
+// (env, arguments after "mcp"); hook commands are guarded so that they do
+// nothing where the binary is missing (guard.go); every file is written
+// atomically. Codex runs only
 // hooks the user trusted; Install records that trust through codex
 // app-server when it can (codextrust.go) and says what is left to do
 // otherwise. Only the CLI (package cmd) imports this package: the hook binary

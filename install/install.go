@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-mem/git-mem/agents"
@@ -40,6 +41,11 @@ type InstallOptions struct {
 	// environment it runs with.
 	CodexBin string
 	Env      []string
+	// StateFile, when set, is where install remembers, per config file, the
+	// empty objects of the user's it filled (a "mcpServers": {}), so that
+	// uninstall leaves them as they were; without it uninstall drops every
+	// object it empties.
+	StateFile string
 }
 
 // FileChange is what an install or uninstall did to one file.
@@ -106,11 +112,13 @@ const HookBinaryName = "git-mem-hook"
 
 // hookCommand is the command line registered for an event: git-mem-hook's
 // when the options name one, else git-mem's hook verb.
+// The line is guarded (guard.go): it does nothing, silently, on a machine
+// without the binary.
 func (o InstallOptions) hookCommand(event string) string {
 	if o.HookBinary != "" {
-		return shellQuote(o.HookBinary) + " " + event + " --agent " + o.Agent
+		return guardCommand(o.HookBinary, shellQuote(o.HookBinary)+" "+event+" --agent "+o.Agent)
 	}
-	return HookCommand(o.Binary, event, o.Agent)
+	return guardCommand(binaryOr(o.Binary), HookCommand(o.Binary, event, o.Agent))
 }
 
 func binaryOr(b string) string {
@@ -156,7 +164,14 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		fn         func(old []byte, exists bool) ([]byte, error)
 	}
 	var edits []edit
+	state := loadInstallState(o.StateFile)
+	stateChanged := false
+	kept := func(path string) *[]string {
+		k := state[path]
+		return &k
+	}
 	hooksPath, mcpPath := sp.HooksFile(o.scope()), sp.MCPFile(o.scope())
+	hooksKept, mcpKept := kept(hooksPath), kept(mcpPath)
 	hooksEdit := func(root *jobj) error {
 		if install {
 			return sp.addHooks(root, o)
@@ -177,20 +192,35 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 				return err
 			}
 			return mcpEdit(root)
-		}, sp.Flat, !install)})
+		}, sp.Flat, !install, hooksKept)})
 	} else {
-		edits = append(edits, edit{hooksPath, "hooks", jsonEdit(hooksEdit, sp.Flat, !install)})
+		edits = append(edits, edit{hooksPath, "hooks", jsonEdit(hooksEdit, sp.Flat, !install, hooksKept)})
 		if sp.TOML {
 			edits = append(edits, edit{mcpPath, "MCP server", func(old []byte, _ bool) ([]byte, error) {
 				if install {
-					return tomlSetMCP(old, o), nil
+					return tomlSetMCP(old, o)
 				}
-				return tomlRemoveMCP(old), nil
+				return tomlRemoveMCP(old)
 			}})
 		} else {
-			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install)})
+			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install, mcpKept)})
 		}
 	}
+	defer func() {
+		for path, k := range map[string]*[]string{hooksPath: hooksKept, mcpPath: mcpKept} {
+			switch {
+			case !install && len(state[path]) > 0:
+				delete(state, path)
+				stateChanged = true
+			case install && len(*k) > len(state[path]):
+				state[path] = *k
+				stateChanged = true
+			}
+		}
+		if stateChanged {
+			saveInstallState(o.StateFile, state)
+		}
+	}()
 	if p := sp.InstructionsFile(o.scope()); p != "" && (install || !sharedInstructions(o, p)) {
 		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
 			if install {
@@ -284,41 +314,98 @@ func removeEmptyDir(dir string, o InstallOptions) {
 	}
 }
 
-// jsonEdit applies fn to a JSON config file's root object and re-encodes it
-// with the file's indentation. On removal, a file left with nothing of its
-// own (an empty object, or Cursor's bare version key) encodes to nil.
-func jsonEdit(fn func(root *jobj) error, flat, removing bool) func(old []byte, exists bool) ([]byte, error) {
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return errors.Join(werr, cerr)
+	}
+	if err := os.Chmod(f.Name(), mode); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// jsonEdit applies fn to a JSON config file's root object and changes in
+// the file only what fn changed (see jsonedit.go); comments, trailing commas
+// and every other byte stay. A new file is written with two-space
+// indentation. On removal, a file left with nothing of its own (an empty
+// object, or Cursor's bare version key) gives nil. kept holds the key paths
+// of the user's empty objects an install filled: install adds to it,
+// uninstall puts them back empty.
+func jsonEdit(fn func(root *jobj) error, flat, removing bool, kept *[]string) func(old []byte, exists bool) ([]byte, error) {
+	leftEmpty := func(root *jobj) bool {
+		return len(root.keys) == 0 || flat && len(root.keys) == 1 && root.keys[0] == "version"
+	}
 	return func(old []byte, exists bool) ([]byte, error) {
-		root := newObj()
-		indent := "  "
-		if exists && len(bytes.TrimSpace(old)) > 0 {
-			v, err := parseJSON(old)
-			if err != nil {
-				return nil, fmt.Errorf("%w: not valid JSON (%v); fix or move the file, then run again", gitstore.ErrInvalid, err)
+		if !exists || len(bytes.TrimSpace(old)) == 0 {
+			root := newObj()
+			if err := fn(root); err != nil {
+				return nil, err
 			}
-			r, ok := v.(*jobj)
-			if !ok {
-				return nil, fmt.Errorf("%w: the file is not a JSON object", gitstore.ErrInvalid)
+			if removing && leftEmpty(root) {
+				return nil, nil
 			}
-			root = r
-			indent = detectIndent(old)
+			return encodeJSON(root, "  "), nil
+		}
+		doc, err := parseJSONDoc(old)
+		if err != nil {
+			return nil, fmt.Errorf("%w: not valid JSON, even allowing comments and trailing commas (%v); fix or move the file, then run again", gitstore.ErrInvalid, err)
+		}
+		before, err := doc.tree()
+		if err != nil {
+			return nil, err
+		}
+		t, _ := doc.tree()
+		root, ok := t.(*jobj)
+		orig, _ := before.(*jobj)
+		if !ok || orig == nil {
+			return nil, fmt.Errorf("%w: the file is not a JSON object", gitstore.ErrInvalid)
 		}
 		if err := fn(root); err != nil {
 			return nil, err
 		}
 		if removing {
-			if len(root.keys) == 0 || flat && len(root.keys) == 1 && root.keys[0] == "version" {
+			restoreEmpty(orig, root, *kept)
+			if leftEmpty(root) && !slices.Contains(*kept, "") {
 				return nil, nil
 			}
+		} else {
+			for _, p := range filledEmpty(orig, root, "") {
+				if !slices.Contains(*kept, p) {
+					*kept = append(*kept, p)
+				}
+			}
 		}
-		return encodeJSON(root, indent), nil
+		if err := doc.set(root); err != nil {
+			return nil, err
+		}
+		return doc.bytes(), nil
 	}
 }
 
 // IsOwnCommand reports whether a hook command line runs git-mem's hook,
 // whatever the path of the binary: "git-mem hook …", "/opt/bin/git-mem hook …",
 // "git mem hook …", "git-mem-hook <event> …", "/opt/bin/git-mem-hook <event> …".
+// A guarded line (sh -c 'command -v … || exit 0; exec …') is judged by the
+// line it runs.
 func IsOwnCommand(cmd string) bool {
+	if line, ok := unguard(cmd); ok {
+		cmd = line
+	}
 	toks := strings.Fields(cmd)
 	for i := 0; i+3 < len(toks); i++ {
 		// any binary name: "<bin> hook <event> --agent <agent>"
@@ -555,8 +642,13 @@ func (sp agentSpec) addMCP(root *jobj, o InstallOptions) error {
 	if sp.MCPType {
 		srv.set("type", "stdio")
 	}
+	// a user's arguments after "mcp" and env are theirs: kept
+	args, _ := srv.vals["args"].([]any)
+	wasOurs := strings.TrimSuffix(filepath.Base(srv.str("command")), ".exe") == "git-mem"
 	srv.set("command", binaryOr(o.Binary))
-	srv.set("args", []any{"mcp"})
+	if len(args) == 0 || args[0] != "mcp" || !wasOurs {
+		srv.set("args", []any{"mcp"})
+	}
 	servers.set(MCPServerName, srv)
 	return nil
 }
@@ -593,7 +685,8 @@ func groupHooks(g any) (*jobj, []any, bool) {
 type Installed struct {
 	Agent, Scope string
 	// Hooks and MCP report git-mem's hook handlers and MCP server found;
-	// Commands are the command lines (and MCP command) they run.
+	// Commands are the command lines (and MCP command) they run, without
+	// the guard that skips a missing binary.
 	Hooks, MCP bool
 	Events     []string
 	Commands   []string
@@ -627,7 +720,7 @@ func Inspect(o InstallOptions) (*Installed, error) {
 							if isOwnHandler(h) {
 								in.Hooks = true
 								in.Events = append(in.Events, name)
-								in.Commands = append(in.Commands, h.(*jobj).str("command"))
+								in.Commands = append(in.Commands, HookLine(h.(*jobj).str("command")))
 							}
 						}
 					}
@@ -637,20 +730,9 @@ func Inspect(o InstallOptions) (*Installed, error) {
 	}
 	if sp.TOML {
 		if data, err := os.ReadFile(in.MCPFile); err == nil {
-			lines := strings.Split(string(data), "\n")
-			secs := tomlSections(lines)
-			for srv := range ownServers(lines, secs) {
-				in.MCP = true
-				for _, s := range secs {
-					if tomlServer(s.name) == srv {
-						for _, l := range lines[s.start+1 : s.end] {
-							if m := tomlCommand().FindStringSubmatch(l); m != nil {
-								in.Commands = append(in.Commands, m[1])
-							}
-						}
-					}
-				}
-			}
+			cmds := tomlServers(data)
+			in.MCP = len(cmds) > 0
+			in.Commands = append(in.Commands, cmds...)
 		}
 	} else if root := readJSONObj(in.MCPFile); root != nil {
 		if sv, ok := root.get("mcpServers"); ok {
@@ -674,7 +756,11 @@ func readJSONObj(path string) *jobj {
 	if err != nil {
 		return nil
 	}
-	v, err := parseJSON(data)
+	doc, err := parseJSONDoc(data)
+	if err != nil {
+		return nil
+	}
+	v, err := doc.tree()
 	if err != nil {
 		return nil
 	}
@@ -685,6 +771,9 @@ func readJSONObj(path string) *jobj {
 // CommandBinary is the program a hook or MCP command line runs (its first
 // word, unquoted).
 func CommandBinary(cmd string) string {
+	if line, ok := unguard(cmd); ok {
+		cmd = line
+	}
 	cmd = strings.TrimSpace(cmd)
 	if strings.HasPrefix(cmd, "'") {
 		if end := strings.Index(cmd[1:], "'"); end >= 0 {

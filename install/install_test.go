@@ -143,12 +143,12 @@ func TestInstallRoundTrip(t *testing.T) {
 	}{
 		{agents.Claude, false,
 			[]file{{".claude/settings.json", claudeSettings}, {".mcp.json", claudeMCP}, {"CLAUDE.md", agentsMD}},
-			nil, []string{`"command": "git-mem hook session-start --agent claude"`, `"matcher": "startup|resume|clear|compact"`, `"git-mem": {`}},
+			nil, []string{`"command": "sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook session-start --agent claude'"`, `"matcher": "startup|resume|clear|compact"`, `"git-mem": {`}},
 		{agents.Claude, true, nil,
 			[]string{"home/.claude/settings.json", "home/.claude.json", "home/.claude/CLAUDE.md"}, nil},
 		{agents.Codex, false,
 			[]file{{".codex/hooks.json", codexHooks}, {".codex/config.toml", codexConfig}, {"AGENTS.md", agentsMD}},
-			nil, []string{`"command": "git-mem hook session-end --agent codex"`, "[mcp_servers.git-mem]\ncommand = \"git-mem\"\nargs = [\"mcp\"]"}},
+			nil, []string{`"command": "sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook session-end --agent codex'"`, "[mcp_servers.git-mem]\ncommand = \"git-mem\"\nargs = [\"mcp\"]"}},
 		{agents.Codex, true,
 			[]file{{"codex-home/config.toml", codexConfig}},
 			[]string{"codex-home/hooks.json", "codex-home/AGENTS.md"}, nil},
@@ -157,7 +157,7 @@ func TestInstallRoundTrip(t *testing.T) {
 			[]string{"GEMINI.md"}, []string{`"BeforeAgent": [`, `"timeout": 30000`, `"name": "git-mem-session-start"`}},
 		{agents.Cursor, false,
 			[]file{{".cursor/hooks.json", cursorHooks}, {".cursor/mcp.json", cursorMCP}, {"AGENTS.md", agentsMD}},
-			nil, []string{"\t\t\"sessionStart\": [\n\t\t\t{\n\t\t\t\t\"command\": \"git-mem hook session-start --agent cursor\"", `"./hooks/notify.sh"`}},
+			nil, []string{"\t\t\"sessionStart\": [\n\t\t\t{\n\t\t\t\t\"command\": \"sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook session-start --agent cursor'\"", `"./hooks/notify.sh"`}},
 		{agents.Cursor, true, nil, []string{"home/.cursor/hooks.json", "home/.cursor/mcp.json"}, nil},
 	}
 	for _, c := range cases {
@@ -245,11 +245,12 @@ func TestInstallRoundTrip(t *testing.T) {
 func TestInstallRefusesBrokenJSON(t *testing.T) {
 	isolate(t)
 	root := t.TempDir()
-	write(t, filepath.Join(root, ".claude"), "settings.json", "{ // comments are not JSON\n}")
+	const broken = "{ // a comment is fine, a missing value is not\n  \"theme\": \n}"
+	write(t, filepath.Join(root, ".claude"), "settings.json", broken)
 	_, err := install.Install(context.Background(), install.InstallOptions{Agent: "claude", Root: root, Home: t.TempDir()})
 	require.ErrorContains(t, err, "not valid JSON")
 	data, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
-	require.Equal(t, "{ // comments are not JSON\n}", string(data), "a file that cannot be parsed is left alone")
+	require.Equal(t, broken, string(data), "a file that cannot be parsed is left alone")
 }
 
 func TestInstructionsBlock(t *testing.T) {

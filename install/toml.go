@@ -1,189 +1,403 @@
 package install
 
 import (
-	"regexp"
-	"strconv"
+	"bytes"
+	"fmt"
+	"slices"
 	"strings"
-	"sync"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
-// Codex's config.toml is edited as text, so that everything else in it —
-// comments, order, formatting — stays as it was: git-mem's MCP server is one
-// table (with its subtables), preceded by a marker comment, replaced in place
-// on a re-install and removed on uninstall.
+// Codex's config.toml is edited as surgery too: the file is parsed with
+// go-toml's position-keeping parser, so tables and keys are found where the
+// parser says they are (a multi-line string holding a line like
+// [mcp_servers.git-mem] is a string, not a table), and the edit splices
+// text at those positions. git-mem's MCP server table is appended after a
+// blank line and a marker comment; a re-install changes its command in
+// place and keeps what the user added or changed (env, args after "mcp",
+// other keys, subtables); uninstall cuts exactly what install appended.
 
 const tomlMarker = "# git-mem MCP server (managed by git mem install)"
 
-// The patterns are compiled on first use: the hook binary links this file
-// but runs it only when installing.
-var tomlHeader = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
-})
-
-// tomlSection is one table: its header line index and the index after its
-// last line.
-type tomlSection struct {
-	name       string
+// tomlKV is one key = value line.
+type tomlKV struct {
+	key []string // relative to its table
+	// start and end are the expression's line range (end: after its newline).
 	start, end int
+	// valStart and valEnd are the value's bytes.
+	valStart, valEnd int
+	kind             unstable.Kind
+	str              string   // a string value
+	strs             []string // an array's string elements, in order
 }
 
-func tomlSections(lines []string) []tomlSection {
-	var out []tomlSection
-	for i, l := range lines {
-		if m := tomlHeader().FindStringSubmatch(l); m != nil {
-			if len(out) > 0 {
-				// comment lines right above a header belong to it
-				end := i
-				for end > out[len(out)-1].start+1 && strings.HasPrefix(strings.TrimSpace(lines[end-1]), "#") {
-					end--
-				}
-				out[len(out)-1].end = end
+// tomlTable is one [table] or [[table]] with the key-values under it.
+type tomlTable struct {
+	key   []string
+	array bool
+	// start is the first line of the comments right above the header (no
+	// blank line between), header the header line's start, end the start
+	// of the next table's comments (or the end of the file).
+	start, header, end int
+	kvs                []tomlKV
+}
+
+// tomlDoc is a parsed config.toml. The root table (keys before any header)
+// is tables[0] with an empty key.
+type tomlDoc struct {
+	data   []byte
+	tables []tomlTable
+}
+
+func parseTOML(data []byte) (*tomlDoc, error) {
+	d := &tomlDoc{data: data, tables: []tomlTable{{start: 0, header: 0}}}
+	p := &unstable.Parser{KeepComments: true}
+	p.Reset(data)
+	// comments: start offset of the run of comment lines just seen (-1: none)
+	commentRun, lastEnd := -1, 0
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Comment:
+			// a run of comment lines with no blank line between
+			ls := lineStart(data, int(e.Raw.Offset))
+			if commentRun < 0 || ls != lastEnd {
+				commentRun = ls
 			}
-			out = append(out, tomlSection{name: m[1], start: i, end: len(lines)})
+			lastEnd = lineEnd(data, int(e.Raw.Offset+e.Raw.Length))
+			continue
+		case unstable.Table, unstable.ArrayTable:
+			var key []string
+			first := -1
+			it := e.Key()
+			for it.Next() {
+				k := it.Node()
+				if first < 0 {
+					first = int(k.Raw.Offset)
+				}
+				key = append(key, string(k.Data))
+			}
+			header := lineStart(data, first)
+			start := header
+			if commentRun >= 0 && commentRun < header && lastEnd == header {
+				start = commentRun
+			}
+			d.tables[len(d.tables)-1].end = start
+			end := lineEnd(data, first)
+			// the header's own line may go on after the key (] and a comment)
+			d.tables = append(d.tables, tomlTable{key: key, array: e.Kind == unstable.ArrayTable, start: start, header: header, end: len(data)})
+			lastEnd = end
+		case unstable.KeyValue:
+			kv := tomlKV{start: lineStart(data, int(e.Raw.Offset)), end: lineEnd(data, int(e.Raw.Offset+e.Raw.Length))}
+			it := e.Key()
+			keyEnd := 0
+			for it.Next() {
+				k := it.Node()
+				kv.key = append(kv.key, string(k.Data))
+				keyEnd = int(k.Raw.Offset + k.Raw.Length)
+			}
+			eq := bytes.IndexByte(data[keyEnd:], '=')
+			kv.valStart = keyEnd + eq + 1
+			for kv.valStart < len(data) && (data[kv.valStart] == ' ' || data[kv.valStart] == '\t') {
+				kv.valStart++
+			}
+			kv.valEnd = int(e.Raw.Offset + e.Raw.Length)
+			v := e.Value()
+			kv.kind = v.Kind
+			switch v.Kind {
+			case unstable.String:
+				kv.str = string(v.Data)
+			case unstable.Array:
+				for c := v.Children(); c.Next(); {
+					if c.Node().Kind == unstable.String {
+						kv.strs = append(kv.strs, string(c.Node().Data))
+					} else {
+						kv.strs = append(kv.strs, "\x00")
+					}
+				}
+			}
+			t := &d.tables[len(d.tables)-1]
+			t.kvs = append(t.kvs, kv)
+			lastEnd = kv.end
+		}
+		commentRun = -1
+	}
+	if err := p.Error(); err != nil {
+		return nil, err
+	}
+	d.tables[len(d.tables)-1].end = len(data)
+	return d, nil
+}
+
+// lineStart is the offset of the start of the line holding offset i.
+func lineStart(data []byte, i int) int {
+	return bytes.LastIndexByte(data[:i], '\n') + 1
+}
+
+// lineEnd is the offset after the newline ending the line holding offset i.
+func lineEnd(data []byte, i int) int {
+	if nl := bytes.IndexByte(data[i:], '\n'); nl >= 0 {
+		return i + nl + 1
+	}
+	return len(data)
+}
+
+func (t *tomlTable) kv(key ...string) *tomlKV {
+	for i := range t.kvs {
+		if slices.Equal(t.kvs[i].key, key) {
+			return &t.kvs[i]
+		}
+	}
+	return nil
+}
+
+// hasPrefix reports whether key starts with prefix.
+func hasPrefix(key, prefix []string) bool {
+	return len(key) >= len(prefix) && slices.Equal(key[:len(prefix)], prefix)
+}
+
+// tomlServerCommand reads an MCP server table's command and args.
+func (t *tomlTable) serverCommand() (cmd string, args []string) {
+	if kv := t.kv("command"); kv != nil {
+		cmd = kv.str
+	}
+	if kv := t.kv("args"); kv != nil {
+		args = kv.strs
+	}
+	return cmd, args
+}
+
+func isOwnServerCommand(name, cmd string, args []string) bool {
+	if name == MCPServerName {
+		return true
+	}
+	arg := func(i int) string {
+		if i < len(args) {
+			return args[i]
+		}
+		return ""
+	}
+	base := strings.TrimSuffix(cmd[strings.LastIndexAny(cmd, `/\`)+1:], ".exe")
+	return base == "git-mem" && arg(0) == "mcp" || base == "git" && arg(0) == "mem" && arg(1) == "mcp"
+}
+
+// ownServers names the [mcp_servers.NAME] tables that run git-mem's MCP
+// server, in file order.
+func (d *tomlDoc) ownServers() []string {
+	var out []string
+	for i := range d.tables {
+		t := &d.tables[i]
+		if len(t.key) != 2 || t.key[0] != "mcp_servers" || t.array {
+			continue
+		}
+		cmd, args := t.serverCommand()
+		if isOwnServerCommand(t.key[1], cmd, args) && !slices.Contains(out, t.key[1]) {
+			out = append(out, t.key[1])
 		}
 	}
 	return out
 }
 
-// tomlServer returns the MCP server a table belongs to ("" when it is no
-// mcp_servers table): mcp_servers.NAME or mcp_servers."NAME", subtables included.
-func tomlServer(name string) string {
-	rest, ok := strings.CutPrefix(name, "mcp_servers.")
-	if !ok {
-		return ""
-	}
-	if strings.HasPrefix(rest, `"`) {
-		if end := strings.Index(rest[1:], `"`); end >= 0 {
-			return rest[1 : end+1]
+// inlineServer reports a git-mem server written as keys of another table
+// (mcp_servers.git-mem.command = … or git-mem = { … } under [mcp_servers]),
+// which install does not rewrite.
+func (d *tomlDoc) inlineServer() bool {
+	for _, t := range d.tables {
+		for _, kv := range t.kvs {
+			full := append(slices.Clone(t.key), kv.key...)
+			if len(t.key) < 2 && hasPrefix(full, []string{"mcp_servers", MCPServerName}) {
+				return true
+			}
 		}
-		return ""
 	}
-	if i := strings.Index(rest, "."); i >= 0 {
-		rest = rest[:i]
-	}
-	return strings.TrimSpace(rest)
+	return false
 }
 
-var tomlCommand = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*command\s*=\s*"([^"]*)"`)
-})
-
-var tomlArgs = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*args\s*=\s*\[\s*"([^"]*)"(?:\s*,\s*"([^"]*)")?`)
-})
-
-// ownServers names the mcp_servers tables that run git-mem's MCP server.
-func ownServers(lines []string, secs []tomlSection) map[string]bool {
-	own := map[string]bool{}
-	for _, s := range secs {
-		srv := tomlServer(s.name)
-		if srv == "" || s.name != "mcp_servers."+srv && s.name != `mcp_servers."`+srv+`"` {
+// cut removes the bytes of the tables whose key starts with one of
+// prefixes (and the comments right above them); a cut that ends the file
+// also takes the blank line that separated it from what comes before.
+func (d *tomlDoc) cut(match func(t *tomlTable) bool) []byte {
+	type span struct{ start, end int }
+	var spans []span
+	for i := 1; i < len(d.tables); i++ {
+		t := &d.tables[i]
+		if !match(t) {
 			continue
 		}
-		if srv == MCPServerName {
-			own[srv] = true
+		if n := len(spans); n > 0 && spans[n-1].end == t.start {
+			spans[n-1].end = t.end
+		} else {
+			spans = append(spans, span{t.start, t.end})
+		}
+	}
+	if n := len(spans); n > 0 {
+		if s := &spans[n-1]; s.end == len(d.data) && s.start >= 2 && d.data[s.start-1] == '\n' && d.data[s.start-2] == '\n' {
+			s.start--
+		}
+	}
+	var out []byte
+	at := 0
+	for _, s := range spans {
+		out = append(out, d.data[at:s.start]...)
+		at = s.end
+	}
+	return append(out, d.data[at:]...)
+}
+
+// appendBlock adds block (whole lines) at the end of data, after a blank line.
+func appendBlock(data []byte, block string) []byte {
+	out := slices.Clone(data)
+	if len(bytes.TrimSpace(out)) == 0 {
+		return []byte(block)
+	}
+	if out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	if !bytes.HasSuffix(out, []byte("\n\n")) {
+		out = append(out, '\n')
+	}
+	return append(out, block...)
+}
+
+// splice replaces data[start:end] with s.
+func splice(data []byte, start, end int, s string) []byte {
+	out := make([]byte, 0, len(data)-(end-start)+len(s))
+	out = append(out, data[:start]...)
+	out = append(out, s...)
+	return append(out, data[end:]...)
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func tomlInvalid(err error) error {
+	return fmt.Errorf("%w: not valid TOML (%v); fix the file, then run again", gitstore.ErrInvalid, err)
+}
+
+// tomlSetMCP puts git-mem's MCP server into a config.toml: an existing one
+// is updated in place (its command; args when they no longer run the MCP
+// server), copies under other names are removed, and a missing one is
+// appended.
+func tomlSetMCP(old []byte, o InstallOptions) ([]byte, error) {
+	d, err := parseTOML(old)
+	if err != nil {
+		return nil, tomlInvalid(err)
+	}
+	if d.inlineServer() {
+		return nil, fmt.Errorf("%w: the %s MCP server is written as keys of another table; change it by hand, or remove it and run again", gitstore.ErrInvalid, MCPServerName)
+	}
+	own := d.ownServers()
+	if len(own) == 0 {
+		block := tomlMarker + "\n[mcp_servers." + MCPServerName + "]\ncommand = " + tomlString(binaryOr(o.Binary)) + "\nargs = [\"mcp\"]\n"
+		return appendBlock(old, block), nil
+	}
+	keep := own[0]
+	if slices.Contains(own, MCPServerName) {
+		keep = MCPServerName
+	}
+	if len(own) > 1 {
+		old = d.cut(func(t *tomlTable) bool {
+			return len(t.key) >= 2 && t.key[0] == "mcp_servers" && t.key[1] != keep && slices.Contains(own, t.key[1])
+		})
+		if d, err = parseTOML(old); err != nil {
+			return nil, tomlInvalid(err)
+		}
+	}
+	for i := range d.tables {
+		t := &d.tables[i]
+		if !slices.Equal(t.key, []string{"mcp_servers", keep}) || t.array {
 			continue
 		}
-		var cmd, a0, a1 string
-		for _, l := range lines[s.start+1 : s.end] {
-			if m := tomlCommand().FindStringSubmatch(l); m != nil {
-				cmd = m[1]
-			}
-			if m := tomlArgs().FindStringSubmatch(l); m != nil {
-				a0, a1 = m[1], m[2]
-			}
+		cmd, args := t.serverCommand()
+		wasOurs := strings.TrimSuffix(cmd[strings.LastIndexAny(cmd, `/\`)+1:], ".exe") == "git-mem"
+		argsOK := wasOurs && len(args) > 0 && args[0] == "mcp"
+		want := tomlString(binaryOr(o.Binary))
+		out := old
+		// from the end of the table backwards, so offsets stay valid
+		ckv, akv := t.kv("command"), t.kv("args")
+		type edit struct {
+			start, end int
+			s          string
 		}
-		base := cmd[strings.LastIndexAny(cmd, `/\`)+1:]
-		base = strings.TrimSuffix(base, ".exe")
-		if base == "git-mem" && a0 == "mcp" || base == "git" && a0 == "mem" && a1 == "mcp" {
-			own[srv] = true
+		var edits []edit
+		if ckv == nil {
+			edits = append(edits, edit{lineEnd(out, t.header), lineEnd(out, t.header), "command = " + want + "\n"})
+		} else if string(out[ckv.valStart:ckv.valEnd]) != want && ckv.str != binaryOr(o.Binary) {
+			edits = append(edits, edit{ckv.valStart, ckv.valEnd, want})
 		}
+		switch {
+		case akv == nil:
+			at := lineEnd(out, t.header)
+			if ckv != nil {
+				at = ckv.end
+			}
+			edits = append(edits, edit{at, at, "args = [\"mcp\"]\n"})
+		case !argsOK:
+			edits = append(edits, edit{akv.valStart, akv.valEnd, `["mcp"]`})
+		}
+		slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
+		for _, e := range edits {
+			out = splice(out, e.start, e.end, e.s)
+		}
+		return out, nil
 	}
-	return own
+	return old, nil
 }
 
-// tomlCut removes git-mem's server tables (and their marker comments) and
-// reports the line where the first one was (-1: none).
-func tomlCut(old []byte) (lines []string, at int) {
-	lines = strings.Split(string(old), "\n")
-	secs := tomlSections(lines)
-	own := ownServers(lines, secs)
-	drop := map[int]bool{}
-	at = -1
-	for _, s := range secs {
-		if srv := tomlServer(s.name); srv != "" && own[srv] {
-			start := s.start
-			if start > 0 && strings.TrimSpace(lines[start-1]) == tomlMarker {
-				start--
-			}
-			for i := start; i < s.end; i++ {
-				drop[i] = true
-			}
-			if at < 0 {
-				at = start
-			}
-		}
+// tomlRemoveMCP removes git-mem's MCP server tables and their subtables
+// (with the marker and the comments right above them); nil when nothing
+// else is left.
+func tomlRemoveMCP(old []byte) ([]byte, error) {
+	d, err := parseTOML(old)
+	if err != nil {
+		return nil, tomlInvalid(err)
 	}
-	var kept []string
-	newAt := -1
-	for i, l := range lines {
-		if i == at {
-			newAt = len(kept)
-		}
-		if !drop[i] {
-			kept = append(kept, l)
-		}
+	own := d.ownServers()
+	if len(own) == 0 {
+		return old, nil
 	}
-	return kept, newAt
+	out := d.cut(func(t *tomlTable) bool {
+		return len(t.key) >= 2 && t.key[0] == "mcp_servers" && slices.Contains(own, t.key[1])
+	})
+	if len(bytes.TrimSpace(out)) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
-func tomlBlock(o InstallOptions) []string {
-	return []string{
-		tomlMarker,
-		"[mcp_servers." + MCPServerName + "]",
-		"command = " + strconv.Quote(binaryOr(o.Binary)),
-		`args = ["mcp"]`,
-		"",
-	}
-}
-
-// tomlSetMCP puts git-mem's MCP server table into a config.toml: where it
-// was, else at the end.
-func tomlSetMCP(old []byte, o InstallOptions) []byte {
-	lines, at := tomlCut(old)
-	block := tomlBlock(o)
-	if at < 0 {
-		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-			lines = lines[:len(lines)-1]
-		}
-		if len(lines) > 0 {
-			lines = append(lines, "")
-		}
-		lines = append(lines, block...)
-		return []byte(strings.Join(lines, "\n"))
-	}
-	out := append(append(append([]string(nil), lines[:at]...), block...), lines[at:]...)
-	return []byte(tidyBlank(strings.Join(out, "\n")))
-}
-
-// tomlRemoveMCP removes git-mem's MCP server tables; nil when nothing else is left.
-func tomlRemoveMCP(old []byte) []byte {
-	lines, at := tomlCut(old)
-	if at < 0 {
-		return old
-	}
-	s := tidyBlank(strings.Join(lines, "\n"))
-	if strings.TrimSpace(s) == "" {
+// tomlServers lists the commands of git-mem's MCP servers in a config.toml.
+func tomlServers(data []byte) []string {
+	d, err := parseTOML(data)
+	if err != nil {
 		return nil
 	}
-	return []byte(s)
-}
-
-// tidyBlank collapses runs of blank lines left by a cut and ends the text
-// with one newline.
-func tidyBlank(s string) string {
-	for strings.Contains(s, "\n\n\n") {
-		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	var out []string
+	for _, name := range d.ownServers() {
+		for i := range d.tables {
+			if t := &d.tables[i]; slices.Equal(t.key, []string{"mcp_servers", name}) {
+				cmd, _ := t.serverCommand()
+				out = append(out, cmd)
+			}
+		}
 	}
-	return strings.TrimRight(s, "\n") + "\n"
+	return out
 }
