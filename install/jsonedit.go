@@ -2,7 +2,6 @@ package install
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -547,15 +546,4 @@ func restoreEmpty(orig, want *jobj, paths []string) {
 			o, w = oc, wc
 		}
 	}
-}
-
-var errNotObject = fmt.Errorf("the file is not a JSON object")
-
-// jsonValid reports whether data is JSON, comments and trailing commas allowed.
-func jsonValid(data []byte) bool {
-	if json.Valid(data) {
-		return true
-	}
-	_, err := hujson.Parse(data)
-	return err == nil
 }
