@@ -62,6 +62,10 @@
 //   - events: [{op, at, agent, author, reason}] — confirm, dispute, reinforce,
 //     supersede — in order.
 //   - reinforced: dates the same fact was learned again (one a day, last 10).
+//   - origin (absent unless imported): {file, line} — the file git mem import
+//     read the memory from (repository-relative when it was inside the
+//     repository) and the line its text starts on. Readers that predate it
+//     ignore it; a merge keeps it like the other creation fields.
 //
 // agent, subagent, session, author, anchor.branch and the events' short
 // fields are at most MaxFieldBytes (512) bytes without control characters;
@@ -86,9 +90,13 @@
 //
 // Each change is one commit whose subject reads "mem: <op> <short id> <type>:
 // <text>" and whose trailers are Memory-Id (one per memory touched), Memory-Op
-// (add, revise, confirm, dispute, reinforce, supersede, forget, merge, purge),
+// (add, revise, confirm, dispute, reinforce, supersede, forget, merge, purge,
+// import),
 // Agent, Subagent and Session. Author and committer come from GIT_AUTHOR_NAME/EMAIL or
 // git config user.name/user.email, else "git-mem <git-mem@localhost>".
+// A batch write (Store.WriteBatch, used by git mem import) is one commit for
+// every memory it adds or reinforces: its subject names no single id, and it
+// carries one Memory-Id trailer per memory touched, as a merge does.
 //
 // # Writes
 //

@@ -103,6 +103,7 @@ type Memory struct {
 	SupersededBy string      `json:"superseded_by,omitempty"`
 	Events       []Event     `json:"events,omitempty"`
 	Reinforced   []time.Time `json:"reinforced,omitempty"`
+	Origin       *Origin     `json:"origin,omitempty"`
 
 	scope Scope // which store it was read from; not stored
 }
@@ -321,7 +322,7 @@ func (m *Memory) check() error {
 	if len(m.Reinforced) > MaxReinforced {
 		return bad("%d reinforcement dates, over the maximum of %d", len(m.Reinforced), MaxReinforced)
 	}
-	return nil
+	return m.Origin.check()
 }
 
 // checkField checks a short text field: valid UTF-8, at most MaxFieldBytes,

@@ -725,7 +725,7 @@ func sortedFans(m map[string][]string) []string {
 // updated last (equal times: the one whose canonical JSON sorts last), so a
 // confirmation made later does not undo a revision made on the other side.
 // Events and reinforcement dates are united; a closed valid time stays closed;
-// the creation fields (author, agent, session, created, anchor) are kept.
+// the creation fields (author, agent, session, created, anchor, origin) are kept.
 func MergeMemory(base, a, b *Memory) (*Memory, error) {
 	if a.ID != b.ID || (base != nil && base.ID != a.ID) {
 		return nil, fmt.Errorf("%w: cannot merge memory %s with %s", ErrInvalid, a.ID, b.ID)
@@ -767,6 +767,10 @@ func MergeMemory(base, a, b *Memory) (*Memory, error) {
 	if m.Anchor == nil && lose.Anchor != nil {
 		an := *lose.Anchor
 		m.Anchor = &an
+	}
+	if m.Origin == nil && lose.Origin != nil {
+		o := *lose.Origin
+		m.Origin = &o
 	}
 	// A closed valid time stays closed: the earlier end, with its replacement.
 	m.ValidTo, m.SupersededBy = nil, ""

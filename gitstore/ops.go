@@ -19,6 +19,7 @@ const (
 	OpForget    = "forget"
 	OpMerge     = "merge"
 	OpPurge     = "purge"
+	OpImport    = "import"
 )
 
 // NewMemory is what a caller gives to add a memory.
@@ -41,6 +42,8 @@ type NewMemory struct {
 	ValidTo *time.Time
 	// AllowSecret stores the text even when it looks like it holds a credential.
 	AllowSecret bool
+	// Origin is the file the memory was imported from (git mem import).
+	Origin *Origin
 }
 
 // Validate checks and normalizes the input; nothing is written when it fails.
@@ -77,12 +80,15 @@ func (n *NewMemory) Validate() error {
 	if n.Keys, err = NormalizeKeys(n.Keys); err != nil {
 		return err
 	}
+	if err := n.Origin.check(); err != nil {
+		return err
+	}
 	if !n.AllowSecret {
 		// every field that reaches git passes the secret rules, not only the text
 		for _, f := range [...]struct {
 			name   string
 			values []string
-		}{{"keys", n.Keys}, {"paths", n.Paths}, {"tags", n.Tags}} {
+		}{{"keys", n.Keys}, {"paths", n.Paths}, {"tags", n.Tags}, {"origin", n.Origin.values()}} {
 			if err := CheckSecrets(strings.Join(f.values, "\n")); err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
@@ -107,7 +113,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 			Source: n.Source, Tentative: n.Tentative, Pinned: n.Pinned,
 			Trust: StartingTrust(n.Source, n.Tentative),
 			Agent: w.Agent, Subagent: w.Subagent, Session: w.Session, Author: author, Anchor: n.Anchor,
-			Created: now, Updated: now, ValidFrom: now, ValidTo: n.ValidTo,
+			Created: now, Updated: now, ValidFrom: now, ValidTo: n.ValidTo, Origin: n.Origin,
 		}
 		tx.Describe(OpAdd, m.Type+": "+m.Text, id)
 		if n.Supersedes != "" {

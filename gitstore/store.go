@@ -68,6 +68,7 @@ type Tx struct {
 	op      string
 	ids     []string
 	extra   []string // extra trailers
+	batch   bool     // many memories: the subject names no single id
 }
 
 // Get returns the memory with the full id as the transaction sees it.
@@ -206,7 +207,7 @@ const (
 func commitMessage(tx *Tx, w Writer) string {
 	var b strings.Builder
 	b.WriteString("mem: " + tx.op)
-	if len(tx.ids) > 0 {
+	if len(tx.ids) > 0 && !tx.batch {
 		b.WriteString(" " + Clip(tx.ids[0], MinShownPrefix))
 	}
 	if tx.subject != "" {
