@@ -16,6 +16,7 @@ var layer = map[string]int{
 	"secret":   0,
 	"gitstore": 1,
 	"index":    2,
+	"memfile":  2,
 	"handoff":  3,
 	"hooks":    4,
 	"mcp":      4,

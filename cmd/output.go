@@ -73,6 +73,9 @@ func writeMemory(out io.Writer, m *gitstore.Memory, short string, now time.Time)
 	if m.Anchor != nil {
 		fmt.Fprintf(w, "anchor:    %s\n", anchorText(m.Anchor))
 	}
+	if m.Origin != nil {
+		fmt.Fprintf(w, "from:      %s:%d (imported)\n", m.Origin.File, m.Origin.Line)
+	}
 	fmt.Fprintf(w, "created:   %s\n", m.Created.Format(time.RFC3339))
 	if !m.Updated.Equal(m.Created) {
 		fmt.Fprintf(w, "updated:   %s\n", m.Updated.Format(time.RFC3339))

@@ -21,6 +21,7 @@ type View struct {
 	Pinned       bool        `json:"pinned,omitempty"`
 	Trust        float64     `json:"trust" jsonschema:"effective trust, 0 to 1"`
 	Agent        string      `json:"agent,omitempty" jsonschema:"the agent that wrote it"`
+	Subagent     string      `json:"subagent,omitempty" jsonschema:"the subagent of that agent that wrote it, if one did"`
 	Session      string      `json:"session,omitempty"`
 	Author       string      `json:"author,omitempty" jsonschema:"the git identity that wrote it"`
 	Anchor       *Anchor     `json:"anchor,omitempty"`
@@ -33,6 +34,7 @@ type View struct {
 	Retired      bool        `json:"retired"`
 	Events       []Event     `json:"events,omitempty"`
 	Reinforced   []time.Time `json:"reinforced,omitempty"`
+	Origin       *Origin     `json:"origin,omitempty" jsonschema:"the file git mem import read it from"`
 }
 
 // NewView is the view of m at now; short is its display id ("" for the
@@ -55,5 +57,6 @@ func NewView(m *Memory, short string, now time.Time) View {
 		Anchor: m.Anchor, Created: m.Created, Updated: m.Updated, ValidFrom: m.ValidFrom,
 		ValidTo: m.ValidTo, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
 		Retired: m.Retired(now), Events: m.Events, Reinforced: m.Reinforced,
+		Subagent: m.Subagent, Origin: m.Origin,
 	}
 }

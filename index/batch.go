@@ -15,6 +15,9 @@ type BatchItem struct {
 	// Restore, when set, is a memory read back from an export, restored
 	// under its own id (see gitstore.BatchEntry).
 	Restore *gitstore.Memory
+	// ID is the id an export gave the item without the whole memory (the
+	// Markdown export): when the store holds it, the item is unchanged.
+	ID string
 }
 
 // BatchOutcome is what RememberBatch did, or would do, with one item.
@@ -96,6 +99,12 @@ func RememberBatch(ctx context.Context, set *gitstore.Set, store *gitstore.Store
 		if err := n.Validate(); err != nil {
 			out.Refused = err
 			continue
+		}
+		if it.Restore == nil && it.ID != "" && known[it.ID] {
+			if m, err := rd.Get(it.ID); err == nil {
+				out.Memory, out.Unchanged = m, true
+				continue
+			}
 		}
 		if it.Restore != nil && known[it.Restore.ID] {
 			m, err := rd.Get(it.Restore.ID)

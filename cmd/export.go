@@ -1,0 +1,118 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memfile"
+)
+
+type exportOptions struct {
+	format  string
+	typ     string
+	all     bool
+	private bool
+	global  bool
+}
+
+func init() { register(newExportCmd) }
+
+func newExportCmd(env *Env) *cobra.Command {
+	o := &exportOptions{}
+	c := &cobra.Command{
+		Use:   "export [--format md|json|jsonl] [--all] [--private|--global]",
+		Short: "Take memory out: Markdown grouped by type for people, JSON or JSONL that import reads back",
+		Long: `Write the memories of one store to stdout.
+
+--format md (the default) writes a readable MEMORY.md: one section per type,
+one list item per memory, each followed by its id in a comment.
+--format json writes an array and --format jsonl one memory per line, in the
+shape --json uses; git mem import reads either back unchanged (ids, dates,
+writers, links, events), so an export moves memory to another repository.
+
+The project store by default; --private the private one, --global your
+personal store. --all includes superseded and expired memories.`,
+		Example: `  git mem export > MEMORY.md
+  git mem export --format jsonl --all > memory.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch o.format {
+			case "md", "markdown", "json", "jsonl":
+			default:
+				return usagef("--format is md, json or jsonl, not %q", o.format)
+			}
+			if o.private && o.global {
+				return usagef("--private and --global exclude each other")
+			}
+			if o.typ != "" {
+				if err := gitstore.ValidateType(o.typ); err != nil {
+					return err
+				}
+			}
+			return runExport(cmd.Context(), env, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.format, "format", "md", "`format`: md, json or jsonl")
+	f.StringVarP(&o.typ, "type", "t", "", "only this `type`")
+	f.BoolVar(&o.all, "all", false, "include superseded and expired memories")
+	f.BoolVar(&o.private, "private", false, "export refs/memory/private")
+	f.BoolVar(&o.global, "global", false, "export your personal store")
+	return c
+}
+
+func runExport(ctx context.Context, env *Env, o *exportOptions) error {
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	scope, title := gitstore.ScopeProject, "Project memory"
+	switch {
+	case o.private:
+		scope, title = gitstore.ScopePrivate, "Private memory"
+	case o.global || !set.InRepo():
+		scope, title = gitstore.ScopePersonal, "Personal memory"
+	}
+	noteOutsideRepo(env, set)
+	var store *gitstore.Store
+	for _, s := range set.Stores() {
+		if s.Scope == scope {
+			store = s
+		}
+	}
+	now := env.Now()
+	var ms []*gitstore.Memory
+	ref := gitstore.RefMain
+	if store != nil {
+		ref = store.Ref
+		if ms, err = store.List(gitstore.Filter{Type: o.typ, All: o.all, Now: now}); err != nil {
+			return err
+		}
+	}
+	if o.format == "md" || o.format == "markdown" {
+		return memfile.WriteMarkdown(env.Out, ms, memfile.MarkdownOptions{Title: title, From: ref, Now: now})
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	short := gitstore.ShortIDs(ids)
+	views := make([]gitstore.View, 0, len(ms))
+	for _, m := range ms {
+		views = append(views, toJSON(m, short[m.ID], now))
+	}
+	if o.format == "json" {
+		return writeJSON(env.Out, views)
+	}
+	enc := json.NewEncoder(env.Out)
+	enc.SetEscapeHTML(false)
+	for _, v := range views {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/agents"
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memfile"
+)
+
+// maxImportFile bounds one file read by import.
+const maxImportFile = 64 << 20
+
+type importOptions struct {
+	paths       []string
+	dryRun      bool
+	private     bool
+	global      bool
+	agent       string
+	source      string
+	allowSecret bool
+}
+
+func init() { register(newImportCmd) }
+
+func newImportCmd(env *Env) *cobra.Command {
+	o := &importOptions{}
+	c := &cobra.Command{
+		Use:   "import [--dry-run] PATH...",
+		Short: "Bring memory in from CLAUDE.md, AGENTS.md, Cursor rules, ADRs, an agent's memory folder, JSON or JSONL",
+		Long: `Read memories from files and save them in one commit.
+
+Markdown (CLAUDE.md, AGENTS.md, .cursor/rules/*.mdc, docs/adr/*.md, Claude
+Code's project memory folder, a git mem export) gives one memory per list item,
+paragraph or table row; headings become retrieval keys; the git-mem instruction
+block is skipped. An architecture decision record is one decision (its
+decision, and its context as the reason). JSON is an array of strings or
+{text, type, tags, paths, keys} objects; JSONL one per line; a git mem export
+(--format json or jsonl) is restored as it was.
+
+Types come from the file when it says, else from the text: a command in
+backticks is a command, "we decided" a decision, "never" or "always" a
+convention, "throws" or "flaky" a gotcha. Each memory passes the same checks
+as git mem add: an item holding a secret is refused with the reason, the others
+are saved; a memory that repeats one already stored reinforces it instead.
+Each memory records the file and line it came from. A folder is read for
+.md, .mdc, .json and .jsonl files.`,
+		Example: `  git mem import --dry-run CLAUDE.md AGENTS.md .cursor/rules docs/adr
+  git mem import ~/.claude/projects/my-repo/memory
+  git mem export --format jsonl > memory.jsonl && git -C ../other mem import memory.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("give the files or folders to import, e.g. git mem import CLAUDE.md docs/adr")
+			}
+			if o.private && o.global {
+				return usagef("--private and --global exclude each other")
+			}
+			if !cmd.Flags().Changed("source") && agents.InShell(env.Getenv) != "" {
+				o.source = gitstore.SourceInferred
+			}
+			o.paths = args
+			return runImport(cmd.Context(), env, o)
+		},
+	}
+	f := c.Flags()
+	f.BoolVarP(&o.dryRun, "dry-run", "n", false, "show what would be written and refused; write nothing")
+	f.BoolVar(&o.private, "private", false, "save to refs/memory/private (never pushed)")
+	f.BoolVar(&o.global, "global", false, "save to your personal store (every project)")
+	f.StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	f.StringVar(&o.source, "source", gitstore.SourceUser, "how the memories are known when the file does not say: user, verified, inferred")
+	f.BoolVar(&o.allowSecret, "allow-secret", false, "store items even if they look like credentials (harmless examples)")
+	return c
+}
+
+// importFile is one file to read: where it is, and the name recorded as the
+// memories' origin.
+type importFile struct {
+	path, name string
+}
+
+func runImport(ctx context.Context, env *Env, o *importOptions) error {
+	set, err := env.openSet()
+	if err != nil {
+		return err
+	}
+	scope := gitstore.ScopeProject
+	switch {
+	case o.private:
+		scope = gitstore.ScopePrivate
+	case o.global || !set.InRepo():
+		scope = gitstore.ScopePersonal
+	}
+	store, err := set.Writable(scope)
+	if err != nil {
+		return err
+	}
+	workTree := ""
+	if set.InRepo() {
+		workTree = set.Repo.WorkTree
+	}
+	files, err := importFiles(env.Dir, workTree, o.paths)
+	if err != nil {
+		return err
+	}
+	var anchor *gitstore.Anchor
+	if set.InRepo() && scope != gitstore.ScopePersonal {
+		if head := set.Repo.Head(); head.Commit != "" || head.Branch != "" {
+			anchor = &head
+		}
+	}
+	type source struct {
+		file string
+		line int
+		item memfile.Item
+	}
+	var items []index.BatchItem
+	var from []source
+	var refused []string
+	read, refusedItems := 0, 0
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err == nil && len(data) > maxImportFile {
+			err = fmt.Errorf("%w: %d bytes, over the %d-byte limit of one file; split it", gitstore.ErrInvalid, len(data), maxImportFile)
+		}
+		var found []memfile.Item
+		if err == nil {
+			found, err = memfile.Parse(f.name, data)
+		}
+		if err != nil {
+			refused = append(refused, fmt.Sprintf("skipped %s: %v", f.name, err))
+			continue
+		}
+		read++
+		for _, it := range found {
+			if it.Refused != "" {
+				refusedItems++
+				refused = append(refused, fmt.Sprintf("refused %s:%d: %s", f.name, it.Line, it.Refused))
+				continue
+			}
+			src := it.Source
+			if src == "" {
+				src = o.source
+			}
+			n := gitstore.NewMemory{
+				Type: it.Type, Text: it.Text, Tags: it.Tags, Paths: it.Paths, Keys: it.Keys, Source: src,
+				Tentative: it.Tentative, Pinned: it.Pinned, AllowSecret: o.allowSecret,
+				Origin: &gitstore.Origin{File: f.name, Line: it.Line},
+			}
+			if it.Restore == nil {
+				n.Anchor = anchor
+			}
+			items = append(items, index.BatchItem{New: n, Restore: it.Restore, ID: it.ID})
+			from = append(from, source{f.name, it.Line, it})
+		}
+	}
+	if len(items) == 0 && refusedItems == 0 {
+		for _, r := range refused {
+			fmt.Fprintln(env.Err, terminalSafe(r, false))
+		}
+		return fmt.Errorf("%w: no memories to import in %s; give Markdown (.md, .mdc), JSON or JSONL files, or folders holding them", gitstore.ErrInvalid, strings.Join(o.paths, ", "))
+	}
+	subject := fmt.Sprintf("%d memories from %s", len(items), files[0].name)
+	if read > 1 {
+		subject = fmt.Sprintf("%d memories from %s and %d more files", len(items), files[0].name, read-1)
+	}
+	res, err := index.RememberBatch(ctx, set, store, env.writer(set, o.agent), items, index.BatchOptions{Op: gitstore.OpImport, Subject: subject, DryRun: o.dryRun})
+	if err != nil {
+		return err
+	}
+	var added, reinforced, unchanged int
+	for i, out := range res.Outcomes {
+		at := fmt.Sprintf("%s:%d", from[i].file, from[i].line)
+		text := gitstore.Summary(from[i].item.Text, 70)
+		var line string
+		switch {
+		case out.Refused != nil:
+			refusedItems++
+			refused = append(refused, fmt.Sprintf("refused %s: %v", at, out.Refused))
+			continue
+		case out.Unchanged:
+			unchanged++
+			line = fmt.Sprintf("unchanged  %-10s %s  already stored as %s", out.Memory.Type, at, gitstore.Clip(out.Memory.ID, gitstore.MinShownPrefix))
+		case out.Reinforced:
+			reinforced++
+			line = fmt.Sprintf("reinforce  %-10s %s  %s (same claim as %s)", out.Memory.Type, at, text, gitstore.Clip(out.Memory.ID, gitstore.MinShownPrefix))
+		default:
+			added++
+			line = fmt.Sprintf("add        %-10s %s  %s", out.Memory.Type, at, text)
+		}
+		if o.dryRun {
+			fmt.Fprintln(env.Out, terminalSafe(line, false))
+		}
+	}
+	for _, r := range refused {
+		if o.dryRun {
+			fmt.Fprintln(env.Out, terminalSafe(r, false))
+		} else {
+			fmt.Fprintln(env.Err, terminalSafe(r, false))
+		}
+	}
+	counts := fmt.Sprintf("%d added, %d reinforced, %d unchanged, %d refused", added, reinforced, unchanged, refusedItems)
+	if o.dryRun {
+		fmt.Fprintf(env.Out, "dry run, nothing written: %s would be %s\n", plural(len(items), "memory", "memories"), counts)
+		return nil
+	}
+	if added+reinforced+unchanged == 0 {
+		return fmt.Errorf("%w: nothing imported, every memory was refused (see above)", gitstore.ErrInvalid)
+	}
+	commit := "no commit: nothing new"
+	if res.Commit != "" {
+		commit = "in commit " + gitstore.Clip(res.Commit, 7) + " of " + store.Ref
+	}
+	fmt.Fprintf(env.Out, "read %s from %s: %s (%s)\n", plural(len(items), "memory", "memories"), plural(read, "file", "files"), counts, commit)
+	return nil
+}
+
+// plural renders "1 memory" or "3 memories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// importFiles lists the files to read: each file given, and the .md, .mdc,
+// .json and .jsonl files under each folder given (not inside .git,
+// node_modules or vendor). A file inside the work tree is named by its path
+// from the repository root, one outside by its path from the folder given
+// (its name, for a file), so that no path of this machine is stored.
+func importFiles(dir, workTree string, args []string) ([]importFile, error) {
+	var out []importFile
+	seen := map[string]bool{}
+	addFile := func(path, root string) {
+		abs, err := filepath.Abs(path)
+		if err != nil || seen[abs] {
+			return
+		}
+		seen[abs] = true
+		name := ""
+		if workTree != "" {
+			if rel, err := filepath.Rel(workTree, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				name = rel
+			}
+		}
+		if name == "" {
+			name, _ = filepath.Rel(filepath.Dir(root), abs)
+		}
+		out = append(out, importFile{path: abs, name: filepath.ToSlash(name)})
+	}
+	for _, arg := range args {
+		p := arg
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		p = filepath.Clean(p)
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: cannot read %s: %v", gitstore.ErrInvalid, arg, errors.Unwrap(err))
+		}
+		if !info.IsDir() {
+			addFile(p, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				switch d.Name() {
+				case ".git", "node_modules", "vendor":
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() && memfile.Readable(d.Name()) {
+				addFile(path, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: cannot read %s: %v", gitstore.ErrInvalid, arg, err)
+		}
+	}
+	return out, nil
+}
