@@ -29,6 +29,23 @@ func (o *Origin) check() error {
 	return nil
 }
 
+// importedFrom starts the reason of a reinforcement by an import.
+const importedFrom = "imported from "
+
+// ImportedFrom reports whether the memory came from the file, or was
+// reinforced by an import of it: importing the file again adds nothing.
+func (m *Memory) ImportedFrom(file string) bool {
+	if m.Origin != nil && m.Origin.File == file {
+		return true
+	}
+	for _, e := range m.Events {
+		if e.Op == EventReinforce && strings.HasPrefix(e.Reason, importedFrom+file+":") {
+			return true
+		}
+	}
+	return false
+}
+
 // values lists the origin's text for the secret rules.
 func (o *Origin) values() []string {
 	if o == nil {
@@ -142,7 +159,11 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 			case e.Reinforce != "":
 				old, err := tx.Get(e.Reinforce)
 				if err == nil {
-					old.Events = append(old.Events, Event{Op: EventReinforce, At: now, Agent: w.Agent, Session: w.Session, Author: author})
+					reason := ""
+					if o := e.New.Origin; o != nil {
+						reason = fmt.Sprintf("%s%s:%d", importedFrom, o.File, o.Line)
+					}
+					old.Events = append(old.Events, Event{Op: EventReinforce, At: now, Agent: w.Agent, Session: w.Session, Author: author, Reason: reason})
 					old.Reinforced = appendReinforcement(old.Reinforced, now)
 					old.Updated = now
 					m = old

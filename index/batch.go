@@ -29,8 +29,8 @@ type BatchOutcome struct {
 	// reinforced instead of adding a copy.
 	Reinforced bool
 	// Unchanged: the store already holds it (a restore whose id is there,
-	// or the same claim imported earlier from the same file); nothing was
-	// written for it.
+	// or the same claim imported, or reinforced by an import, from the same
+	// file); nothing was written for it.
 	Unchanged bool
 	// Refused says why the item was not saved (invalid, or it holds a
 	// secret); nil otherwise.
@@ -122,7 +122,7 @@ func RememberBatch(ctx context.Context, set *gitstore.Set, store *gitstore.Store
 		}
 		e := gitstore.BatchEntry{New: n, Restore: it.Restore}
 		switch {
-		case similar != nil && SameClaim(n.Text, similar.m.Text) && sameFile(similar.m.Origin, n.Origin):
+		case similar != nil && SameClaim(n.Text, similar.m.Text) && n.Origin != nil && similar.m.ImportedFrom(n.Origin.File):
 			out.Memory, out.Unchanged, out.Similarity = similar.m, true, best
 			continue
 		case similar != nil && SameClaim(n.Text, similar.m.Text):
@@ -186,8 +186,6 @@ func planned(n gitstore.NewMemory, restore *gitstore.Memory, w gitstore.Writer) 
 		Agent: w.Agent, Subagent: w.Subagent, Session: w.Session, Anchor: n.Anchor, ValidTo: n.ValidTo, Origin: n.Origin,
 	}
 }
-
-func sameFile(a, b *gitstore.Origin) bool { return a != nil && b != nil && a.File == b.File }
 
 // deduper finds, among the memories it holds, the most similar one of a
 // type. Similarity is a Dice coefficient of claim skeletons, so a memory can
