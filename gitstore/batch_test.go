@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,4 +110,30 @@ func TestOriginEncodedLastAndMerged(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, back.Origin, merged.Origin)
 	}
+}
+
+// TestWriteBatchWritesOnePack: a large batch lands as one pack, not a loose
+// file per object; git reads it (fsck), and so does the store right after.
+func TestWriteBatchWritesOnePack(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	s := NewStore(r, RefMain, ScopeProject)
+	entries := make([]BatchEntry, 600)
+	for i := range entries {
+		entries[i] = BatchEntry{New: NewMemory{Text: fmt.Sprintf("memory number %d of the batch", i)}}
+	}
+	res, err := s.WriteBatch(context.Background(), Writer{Agent: "test"}, OpImport, "600 memories", entries)
+	require.NoError(t, err)
+	count := runGit(t, dir, "count-objects", "-v")
+	require.True(t, strings.HasPrefix(count, "count: 0\n"), "no loose objects: %s", count)
+	require.Contains(t, count, "\npacks: 1\n")
+	runGit(t, dir, "fsck", "--strict", "--no-dangling")
+	require.Equal(t, "1\n", runGit(t, dir, "rev-list", "--count", RefMain))
+	all, err := s.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, all, 600)
+	m, err := s.Reinforce(context.Background(), Writer{Agent: "test"}, res.Memories[0].ID)
+	require.NoError(t, err, "a write on top of the pack")
+	require.Len(t, m.Events, 1)
 }

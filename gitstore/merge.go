@@ -698,7 +698,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]plumbing.Hash, whole m
 		}
 		fh := plumbing.ZeroHash
 		if len(list) > 0 {
-			if fh, err = s.repo.writeTree(list); err != nil {
+			if fh, err = s.writeTree(list); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}

@@ -168,6 +168,9 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 			return plumbing.ZeroHash, err
 		}
 	}
+	if len(changes) >= packAtLeast {
+		snap.pack = s.Repo.packSink()
+	}
 	tree, err := snap.buildTree(changes)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -176,10 +179,26 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 	if !tip.IsZero() {
 		parents = append(parents, tip)
 	}
-	return s.Repo.writeCommit(tree, parents, commitMessage(tx, w), tx.now)
+	o, err := s.Repo.commitObject(tree, parents, commitMessage(tx, w), tx.now)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	commit, err := snap.put(o)
+	if err != nil || snap.pack == nil {
+		return commit, err
+	}
+	return commit, s.Repo.writePack(snap.pack)
 }
 
 func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.Hash, error) {
+	o, err := r.commitObject(tree, parents, msg, when)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.writeObject(o)
+}
+
+func (r *Repo) commitObject(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.EncodedObject, error) {
 	name, email := r.identity()
 	sig := object.Signature{Name: name, Email: email, When: when}
 	committer := sig
@@ -188,10 +207,7 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg stri
 	}
 	c := &object.Commit{Author: sig, Committer: committer, Message: msg, TreeHash: tree, ParentHashes: parents}
 	o := r.objects.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return r.writeObject(o)
+	return o, c.Encode(o)
 }
 
 // Commit trailers.

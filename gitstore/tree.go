@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // memoriesDir is the root tree entry holding the fan-out of memory documents.
@@ -41,6 +42,7 @@ type snapshot struct {
 	root   *object.Tree  // nil for an empty store
 	mems   *object.Tree  // nil when there are no memories
 	fans   map[string]*object.Tree
+	pack   *memory.Storage // objects of a large change, written as one pack
 }
 
 // object reads one object. An object database on disk caches its list of
@@ -337,29 +339,64 @@ func (r *Repo) writeObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
 }
 
 func (r *Repo) writeBlob(data []byte) (plumbing.Hash, error) {
-	o := r.objects.NewEncodedObject()
-	o.SetType(plumbing.BlobObject)
-	w, err := o.Writer()
+	o, err := r.blobObject(data)
 	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return r.writeObject(o)
 }
 
-func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
-	sort.Sort(object.TreeEntrySorter(entries))
-	t := &object.Tree{Entries: entries}
+func (r *Repo) blobObject(data []byte) (plumbing.EncodedObject, error) {
 	o := r.objects.NewEncodedObject()
-	if err := t.Encode(o); err != nil {
+	o.SetType(plumbing.BlobObject)
+	w, err := o.Writer()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	return o, w.Close()
+}
+
+func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	o, err := r.treeObject(entries)
+	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return r.writeObject(o)
+}
+
+func (r *Repo) treeObject(entries []object.TreeEntry) (plumbing.EncodedObject, error) {
+	sort.Sort(object.TreeEntrySorter(entries))
+	t := &object.Tree{Entries: entries}
+	o := r.objects.NewEncodedObject()
+	return o, t.Encode(o)
+}
+
+// put stores an object written by a change built on this snapshot: in its
+// pack when the change writes one (see writePack), else loose.
+func (s *snapshot) put(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	if s.pack != nil {
+		return s.pack.SetEncodedObject(o)
+	}
+	return s.repo.writeObject(o)
+}
+
+func (s *snapshot) writeBlob(data []byte) (plumbing.Hash, error) {
+	o, err := s.repo.blobObject(data)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.put(o)
+}
+
+func (s *snapshot) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	o, err := s.repo.treeObject(entries)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.put(o)
 }
 
 // setEntry returns entries with name set to (mode, h), or removed when h is zero.
@@ -386,7 +423,7 @@ func (s *snapshot) buildTree(changes map[string][]byte) (plumbing.Hash, error) {
 		h := plumbing.ZeroHash
 		if data != nil {
 			var err error
-			if h, err = s.repo.writeBlob(data); err != nil {
+			if h, err = s.writeBlob(data); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}
@@ -405,10 +442,10 @@ func (s *snapshot) writeRoot(memEntries []object.TreeEntry) (plumbing.Hash, erro
 	mh := plumbing.ZeroHash
 	if len(memEntries) > 0 {
 		var err error
-		if mh, err = s.repo.writeTree(memEntries); err != nil {
+		if mh, err = s.writeTree(memEntries); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
 	rootEntries = setEntry(rootEntries, memoriesDir, filemode.Dir, mh)
-	return s.repo.writeTree(rootEntries)
+	return s.writeTree(rootEntries)
 }
