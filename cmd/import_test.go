@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/install"
+	"github.com/git-mem/git-mem/memfile"
 )
 
 // copyFixtures copies fixtures/import (without its golden files) into dir.
@@ -236,4 +239,14 @@ func TestExportImportRoundTrip(t *testing.T) {
 		{"gotcha", "requireAdmin throws ERR_NO_SESSION before login:\n\n    call loadSession() first"},
 		{"command", "Run `make test` before pushing"},
 	}, ms)
+}
+
+// TestImportSkipsInstallBlock: the block git mem install writes into
+// CLAUDE.md is about git-mem, not the project: import leaves it out.
+func TestImportSkipsInstallBlock(t *testing.T) {
+	claude := install.SetInstructions([]byte("# Project\n\n- Bookings are stored in UTC, always.\n"))
+	items, err := memfile.Parse("CLAUDE.md", claude)
+	require.NoError(t, err)
+	require.Len(t, items, 1)
+	require.Equal(t, "Bookings are stored in UTC, always.", items[0].Text)
 }
