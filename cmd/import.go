@@ -28,6 +28,7 @@ type importOptions struct {
 	agent       string
 	source      string
 	allowSecret bool
+	json        bool
 }
 
 func init() { register(newImportCmd) }
@@ -78,6 +79,7 @@ Each memory records the file and line it came from. A folder is read for
 	f.StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
 	f.StringVar(&o.source, "source", gitstore.SourceUser, "how the memories are known when the file does not say: user, verified, inferred")
 	f.BoolVar(&o.allowSecret, "allow-secret", false, "store items even if they look like credentials (harmless examples)")
+	f.BoolVar(&o.json, "json", false, "print what was done with each memory as JSON")
 	return c
 }
 
@@ -123,9 +125,10 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 		item memfile.Item
 	}
 	var items []index.BatchItem
-	var from []source
-	var refused []string
-	read, refusedItems := 0, 0
+	var from []importResult // where each item came from
+	var parsed []importResult
+	var skipped []string
+	read := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f.path)
 		if err == nil && len(data) > maxImportFile {
@@ -136,14 +139,15 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 			found, err = memfile.Parse(f.name, data)
 		}
 		if err != nil {
-			refused = append(refused, fmt.Sprintf("skipped %s: %v", f.name, err))
+			skipped = append(skipped, fmt.Sprintf("skipped %s: %v", f.name, err))
 			continue
 		}
 		read++
 		for _, it := range found {
+			r := importResult{File: f.name, Line: it.Line, Type: it.Type, Text: it.Text}
 			if it.Refused != "" {
-				refusedItems++
-				refused = append(refused, fmt.Sprintf("refused %s:%d: %s", f.name, it.Line, it.Refused))
+				r.Action, r.Reason = "refused", it.Refused
+				parsed = append(parsed, r)
 				continue
 			}
 			src := it.Source
@@ -159,68 +163,128 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 				n.Anchor = anchor
 			}
 			items = append(items, index.BatchItem{New: n, Restore: it.Restore, ID: it.ID})
-			from = append(from, source{f.name, it.Line, it})
+			from = append(from, r)
 		}
 	}
-	if len(items) == 0 && refusedItems == 0 {
-		for _, r := range refused {
-			fmt.Fprintln(env.Err, terminalSafe(r, false))
-		}
+	for _, s := range skipped {
+		fmt.Fprintln(env.Err, terminalSafe(s, false))
+	}
+	if len(items) == 0 && len(parsed) == 0 {
 		return fmt.Errorf("%w: no memories to import in %s; give Markdown (.md, .mdc), JSON or JSONL files, or folders holding them", gitstore.ErrInvalid, strings.Join(o.paths, ", "))
 	}
-	subject := fmt.Sprintf("%d memories from %s", len(items), files[0].name)
+	subject := "from " + files[0].name
 	if read > 1 {
-		subject = fmt.Sprintf("%d memories from %s and %d more files", len(items), files[0].name, read-1)
+		subject = fmt.Sprintf("from %s and %d more files", files[0].name, read-1)
 	}
 	res, err := index.RememberBatch(ctx, set, store, env.writer(set, o.agent), items, index.BatchOptions{Op: gitstore.OpImport, Subject: subject, DryRun: o.dryRun})
 	if err != nil {
 		return err
 	}
-	var added, reinforced, unchanged int
+	report := importReport{DryRun: o.dryRun, Commit: res.Commit, Ref: store.Ref, Files: read}
 	for i, out := range res.Outcomes {
-		at := fmt.Sprintf("%s:%d", from[i].file, from[i].line)
-		text := gitstore.Summary(from[i].item.Text, 70)
-		var line string
+		r := from[i]
 		switch {
 		case out.Refused != nil:
-			refusedItems++
-			refused = append(refused, fmt.Sprintf("refused %s: %v", at, out.Refused))
-			continue
+			r.Action, r.Reason = "refused", message(out.Refused)
 		case out.Unchanged:
-			unchanged++
-			line = fmt.Sprintf("unchanged  %-10s %s  already stored as %s", out.Memory.Type, at, gitstore.Clip(out.Memory.ID, gitstore.MinShownPrefix))
+			r.Action = "unchanged"
 		case out.Reinforced:
-			reinforced++
-			line = fmt.Sprintf("reinforce  %-10s %s  %s (same claim as %s)", out.Memory.Type, at, text, gitstore.Clip(out.Memory.ID, gitstore.MinShownPrefix))
+			r.Action = "reinforced"
 		default:
-			added++
-			line = fmt.Sprintf("add        %-10s %s  %s", out.Memory.Type, at, text)
+			r.Action = "added"
 		}
-		if o.dryRun {
-			fmt.Fprintln(env.Out, terminalSafe(line, false))
+		if out.Memory != nil {
+			r.ID, r.Type = out.Memory.ID, out.Memory.Type
+		}
+		report.add(r)
+	}
+	for _, r := range parsed {
+		report.add(r)
+	}
+	if o.json {
+		if err := writeJSON(env.Out, report); err != nil {
+			return err
+		}
+	} else {
+		report.write(env)
+	}
+	if !o.dryRun && report.Added+report.Reinforced+report.Unchanged == 0 {
+		return fmt.Errorf("%w: nothing imported, every memory was refused", gitstore.ErrInvalid)
+	}
+	return nil
+}
+
+// importResult is what import did with one memory of a file.
+type importResult struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Action string `json:"action"` // added, reinforced, unchanged, refused
+	ID     string `json:"id,omitempty"`
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// importReport is the --json answer of import, and what its text says.
+type importReport struct {
+	DryRun     bool           `json:"dry_run"`
+	Commit     string         `json:"commit,omitempty"`
+	Ref        string         `json:"ref"`
+	Files      int            `json:"files"`
+	Added      int            `json:"added"`
+	Reinforced int            `json:"reinforced"`
+	Unchanged  int            `json:"unchanged"`
+	Refused    int            `json:"refused"`
+	Items      []importResult `json:"items"`
+}
+
+func (r *importReport) add(it importResult) {
+	switch it.Action {
+	case "added":
+		r.Added++
+	case "reinforced":
+		r.Reinforced++
+	case "unchanged":
+		r.Unchanged++
+	case "refused":
+		r.Refused++
+	}
+	r.Items = append(r.Items, it)
+}
+
+// write prints the report: each decision in a dry run, the refusals (on
+// stderr after a write), and the counts.
+func (r *importReport) write(env *Env) {
+	refusals := env.Err
+	if r.DryRun {
+		refusals = env.Out
+	}
+	for _, it := range r.Items {
+		at := fmt.Sprintf("%s:%d", it.File, it.Line)
+		short := gitstore.Clip(it.ID, gitstore.MinShownPrefix)
+		text := gitstore.Summary(it.Text, 70)
+		switch {
+		case it.Action == "refused":
+			fmt.Fprintln(refusals, terminalSafe(fmt.Sprintf("refused %s: %s", at, it.Reason), false))
+		case !r.DryRun:
+		case it.Action == "unchanged":
+			fmt.Fprintln(env.Out, terminalSafe(fmt.Sprintf("unchanged  %-10s %s  already stored as %s", it.Type, at, short), false))
+		case it.Action == "reinforced":
+			fmt.Fprintln(env.Out, terminalSafe(fmt.Sprintf("reinforce  %-10s %s  %s (same claim as %s)", it.Type, at, text, short), false))
+		default:
+			fmt.Fprintln(env.Out, terminalSafe(fmt.Sprintf("add        %-10s %s  %s", it.Type, at, text), false))
 		}
 	}
-	for _, r := range refused {
-		if o.dryRun {
-			fmt.Fprintln(env.Out, terminalSafe(r, false))
-		} else {
-			fmt.Fprintln(env.Err, terminalSafe(r, false))
-		}
-	}
-	counts := fmt.Sprintf("%d added, %d reinforced, %d unchanged, %d refused", added, reinforced, unchanged, refusedItems)
-	if o.dryRun {
-		fmt.Fprintf(env.Out, "dry run, nothing written: %s would be %s\n", plural(len(items), "memory", "memories"), counts)
-		return nil
-	}
-	if added+reinforced+unchanged == 0 {
-		return fmt.Errorf("%w: nothing imported, every memory was refused (see above)", gitstore.ErrInvalid)
+	counts := fmt.Sprintf("%d added, %d reinforced, %d unchanged, %d refused", r.Added, r.Reinforced, r.Unchanged, r.Refused)
+	if r.DryRun {
+		fmt.Fprintf(env.Out, "dry run, nothing written: %s would be %s\n", plural(len(r.Items), "memory", "memories"), counts)
+		return
 	}
 	commit := "no commit: nothing new"
-	if res.Commit != "" {
-		commit = "in commit " + gitstore.Clip(res.Commit, 7) + " of " + store.Ref
+	if r.Commit != "" {
+		commit = "in commit " + gitstore.Clip(r.Commit, 7) + " of " + r.Ref
 	}
-	fmt.Fprintf(env.Out, "read %s from %s: %s (%s)\n", plural(len(items), "memory", "memories"), plural(read, "file", "files"), counts, commit)
-	return nil
+	fmt.Fprintf(env.Out, "read %s from %s: %s (%s)\n", plural(len(r.Items), "memory", "memories"), plural(r.Files, "file", "files"), counts, commit)
 }
 
 // plural renders "1 memory" or "3 memories".

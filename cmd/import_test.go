@@ -71,15 +71,29 @@ func TestImportFixtures(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), got)
 
+	// --json says what would be done with each memory.
+	out, errOut, code = sb.run(append([]string{"import", "--dry-run", "--json"}, importSources...)...)
+	require.Equal(t, 0, code, errOut)
+	var report struct {
+		DryRun                               bool `json:"dry_run"`
+		Added, Reinforced, Unchanged, Refused int
+		Items                                []struct{ File, Action, Type, Text, Reason string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &report))
+	require.True(t, report.DryRun)
+	require.Equal(t, []int{29, 1, 0, 3}, []int{report.Added, report.Reinforced, report.Unchanged, report.Refused})
+	require.Len(t, report.Items, 33)
+	require.Empty(t, refAt(t, sb.repo, "refs/memory/main"), "a dry run wrote")
+
 	// The import is one commit; refused items are named with the reason.
 	out, errOut, code = sb.run(append([]string{"import"}, importSources...)...)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "read 32 memories from 11 files: 29 added, 1 reinforced, 0 unchanged, 3 refused")
+	require.Contains(t, out, "read 33 memories from 11 files: 29 added, 1 reinforced, 0 unchanged, 3 refused")
 	require.Contains(t, errOut, "refused CLAUDE.md:55: text contains a secret: Stripe secret key")
 	require.Contains(t, errOut, "refused docs/adr/0002-use-mongodb.md:1: the decision record's status is Superseded")
 	require.Contains(t, errOut, `refused simple.jsonl:3: invalid input: unknown type "rumour"`)
 	require.Equal(t, "1\n", sb.git("rev-list", "--count", "refs/memory/main"))
-	require.Contains(t, sb.git("log", "-1", "--format=%s%n%b", "refs/memory/main"), "mem: import 32 memories from CLAUDE.md and 10 more files")
+	require.Contains(t, sb.git("log", "-1", "--format=%s%n%b", "refs/memory/main"), "mem: import from CLAUDE.md and 10 more files")
 	sb.git("fsck", "--no-dangling")
 	require.NotContains(t, sb.git("log", "-p", "refs/memory/main"), "sk_live", "the refused secret is nowhere in history")
 
