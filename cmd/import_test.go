@@ -75,9 +75,9 @@ func TestImportFixtures(t *testing.T) {
 	out, errOut, code = sb.run(append([]string{"import", "--dry-run", "--json"}, importSources...)...)
 	require.Equal(t, 0, code, errOut)
 	var report struct {
-		DryRun                               bool `json:"dry_run"`
+		DryRun                                bool `json:"dry_run"`
 		Added, Reinforced, Unchanged, Refused int
-		Items                                []struct{ File, Action, Type, Text, Reason string }
+		Items                                 []struct{ File, Action, Type, Text, Reason string }
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &report))
 	require.True(t, report.DryRun)
