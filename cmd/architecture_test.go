@@ -74,9 +74,10 @@ func TestImportDirection(t *testing.T) {
 
 // importers: who may import a package of the module other than by the
 // layering alone. The installer is the CLI's; the hooks and the MCP server
-// never link it.
+// never link it. So are the import and export file formats.
 var importers = map[string][]string{
 	"install": {"cmd"},
+	"memfile": {"cmd"},
 }
 
 func TestOwnedPackagesHaveTheirImporters(t *testing.T) {
