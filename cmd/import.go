@@ -119,11 +119,6 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 			anchor = &head
 		}
 	}
-	type source struct {
-		file string
-		line int
-		item memfile.Item
-	}
 	var items []index.BatchItem
 	var from []importResult // where each item came from
 	var parsed []importResult
