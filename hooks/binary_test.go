@@ -52,6 +52,9 @@ func buildBinaries(t *testing.T) (gitMem, hookBin string) {
 }
 
 func TestMain(m *testing.M) {
+	if self := os.Getenv("GIT_MEM_TEST_START_WARM"); self != "" {
+		startWarmAndExit(self)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -3,19 +3,16 @@
 package hooks
 
 import (
-	"bytes"
+	"os"
 	"os/exec"
 	"syscall"
 )
 
-// StartWarm starts "<self> hook warm" detached from the hook's session, with
-// the payload on stdin, and does not wait for it.
-func StartWarm(self string, payload []byte) error {
-	cmd := exec.Command(self, "hook", "warm")
-	cmd.Stdin = bytes.NewReader(payload)
+// detach starts the child in a session of its own, so the agent's signals to
+// the hook's process group do not reach it.
+func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
 }
+
+// unlinkOpen removes an open file's name; the open descriptor keeps its data.
+func unlinkOpen(f *os.File) { os.Remove(f.Name()) }
