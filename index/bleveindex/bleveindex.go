@@ -613,6 +613,7 @@ var _ index.Engine = Engine{}
 
 // Open brings the index in dir up to date with the stores and opens it for reading.
 func (Engine) Open(ctx context.Context, dir string, stores []*gitstore.Store, progress index.Progress) (index.Corpus, bool, error) {
+	bleveLog.use(dir)
 	e := &engine{dir: dir, stores: stores, progress: progress}
 	idx, st, rebuilt, err := e.openSynced(ctx)
 	if err != nil {
@@ -630,6 +631,7 @@ func (Engine) Open(ctx context.Context, dir string, stores []*gitstore.Store, pr
 // Rebuild indexes the stores from scratch (git mem reindex). It waits for a
 // sync in progress rather than giving up.
 func (Engine) Rebuild(ctx context.Context, dir string, stores []*gitstore.Store, progress index.Progress) (int, error) {
+	bleveLog.use(dir)
 	e := &engine{dir: dir, stores: stores}
 	unlock, err := lockSync(dir, 10*time.Minute)
 	if err != nil {

@@ -27,4 +27,7 @@
 // Documents are the pre-analyzed terms of index.DocTerms (whitespace
 // tokenizer only), the memory's canonical JSON (stored) and its term count
 // (stored); the corpus reads bleve's postings, norms and document counts.
+//
+// bleve's own log lines (scorch warns through the standard library's
+// logger) go to <git common dir>/mem/index.log, never to stderr.
 package bleveindex
