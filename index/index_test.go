@@ -158,7 +158,7 @@ func TestIncrementalSync(t *testing.T) {
 	r.seed()
 	require.NotEmpty(t, r.recall("deploy fly.io").Hits)
 	snapDocs := func() int {
-		s, err := openSnapshot(SnapshotPath(r.set))
+		s, err := openView(SnapshotPath(r.set))
 		require.NoError(t, err)
 		defer s.close()
 		return s.ndocs
@@ -245,6 +245,25 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			r.recall("deploy api fly.io")
 			analysisPrint = old
 		}},
+		{"corrupt delta", func(r *testRepo, path string) {
+			r.add("Deploys to the api are paused on Fridays; fly.io deploys resume on Monday.")
+			r.recall("deploy api fly.io")
+			data, err := os.ReadFile(deltaPath(path))
+			require.NoError(t, err)
+			for i := 20; i < len(data); i += 5 {
+				data[i] ^= 0x5a
+			}
+			require.NoError(t, os.WriteFile(deltaPath(path), data, 0o644))
+		}},
+		{"truncated delta", func(r *testRepo, path string) {
+			r.add("Deploys to the api are paused on Fridays; fly.io deploys resume on Monday.")
+			r.recall("deploy api fly.io")
+			r.add("The api fly.io deploy token rotates every ninety days.")
+			r.recall("deploy api fly.io")
+			data, err := os.ReadFile(deltaPath(path))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(deltaPath(path), data[:len(data)-9], 0o644))
+		}},
 		{"garbage", func(r *testRepo, path string) {
 			require.NoError(t, os.WriteFile(path, []byte("\x00\x01"), 0o644))
 		}},
@@ -283,7 +302,7 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			again := r.recall("deploy api fly.io")
 			require.Equal(t, "snapshot", again.Source, again.Fallback)
 			require.Equal(t, ids(want), ids(again))
-			s, err := openSnapshot(path)
+			s, err := openView(path)
 			require.NoError(t, err, "the snapshot was written again")
 			defer s.close()
 			tips, err := Tips(r.set.Stores())
@@ -536,11 +555,16 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 	mems := r.seed()
 	path := SnapshotPath(r.set)
 	ctx := context.Background()
+	// brought forward, the snapshot is a base and a delta: folded, they are
+	// the snapshot built from scratch
 	forward := func() []byte {
 		s, err := syncSnapshot(ctx, path, r.set.Stores())
 		require.NoError(t, err)
 		s.close()
-		data, err := os.ReadFile(path)
+		v, err := openView(path)
+		require.NoError(t, err)
+		defer v.close()
+		data, err := v.fold(v.tips, newSnapChanges())
 		require.NoError(t, err)
 		return data
 	}
@@ -583,7 +607,9 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 		step()
 		require.Equal(t, scratch(), forward(), "step %d", i)
 	}
-	s, err := openSnapshot(path)
+	_, err := os.Stat(deltaPath(path))
+	require.NoError(t, err, "writes were appended to the delta")
+	s, err := openView(path)
 	require.NoError(t, err)
 	defer s.close()
 	entries, err := readEntries(ctx, r.set.Stores(), func(st *gitstore.Store) (*gitstore.Reader, error) { return st.Read() })

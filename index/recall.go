@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -180,7 +179,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 			if res.Source == "index" {
 				currentEngine().Discard(dir)
 			} else {
-				os.Remove(SnapshotPath(set))
+				removeSnapshot(SnapshotPath(set))
 			}
 			o.NoIndex = true
 			r2, err2 := Recall(ctx, set, o)

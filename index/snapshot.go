@@ -40,9 +40,13 @@ import (
 //	    dictionary blocks of snapBlock terms, ascending: per term uvarint
 //	    length and the term, uvarint postings offset, length, document
 //	    frequency and CRC-32C
+//	    summary table, a document after another in the document table's
+//	    order: key, type, creation and end of validity (Unix seconds, 0:
+//	    none), what list and stats read instead of decoding every memory
 //	    table of contents: uvarint-counted tips (store key, commit); the
 //	    CRC-32C of each block of snapBlock documents of the table; uvarint-
-//	    counted dictionary blocks (offset, length, CRC-32C, first term)
+//	    counted dictionary blocks (offset, length, CRC-32C, first term); the
+//	    summary table's offset, length and CRC-32C
 //
 // The header and the table of contents are checked when the file is
 // opened, the file's length against the header (truncation), and every
@@ -52,7 +56,7 @@ import (
 // first, so it never answers for another state of the stores.
 const (
 	snapshotMagic  = "GMSNAP\x00\n"
-	snapshotFormat = 3
+	snapshotFormat = 4
 	snapHeader     = 64
 	snapDocSize    = 20
 	snapBlock      = 64
@@ -86,6 +90,7 @@ type snapshot struct {
 	r      io.ReaderAt
 	closer io.Closer // the file, when r is one
 	size   int64
+	crc    uint32 // the header's checksum: which base a delta extends
 	tips   map[string]string
 	ndocs  int
 	nterms int
@@ -93,7 +98,11 @@ type snapshot struct {
 	docOff int64
 	docCRC []uint32
 	blocks []termBlock
+	sumOff int64
+	sumLen int
+	sumCRC uint32
 	// caches of what was read and checked
+	sums      []docSum
 	docBlocks map[int][]byte
 	termInfos map[string]termInfo
 	seen      map[string][]byte // JSON by key of the documents external found
@@ -165,7 +174,7 @@ func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
 	if crc32.Update(crc32.Checksum(head[16:], castagnoli), castagnoli, toc) != le.Uint32(head[12:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
 	}
-	s := &snapshot{r: r, size: size, tips: map[string]string{},
+	s := &snapshot{r: r, size: size, crc: le.Uint32(head[12:]), tips: map[string]string{},
 		ndocs: int(le.Uint32(head[24:])), nterms: int(le.Uint32(head[28:])),
 		tokens: int(le.Uint64(head[32:])), docOff: int64(le.Uint64(head[52:]))}
 	br := &byteReader{b: toc}
@@ -182,7 +191,8 @@ func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
 		b.first = br.str()
 		s.blocks = append(s.blocks, b)
 	}
-	if br.err != nil || s.docOff < snapHeader || s.docOff+int64(s.ndocs*snapDocSize) > size {
+	s.sumOff, s.sumLen, s.sumCRC = int64(br.uvarint()), int(br.uvarint()), uint32(br.uvarint())
+	if br.err != nil || s.docOff < snapHeader || s.docOff+int64(s.ndocs*snapDocSize) > size || s.sumOff+int64(s.sumLen) > size {
 		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
 	}
 	return s, nil
@@ -407,6 +417,7 @@ type snapDoc struct {
 	raw []byte // canonical JSON
 	n   int    // number of terms, repeats included
 	tf  map[string]int
+	sum docSum
 }
 
 func newSnapDoc(m *gitstore.Memory) (*snapDoc, error) {
@@ -414,12 +425,17 @@ func newSnapDoc(m *gitstore.Memory) (*snapDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return analyzedDoc(m, raw), nil
+}
+
+// analyzedDoc is a memory with its canonical JSON raw, analyzed.
+func analyzedDoc(m *gitstore.Memory, raw []byte) *snapDoc {
 	terms := docTerms(m, analyzer{})
-	d := &snapDoc{raw: raw, n: len(terms), tf: make(map[string]int, len(terms))}
+	d := &snapDoc{raw: raw, n: len(terms), tf: make(map[string]int, len(terms)), sum: sumOf("", m)}
 	for _, t := range terms {
 		d.tf[t]++
 	}
-	return d, nil
+	return d
 }
 
 // post is one posting while a snapshot is written: document number, term
@@ -434,11 +450,14 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 	}
 	sort.Strings(keys)
 	raws := make([][]byte, len(keys))
+	sums := make([]docSum, len(keys))
 	postings := map[string][]post{}
 	tokens := 0
 	for i, k := range keys {
 		d := docs[k]
 		raws[i] = d.raw
+		sums[i] = d.sum
+		sums[i].key = k
 		tokens += d.n
 		dl := normLen(lenAsNorm(d.n))
 		for t, tf := range d.tf {
@@ -450,7 +469,7 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 		terms = append(terms, t)
 	}
 	sort.Strings(terms)
-	out, _ := encodeParts(tips, keys, raws, tokens, 0, func(emit func(string, []post)) error {
+	out, _ := encodeParts(tips, keys, raws, sums, tokens, 0, func(emit func(string, []post)) error {
 		for _, t := range terms {
 			emit(t, postings[t]) // ascending: documents were visited in order
 		}
@@ -459,11 +478,11 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 	return out
 }
 
-// encodeParts lays a snapshot out: keys (ascending) with their JSON, the
-// total term count, and the terms, which eachTerm emits in ascending order,
+// encodeParts lays a snapshot out: keys (ascending) with their JSON and
+// summaries, the total term count, and the terms, which eachTerm emits in ascending order,
 // each with its postings by ascending document.
 // sizeHint is the expected size of the file (0: unknown).
-func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, sizeHint int, eachTerm func(emit func(string, []post)) error) ([]byte, error) {
+func encodeParts(tips map[string]string, keys []string, raws [][]byte, sums []docSum, tokens, sizeHint int, eachTerm func(emit func(string, []post)) error) ([]byte, error) {
 	le := binary.LittleEndian
 	out := make([]byte, snapHeader, max(sizeHint, snapHeader))
 	docTable := make([]byte, 0, len(keys)*snapDocSize)
@@ -499,6 +518,11 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, s
 	}
 	docOff := len(out)
 	out = append(out, docTable...)
+	sumOff := len(out)
+	for _, sm := range sums {
+		out = appendSum(out, sm)
+	}
+	sumLen := len(out) - sumOff
 	var toc []byte
 	tipKeys := make([]string, 0, len(tips))
 	for k := range tips {
@@ -531,6 +555,9 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, tokens, s
 		toc = binary.AppendUvarint(toc, uint64(crc32.Checksum(out[off:], castagnoli)))
 		toc = appendStr(toc, dict[b*snapBlock].term)
 	}
+	toc = binary.AppendUvarint(toc, uint64(sumOff))
+	toc = binary.AppendUvarint(toc, uint64(sumLen))
+	toc = binary.AppendUvarint(toc, uint64(crc32.Checksum(out[sumOff:sumOff+sumLen], castagnoli)))
 	tocOff := len(out)
 	out = append(out, toc...)
 	copy(out, snapshotMagic)
@@ -553,4 +580,63 @@ func snapChecksum(data []byte) uint32 {
 	le := binary.LittleEndian
 	toc := data[le.Uint64(data[40:]):][:le.Uint32(data[48:])]
 	return crc32.Update(crc32.Checksum(data[16:snapHeader], castagnoli), castagnoli, toc)
+}
+
+// docSum is what listing and counting need of a document, kept in the
+// snapshot's summary table so that neither decodes the memory.
+type docSum struct {
+	key, typ         string
+	created, validTo int64 // Unix seconds; validTo 0: none
+}
+
+func sumOf(key string, m *gitstore.Memory) docSum {
+	s := docSum{key: key, typ: m.Type, created: m.Created.Unix()}
+	if m.ValidTo != nil {
+		s.validTo = m.ValidTo.Unix()
+	}
+	return s
+}
+
+func appendSum(b []byte, s docSum) []byte {
+	b = append(binary.AppendUvarint(b, uint64(len(s.key))), s.key...)
+	b = append(binary.AppendUvarint(b, uint64(len(s.typ))), s.typ...)
+	b = binary.AppendVarint(b, s.created)
+	return binary.AppendVarint(b, s.validTo)
+}
+
+// summaries reads the summary table, one entry per document.
+func (s *snapshot) summaries() ([]docSum, error) {
+	if s.sums != nil || s.ndocs == 0 {
+		return s.sums, nil
+	}
+	data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
+	if err != nil {
+		return nil, err
+	}
+	r := &byteReader{b: data}
+	sums := make([]docSum, 0, s.ndocs)
+	for range s.ndocs {
+		sm := docSum{key: r.str(), typ: r.str()}
+		sm.created = r.varint()
+		sm.validTo = r.varint()
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: summary table", ErrSnapshot)
+		}
+		sums = append(sums, sm)
+	}
+	s.sums = sums
+	return sums, nil
+}
+
+func (r *byteReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.off:])
+	if n <= 0 {
+		r.err = errShort
+		return 0
+	}
+	r.off += n
+	return v
 }

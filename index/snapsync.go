@@ -13,70 +13,111 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// syncSnapshot returns the snapshot at path up to date with the stores'
-// tips: as read when it is, else brought forward by diffing each changed
-// store's tree from the recorded commit (or rebuilt from the stores when it
-// is missing or unusable), written back, and returned.
-func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*snapshot, error) {
+// syncSnapshot returns the snapshot at path, with its delta, up to date
+// with the stores' tips: as read when it is, else brought forward by
+// diffing each changed store's tree from the recorded commit and appending
+// the change to the delta (or folding base and delta into a new base when
+// the delta is full), or rebuilt from the stores when it is missing or
+// unusable.
+func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*snapView, error) {
 	tips, err := Tips(stores)
 	if err != nil {
 		return nil, err
 	}
-	old, err := openSnapshot(path)
-	if err == nil && SameTips(old.tips, tips) {
-		return old, nil
+	if v, err := openView(path); err == nil {
+		if SameTips(v.tips, tips) {
+			return v, nil
+		}
+		nv, err := v.forward(ctx, path, stores, tips)
+		if err == nil {
+			return nv, nil
+		}
+		v.close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// damaged: rebuilt below
 	}
-	if old != nil {
-		// bringing it forward reads the whole file: once, not per part
-		old.close()
-		data, err := os.ReadFile(path)
-		if old = nil; err == nil {
-			old, _ = readSnapshot(bytes.NewReader(data), int64(len(data)))
+	ch := newSnapChanges()
+	for _, s := range stores {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-	}
-	var data []byte
-	if old != nil {
-		ch := newSnapChanges()
-		for _, s := range stores {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			k := StoreKey(s)
-			if oldTip, had := old.tips[k]; had && oldTip == tips[k] {
-				continue
-			} else if err := advanceStore(ch, s, oldTip, had, tips[k]); err != nil {
-				return nil, err
-			}
-		}
-		// stores the snapshot knew that this set no longer reads
-		for k := range old.tips {
-			if _, ok := tips[k]; !ok {
-				scope, _, _ := strings.Cut(k, " ")
-				ch.scopes[gitstore.Scope(scope)] = true
-			}
-		}
-		if data, err = old.apply(tips, ch); err != nil {
-			data = nil // damaged: rebuilt below
+		if err := advanceStore(ch, s, "", false, tips[StoreKey(s)]); err != nil {
+			return nil, err
 		}
 	}
-	if data == nil {
-		ch := newSnapChanges()
-		for _, s := range stores {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := advanceStore(ch, s, "", false, tips[StoreKey(s)]); err != nil {
-				return nil, err
-			}
-		}
-		data = encodeSnapshot(tips, ch.put)
-	}
-	snap, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
+	data := encodeSnapshot(tips, ch.put)
+	v, err := viewOf(data)
 	if err != nil {
 		return nil, err
 	}
-	_ = gitstore.WriteFileAtomic(path, data, 0o644) // a cache: answering matters more than keeping it
-	return snap, nil
+	// a cache: answering matters more than keeping it
+	if gitstore.WriteFileAtomic(path, data, 0o644) == nil {
+		os.Remove(deltaPath(path))
+	}
+	return v, nil
+}
+
+// forward brings the view to tips: one segment appended to the delta, or,
+// when the delta is full or damaged or a store must be read in full, a new
+// base. It returns the view brought forward (v itself, or a new one); on
+// an error the caller closes v.
+func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.Store, tips map[string]string) (*snapView, error) {
+	ch := newSnapChanges()
+	for _, s := range stores {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		k := StoreKey(s)
+		if oldTip, had := v.tips[k]; had && oldTip == tips[k] {
+			continue
+		} else if err := advanceStore(ch, s, oldTip, had, tips[k]); err != nil {
+			return nil, err
+		}
+	}
+	// stores the snapshot knew that this set no longer reads
+	for k := range v.tips {
+		if _, ok := tips[k]; !ok {
+			scope, _, _ := strings.Cut(k, " ")
+			ch.scopes[gitstore.Scope(scope)] = true
+		}
+	}
+	if len(ch.scopes) == 0 && !v.damaged && v.deltaSize < deltaMax {
+		sg, err := v.segmentFor(tips, ch)
+		if err != nil {
+			return nil, err
+		}
+		data := sg.encode(v.base)
+		if appendSegment(deltaPath(path), data) == nil {
+			v.deltaSize += int64(len(data))
+		}
+		v.apply(sg)
+		return v, nil
+	}
+	// bringing it forward reads the whole base: once, not per part
+	full, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	base, err := readSnapshot(bytes.NewReader(full), int64(len(full)))
+	if err != nil || base.crc != v.base.crc {
+		return nil, fmt.Errorf("%w: the snapshot changed while it was read", ErrSnapshot)
+	}
+	v.base.close()
+	v.base = base // in memory from here: closing it again is harmless
+	data, err := v.fold(tips, ch)
+	if err != nil {
+		return nil, err
+	}
+	nv, err := viewOf(data)
+	if err != nil {
+		return nil, err
+	}
+	if gitstore.WriteFileAtomic(path, data, 0o644) == nil {
+		os.Remove(deltaPath(path))
+	}
+	return nv, nil
 }
 
 // snapChanges are what tree diffs found changed since a snapshot: keys to
@@ -149,8 +190,13 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 		putKeys = append(putKeys, k)
 	}
 	sort.Strings(putKeys)
+	baseSums, err := s.summaries()
+	if err != nil {
+		return nil, err
+	}
 	var keys []string
 	var raws [][]byte
+	var sums []docSum
 	oldToNew := make([]int, s.ndocs)
 	putID := make(map[string]int, len(putKeys))
 	j := 0
@@ -159,6 +205,9 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 			putID[putKeys[j]] = len(keys)
 			keys = append(keys, putKeys[j])
 			raws = append(raws, ch.put[putKeys[j]].raw)
+			sm := ch.put[putKeys[j]].sum
+			sm.key = putKeys[j]
+			sums = append(sums, sm)
 		}
 	}
 	for i := 0; i < s.ndocs; i++ {
@@ -174,6 +223,7 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 		oldToNew[i] = len(keys)
 		keys = append(keys, k)
 		raws = append(raws, raw)
+		sums = append(sums, baseSums[i])
 	}
 	addPut("", true)
 	// the new documents' postings, by term
@@ -198,7 +248,7 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 		hint += len(d.raw) + 8*len(d.tf)
 	}
 	var kept, merged []post
-	data, err := encodeParts(tips, keys, raws, 0, hint, func(emit func(string, []post)) error {
+	data, err := encodeParts(tips, keys, raws, sums, 0, hint, func(emit func(string, []post)) error {
 		a := 0
 		for bi := range s.blocks {
 			var ferr error
@@ -278,7 +328,7 @@ func Refresh(ctx context.Context, set *gitstore.Set) error {
 
 // rebuildSnapshot writes the set's snapshot from scratch.
 func rebuildSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (int, error) {
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+	if err := removeSnapshot(path); err != nil {
 		return 0, err
 	}
 	s, err := syncSnapshot(ctx, path, stores)

@@ -1,0 +1,501 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"sort"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// A write does not rewrite the snapshot: it appends one segment to a delta
+// file beside it (recall.snapshot.delta) with the documents it removed and
+// the ones it added, already analyzed. A reader opens the snapshot (the
+// base), reads the delta, and answers from both (snapView). When the delta
+// passes deltaMax bytes, or a change cannot be expressed as one (a store
+// read in full, a damaged delta), the next write folds base and delta into
+// a new base and removes the delta. So a write costs the same at 1,000
+// memories and at 100,000, and the rewrite of the whole file is paid once
+// per deltaMax bytes of changes.
+//
+// A segment (integers little-endian):
+//
+//	"GMSD", u32 body length, u32 CRC-32C of the body, body:
+//	u32 checksum and u64 length of the base it extends (a delta left
+//	beside another base is ignored); the tips it starts from and the tips
+//	it brings the snapshot to (uvarint-counted store key, commit); removed
+//	documents (uvarint-counted: key, uvarint base document number + 1 (0:
+//	not in the base), and for a base document its term count and terms);
+//	added documents (uvarint-counted: key, JSON, term count, terms), terms
+//	as uvarint-counted (term, frequency).
+//
+// Segments apply in order, each only to the state it starts from: one
+// written from an older state by a concurrent writer is skipped (the reader
+// brings what it missed forward by tree diffs, as for a stale base). A
+// damaged segment ends the delta, and the next write folds.
+const deltaMagic = "GMSD"
+
+// deltaMax is the delta's size past which the next write folds it.
+var deltaMax int64 = 1 << 20
+
+func deltaPath(path string) string { return path + ".delta" }
+
+// removeSnapshot deletes the snapshot at path and its delta.
+func removeSnapshot(path string) error {
+	err := os.Remove(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Remove(deltaPath(path)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// snapView is a snapshot with its delta applied: the corpus recall ranks
+// from. Base documents keep their numbers; added documents follow them.
+type snapView struct {
+	base   *snapshot
+	tips   map[string]string
+	ndocs  int
+	tokens int
+	// documents of the base the delta removed, with their terms
+	dropped     map[uint64]bool
+	droppedKeys map[string]bool
+	droppedDF   map[string]int
+	// documents the delta added (dead: removed again)
+	added    []*deltaDoc
+	addedKey map[string]int
+	addPost  map[string][]int // by term, the live added documents containing it; nil: not built
+	// deltaSize is the delta file's length; damaged that a segment could not be read
+	deltaSize int64
+	damaged   bool
+	seen      map[string][]byte
+}
+
+// deltaDoc is a document as a segment holds it.
+type deltaDoc struct {
+	key     string
+	baseDoc int // the base document a removal removes; -1: none
+	raw     []byte
+	n       int
+	tf      map[string]int
+	sum     *docSum // nil: read from raw when needed
+	dead    bool
+}
+
+// summary is the document's summary, decoded from its JSON the first time.
+func (d *deltaDoc) summary() (docSum, error) {
+	if d.sum == nil {
+		m, err := gitstore.DecodeMemory(d.raw)
+		if err != nil {
+			return docSum{}, fmt.Errorf("%w: document %s: %v", ErrSnapshot, d.key, err)
+		}
+		sm := sumOf(d.key, m)
+		d.sum = &sm
+	}
+	return *d.sum, nil
+}
+
+func newView(base *snapshot) *snapView {
+	return &snapView{base: base, tips: base.tips, ndocs: base.ndocs, tokens: base.tokens,
+		dropped: map[uint64]bool{}, droppedKeys: map[string]bool{}, droppedDF: map[string]int{},
+		addedKey: map[string]int{}}
+}
+
+// openView opens the base at path and applies its delta.
+func openView(path string) (*snapView, error) {
+	base, err := openSnapshot(path)
+	if err != nil {
+		return nil, err
+	}
+	v := newView(base)
+	data, err := os.ReadFile(deltaPath(path))
+	if err == nil {
+		v.readDelta(data)
+	}
+	return v, nil
+}
+
+func (v *snapView) close() { v.base.close() }
+
+// segment is one write's change.
+type segment struct {
+	from, to map[string]string
+	drops    []*deltaDoc
+	puts     []*deltaDoc
+}
+
+func (v *snapView) readDelta(data []byte) {
+	v.deltaSize = int64(len(data))
+	le := binary.LittleEndian
+	for off := 0; off < len(data); {
+		if len(data)-off < 12 || string(data[off:off+4]) != deltaMagic {
+			v.damaged = true
+			return
+		}
+		n := int(le.Uint32(data[off+4:]))
+		if n > len(data)-off-12 || crc32.Checksum(data[off+12:off+12+n], castagnoli) != le.Uint32(data[off+8:]) {
+			v.damaged = true
+			return
+		}
+		body := data[off+12 : off+12+n]
+		off += 12 + n
+		if len(body) < 12 || le.Uint32(body) != v.base.crc || int64(le.Uint64(body[4:])) != v.base.size {
+			continue // beside another base
+		}
+		r := &byteReader{b: body, off: 12}
+		sg := &segment{from: readTips(r), to: readTips(r)}
+		if !SameTips(sg.from, v.tips) {
+			continue
+		}
+		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
+			d := &deltaDoc{key: r.str(), baseDoc: int(r.uvarint()) - 1}
+			if d.baseDoc >= 0 {
+				d.n, d.tf = readTerms(r)
+			}
+			sg.drops = append(sg.drops, d)
+		}
+		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
+			d := &deltaDoc{key: r.str(), baseDoc: -1}
+			d.raw = []byte(r.str())
+			d.n, d.tf = readTerms(r)
+			sg.puts = append(sg.puts, d)
+		}
+		if r.err != nil || (sg.drops == nil && sg.puts == nil && SameTips(sg.from, sg.to)) {
+			v.damaged = true
+			return
+		}
+		v.apply(sg)
+	}
+}
+
+func readTips(r *byteReader) map[string]string {
+	tips := map[string]string{}
+	for i, n := 0, r.uvarint(); uint64(i) < n && r.err == nil; i++ {
+		k := r.str()
+		tips[k] = r.str()
+	}
+	return tips
+}
+
+func readTerms(r *byteReader) (int, map[string]int) {
+	n := int(r.uvarint())
+	k := r.uvarint()
+	if r.err != nil || k > uint64(len(r.b)) {
+		r.err = errShort
+		return 0, nil
+	}
+	tf := make(map[string]int, k)
+	for i := uint64(0); i < k && r.err == nil; i++ {
+		t := r.str()
+		tf[t] = int(r.uvarint())
+	}
+	return n, tf
+}
+
+// apply applies a segment that starts from the view's state.
+func (v *snapView) apply(sg *segment) {
+	for _, d := range sg.drops {
+		v.remove(d)
+	}
+	for _, d := range sg.puts {
+		if i, ok := v.addedKey[d.key]; ok {
+			v.kill(i)
+		}
+		v.addedKey[d.key] = len(v.added)
+		v.added = append(v.added, d)
+		v.ndocs++
+		v.tokens += d.n
+	}
+	v.tips = sg.to
+	v.addPost = nil
+}
+
+func (v *snapView) remove(d *deltaDoc) {
+	if i, ok := v.addedKey[d.key]; ok {
+		v.kill(i)
+		return
+	}
+	if d.baseDoc < 0 || d.baseDoc >= v.base.ndocs || v.dropped[uint64(d.baseDoc)] {
+		return
+	}
+	v.dropped[uint64(d.baseDoc)] = true
+	v.droppedKeys[d.key] = true
+	v.ndocs--
+	v.tokens -= d.n
+	for t := range d.tf {
+		v.droppedDF[t]++
+	}
+}
+
+func (v *snapView) kill(i int) {
+	d := v.added[i]
+	d.dead = true
+	delete(v.addedKey, d.key)
+	v.ndocs--
+	v.tokens -= d.n
+}
+
+// segmentFor turns the changes tree diffs found into a segment from the
+// view's state to tips, reading the removed base documents' terms.
+func (v *snapView) segmentFor(tips map[string]string, ch *snapChanges) (*segment, error) {
+	sg := &segment{from: v.tips, to: tips}
+	drops := make([]string, 0, len(ch.drop))
+	for k := range ch.drop {
+		drops = append(drops, k)
+	}
+	sort.Strings(drops)
+	for _, k := range drops {
+		d := &deltaDoc{key: k, baseDoc: -1}
+		if _, ok := v.addedKey[k]; !ok && !v.droppedKeys[k] {
+			doc, raw, err := v.base.find(k)
+			if err != nil {
+				return nil, err
+			}
+			if doc >= 0 {
+				m, err := gitstore.DecodeMemory(raw)
+				if err != nil {
+					return nil, fmt.Errorf("%w: document %s: %v", ErrSnapshot, k, err)
+				}
+				d.baseDoc = doc
+				sd := analyzedDoc(m, raw)
+				d.n, d.tf = sd.n, sd.tf
+			}
+		}
+		sg.drops = append(sg.drops, d)
+	}
+	puts := make([]string, 0, len(ch.put))
+	for k := range ch.put {
+		puts = append(puts, k)
+	}
+	sort.Strings(puts)
+	for _, k := range puts {
+		p := ch.put[k]
+		sum := p.sum
+		sum.key = k
+		sg.puts = append(sg.puts, &deltaDoc{key: k, baseDoc: -1, raw: p.raw, n: p.n, tf: p.tf, sum: &sum})
+	}
+	return sg, nil
+}
+
+func (sg *segment) encode(base *snapshot) []byte {
+	le := binary.LittleEndian
+	appendStr := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	appendTips := func(b []byte, tips map[string]string) []byte {
+		keys := make([]string, 0, len(tips))
+		for k := range tips {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		for _, k := range keys {
+			b = appendStr(appendStr(b, k), tips[k])
+		}
+		return b
+	}
+	appendTerms := func(b []byte, n int, tf map[string]int) []byte {
+		terms := make([]string, 0, len(tf))
+		for t := range tf {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(n)), uint64(len(terms)))
+		for _, t := range terms {
+			b = binary.AppendUvarint(appendStr(b, t), uint64(tf[t]))
+		}
+		return b
+	}
+	body := le.AppendUint32(nil, base.crc)
+	body = le.AppendUint64(body, uint64(base.size))
+	body = appendTips(appendTips(body, sg.from), sg.to)
+	body = binary.AppendUvarint(body, uint64(len(sg.drops)))
+	for _, d := range sg.drops {
+		body = binary.AppendUvarint(appendStr(body, d.key), uint64(d.baseDoc+1))
+		if d.baseDoc >= 0 {
+			body = appendTerms(body, d.n, d.tf)
+		}
+	}
+	body = binary.AppendUvarint(body, uint64(len(sg.puts)))
+	for _, d := range sg.puts {
+		body = appendTerms(appendStr(appendStr(body, d.key), string(d.raw)), d.n, d.tf)
+	}
+	out := append([]byte(deltaMagic), make([]byte, 8)...)
+	le.PutUint32(out[4:], uint32(len(body)))
+	le.PutUint32(out[8:], crc32.Checksum(body, castagnoli))
+	return append(out, body...)
+}
+
+// appendSegment appends one encoded segment to the delta at path with a
+// single write, so concurrent writers' segments never interleave.
+func appendSegment(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// changesFromBase are the view's changes to its base plus ch, as one set of
+// changes to the base (what a fold applies).
+func (v *snapView) changesFromBase(ch *snapChanges) (*snapChanges, error) {
+	out := newSnapChanges()
+	for s := range ch.scopes {
+		out.scopes[s] = true
+	}
+	for k := range v.droppedKeys {
+		out.drop[k] = true
+	}
+	for _, d := range v.added {
+		if d.dead || ch.scopes[scopeOfKey(d.key)] {
+			continue
+		}
+		out.drop[d.key] = true
+		sum, err := d.summary()
+		if err != nil {
+			return nil, err
+		}
+		out.put[d.key] = &snapDoc{raw: d.raw, n: d.n, tf: d.tf, sum: sum}
+	}
+	for k := range ch.drop {
+		delete(out.put, k)
+		out.drop[k] = true
+	}
+	for k, d := range ch.put {
+		out.put[k] = d
+	}
+	return out, nil
+}
+
+// fold is the base rewritten with the view's changes and ch, reflecting tips.
+func (v *snapView) fold(tips map[string]string, ch *snapChanges) ([]byte, error) {
+	all, err := v.changesFromBase(ch)
+	if err != nil {
+		return nil, err
+	}
+	return v.base.apply(tips, all)
+}
+
+// find looks a key up in the base: its document number and JSON, or -1.
+func (s *snapshot) find(key string) (int, []byte, error) {
+	var ferr error
+	var raw []byte
+	i := sort.Search(s.ndocs, func(i int) bool {
+		k, r, err := s.doc(i)
+		if err != nil {
+			ferr = err
+			return true
+		}
+		if k == key {
+			raw = r
+		}
+		return k >= key
+	})
+	if ferr != nil {
+		return -1, nil, ferr
+	}
+	if raw == nil {
+		return -1, nil, nil
+	}
+	return i, raw, nil
+}
+
+// the corpus and loader of the view
+
+func (v *snapView) docCount() int { return v.ndocs }
+
+func (v *snapView) avgLen() float64 {
+	if v.ndocs == 0 {
+		return 1
+	}
+	return float64(v.tokens) / float64(v.ndocs)
+}
+
+func (v *snapView) postIndex() map[string][]int {
+	if v.addPost == nil {
+		v.addPost = map[string][]int{}
+		for i, d := range v.added {
+			if d.dead {
+				continue
+			}
+			for t := range d.tf {
+				v.addPost[t] = append(v.addPost[t], i)
+			}
+		}
+	}
+	return v.addPost
+}
+
+func (v *snapView) df(term string) (int, error) {
+	n, err := v.base.df(term)
+	if err != nil {
+		return 0, err
+	}
+	return n - v.droppedDF[term] + len(v.postIndex()[term]), nil
+}
+
+func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error {
+	if len(v.dropped) == 0 {
+		if err := v.base.postings(term, fn); err != nil {
+			return err
+		}
+	} else if err := v.base.postings(term, func(doc uint64, tf, dl int) {
+		if !v.dropped[doc] {
+			fn(doc, tf, dl)
+		}
+	}); err != nil {
+		return err
+	}
+	for _, i := range v.postIndex()[term] {
+		d := v.added[i]
+		fn(uint64(v.base.ndocs+i), d.tf[term], normLen(lenAsNorm(d.n)))
+	}
+	return nil
+}
+
+func (v *snapView) postingsAmong(term string, _ []uint64, fn func(doc uint64, tf, dl int)) error {
+	return v.postings(term, fn)
+}
+
+func (v *snapView) external(doc uint64) (string, error) {
+	if doc < uint64(v.base.ndocs) {
+		return v.base.external(doc)
+	}
+	i := int(doc) - v.base.ndocs
+	if i >= len(v.added) || v.added[i].dead {
+		return "", fmt.Errorf("%w: no document %d", ErrSnapshot, doc)
+	}
+	return v.added[i].key, nil
+}
+
+func (v *snapView) load(key string) (*entry, error) {
+	if i, ok := v.addedKey[key]; ok {
+		m, err := gitstore.DecodeMemory(v.added[i].raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: document %s: %v", ErrSnapshot, key, err)
+		}
+		return &entry{key: key, scope: scopeOfKey(key), m: m}, nil
+	}
+	if v.droppedKeys[key] {
+		return nil, fmt.Errorf("%w: %w: %s", ErrSnapshot, ErrNoDocument, key)
+	}
+	return v.base.load(key)
+}
+
+var _ loader = (*snapView)(nil)
+
+// viewOf reads an encoded snapshot held in memory, with no delta.
+func viewOf(data []byte) (*snapView, error) {
+	s, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	return newView(s), nil
+}

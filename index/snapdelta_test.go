@@ -1,0 +1,77 @@
+package index
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// TestSnapshotWriteAppends: a write appends a segment to the delta and
+// leaves the base alone; a segment written from an older state (a
+// concurrent writer's) is skipped; past deltaMax the next write folds
+// base and delta into a new base. Every step answers like a scan.
+func TestSnapshotWriteAppends(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	ctx := context.Background()
+	path := SnapshotPath(r.set)
+	agree := func(q string) {
+		t.Helper()
+		a := r.recall(q)
+		require.Equal(t, "snapshot", a.Source, a.Fallback)
+		b := r.recall(q, func(o *Options) { o.NoIndex = true })
+		require.Equal(t, ids(b), ids(a), q)
+		for i := range a.Hits {
+			require.InDelta(t, b.Hits[i].Score, a.Hits[i].Score, 1e-9)
+		}
+	}
+	agree("deploy api fly.io")
+	base, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	m := r.add("Deploys to the api are paused on Fridays; fly.io deploys resume on Monday.")
+	require.NoError(t, Refresh(ctx, r.set))
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, base, after, "the base is not rewritten")
+	first, err := os.ReadFile(deltaPath(path))
+	require.NoError(t, err)
+	require.Less(t, len(first), 4096, "one memory's segment")
+	require.Contains(t, ids(r.recall("deploy api fly.io fridays")), m.ID)
+	agree("deploy api fly.io")
+
+	// a revision drops a base document and adds its new version
+	_, err = r.main.Revise(ctx, gitstore.Writer{Agent: "test"}, m.ID, "Deploys to the api are paused on Fridays and Saturdays.")
+	require.NoError(t, err)
+	require.NoError(t, Refresh(ctx, r.set))
+	agree("deploy api fridays saturdays")
+
+	// a concurrent writer's segment from the first state lands last: skipped
+	require.NoError(t, appendSegment(deltaPath(path), first))
+	v, err := openView(path)
+	require.NoError(t, err)
+	tips, err := Tips(r.set.Stores())
+	require.NoError(t, err)
+	require.Equal(t, tips, v.tips)
+	require.False(t, v.damaged)
+	v.close()
+	agree("deploy api fridays saturdays")
+
+	// past deltaMax, the next write folds
+	saved := deltaMax
+	deltaMax = 1
+	defer func() { deltaMax = saved }()
+	r.add("The api fly.io deploy token rotates every ninety days.")
+	require.NoError(t, Refresh(ctx, r.set))
+	_, err = os.Stat(deltaPath(path))
+	require.True(t, os.IsNotExist(err), "the delta was folded into the base")
+	folded, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotEqual(t, base, folded)
+	agree("deploy api fly.io token")
+	agree("deploy api fridays saturdays")
+}
