@@ -1,12 +1,16 @@
 package cmd
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 type listOptions struct {
@@ -14,17 +18,25 @@ type listOptions struct {
 	asOf    string
 	validAt string
 	json    bool
+	// limit is --limit; -1: not given (a screenful on a terminal, else all)
+	limit int
 }
+
+// screenful is how many memories list shows on a terminal without --limit.
+const screenful = 40
 
 func init() { register(newListCmd) }
 
 func newListCmd(env *Env) *cobra.Command {
 	o := &listOptions{}
 	c := &cobra.Command{
-		Use:   "list [--type T] [--all] [--json]",
+		Use:   "list [--type T] [--all] [--limit N] [--json]",
 		Short: "List current memories (project, private and personal), newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.limit < -1 {
+				return fmt.Errorf("%w: --limit %d: give a number of memories, or 0 for all", gitstore.ErrInvalid, o.limit)
+			}
 			if o.filter.Type != "" {
 				if err := gitstore.ValidateType(o.filter.Type); err != nil {
 					return err
@@ -39,6 +51,7 @@ func newListCmd(env *Env) *cobra.Command {
 	f.StringVar(&o.asOf, "as-of", "", "the store as it was at `WHEN` (RFC 3339 time, YYYY-MM-DD, or a memory commit)")
 	f.StringVar(&o.validAt, "valid-at", "", "what was true at `WHEN`, superseded facts included")
 	f.BoolVar(&o.json, "json", false, "print a JSON array")
+	f.IntVarP(&o.limit, "limit", "n", -1, fmt.Sprintf("show the newest `N` (0: all; default %d on a terminal, else all)", screenful))
 	return c
 }
 
@@ -49,6 +62,22 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 	}
 	noteOutsideRepo(env, set)
 	o.filter.Now = env.Now()
+	limit := o.limit
+	if limit < 0 {
+		limit = 0
+		if env.Terminal && !o.json {
+			limit = screenful
+		}
+	}
+	if limit > 0 && o.asOf == "" && o.validAt == "" {
+		// the snapshot's summaries pick what is shown; only those are read
+		// (listing everything reads the stores, which also tells about
+		// invalid documents)
+		if cat, err := index.OpenCatalog(ctx, set); err == nil {
+			defer cat.Close()
+			return listCatalog(env, o, cat, limit)
+		}
+	}
 	var ms []*gitstore.Memory
 	if o.asOf != "" || o.validAt != "" {
 		ms, err = listAt(ctx, set, o)
@@ -63,19 +92,106 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 		ids[i] = m.ID
 	}
 	short := gitstore.ShortIDs(ids)
-	if o.json {
-		out := make([]gitstore.View, 0, len(ms))
-		for _, m := range ms {
-			out = append(out, toJSON(m, short[m.ID], o.filter.Now))
-		}
-		return writeJSON(env.Out, out)
+	more := 0
+	if limit > 0 && len(ms) > limit {
+		ms, more = ms[:limit], len(ms)-limit
 	}
-	if len(ms) == 0 {
+	return writeList(env, o, len(ids), more, short, func(yield func(*gitstore.Memory) error) error {
+		for _, m := range ms {
+			if err := yield(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// listCatalog lists from the snapshot's summaries: the filter and the
+// order need no memory decoded, and only the memories shown are read.
+func listCatalog(env *Env, o *listOptions, cat *index.Catalog, limit int) error {
+	var keep []index.Summary
+	for _, s := range cat.Memories {
+		if o.filter.Type != "" && s.Type != o.filter.Type {
+			continue
+		}
+		if !o.filter.All && s.Retired(o.filter.Now) {
+			continue
+		}
+		keep = append(keep, s)
+	}
+	ids := make([]string, len(keep))
+	for i, s := range keep {
+		ids[i] = s.ID
+	}
+	short := gitstore.ShortIDs(ids)
+	more := 0
+	if limit > 0 && len(keep) > limit {
+		keep, more = keep[:limit], len(keep)-limit
+	}
+	return writeList(env, o, len(ids), more, short, func(yield func(*gitstore.Memory) error) error {
+		for _, s := range keep {
+			m, err := cat.Load(s)
+			if err != nil {
+				return err
+			}
+			if err := yield(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeList prints the memories each yields, one at a time (a JSON array
+// is streamed, element by element); total is how many passed the filter,
+// more how many of them the limit left out.
+func writeList(env *Env, o *listOptions, total, more int, short map[string]string, each func(yield func(*gitstore.Memory) error) error) error {
+	if o.json {
+		bw := bufio.NewWriter(env.Out)
+		n := 0
+		bw.WriteString("[")
+		err := each(func(m *gitstore.Memory) error {
+			if n > 0 {
+				bw.WriteString(",")
+			}
+			n++
+			bw.WriteString("\n  ")
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("  ", "  ")
+			if err := enc.Encode(toJSON(m, short[m.ID], o.filter.Now)); err != nil {
+				return err
+			}
+			_, err := bw.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("]\n")
+		return bw.Flush()
+	}
+	if total == 0 {
 		fmt.Fprintln(env.Err, "no memories yet; save one with git mem add -- TEXT")
 		return nil
 	}
-	for _, m := range ms {
-		fmt.Fprintln(env.Out, memoryLine(m, short[m.ID], o.filter.Now))
+	bw := bufio.NewWriter(env.Out)
+	err := each(func(m *gitstore.Memory) error {
+		_, err := fmt.Fprintln(bw, memoryLine(m, short[m.ID], o.filter.Now))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if more > 0 {
+		fmt.Fprintf(env.Err, "%d more; git mem list --limit 0 shows them all\n", more)
 	}
 	return nil
 }

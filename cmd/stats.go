@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 type statsOptions struct {
@@ -45,13 +46,20 @@ type statsJSON struct {
 	Stores []storeStats `json:"stores"`
 }
 
-func runStats(_ context.Context, env *Env, o *statsOptions) error {
+func runStats(ctx context.Context, env *Env, o *statsOptions) error {
 	set, err := env.openSet()
 	if err != nil {
 		return err
 	}
 	now := env.Now()
 	out := statsJSON{InRepo: set.InRepo(), Stores: []storeStats{}}
+	// counted from the recall snapshot's summaries when there is one: no
+	// memory is decoded
+	var cat *index.Catalog
+	if c, err := index.OpenCatalog(ctx, set); err == nil {
+		cat = c
+		defer cat.Close()
+	}
 	for _, st := range set.Stores() {
 		tip, err := st.Tip()
 		if err != nil {
@@ -61,17 +69,28 @@ func runStats(_ context.Context, env *Env, o *statsOptions) error {
 		if !tip.IsZero() {
 			s.Tip = tip.String()
 		}
-		all, err := st.List(gitstore.Filter{All: true, Now: now})
-		if err != nil {
-			return err
-		}
-		for _, m := range all {
-			if m.Retired(now) {
+		count := func(typ string, retired bool) {
+			if retired {
 				s.Retired++
-				continue
+				return
 			}
 			s.Current++
-			s.ByType[m.Type]++
+			s.ByType[typ]++
+		}
+		if cat != nil {
+			for _, m := range cat.Memories {
+				if m.Scope == st.Scope {
+					count(m.Type, m.Retired(now))
+				}
+			}
+		} else {
+			all, err := st.List(gitstore.Filter{All: true, Now: now})
+			if err != nil {
+				return err
+			}
+			for _, m := range all {
+				count(m.Type, m.Retired(now))
+			}
 		}
 		out.Stores = append(out.Stores, s)
 	}
