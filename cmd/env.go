@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -163,4 +164,18 @@ func exitCode(err error) int {
 		return 2
 	}
 	return 1
+}
+
+// autoGC keeps the object stores the command opened packed the way git
+// does (gc.auto, gc.autoDetach): every write leaves loose objects, and
+// "git gc --auto" is started in the background when they pass git's
+// threshold. A failure to start it is not the command's failure.
+func (e *Env) autoGC(ctx context.Context) {
+	for _, set := range e.sets {
+		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+			if r != nil {
+				_ = r.AutoGC(ctx, true)
+			}
+		}
+	}
 }

@@ -32,8 +32,11 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	root.SetIn(env.In)
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
-	err := root.ExecuteContext(ctx)
+	ran, err := root.ExecuteContextC(ctx)
 	env.warnSkipped(err)
+	if err == nil && ran != nil && ran.Name() != "hook" && ran.Name() != "mcp" {
+		env.autoGC(ctx)
+	}
 	if err == nil {
 		return 0
 	}

@@ -476,6 +476,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	_ = store.Repo.AutoGC(ctx, false) // in the background: the server answers first
 	m := oc.Memory
 	short := shortID(store, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
