@@ -1,0 +1,195 @@
+package hooks_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkScale measures what git-mem's everyday commands cost at 1,000,
+// 10,000 and 100,000 memories (GIT_MEM_BENCH_SIZES), as processes started
+// the way a user or an agent starts them, each as a ratio to a no-op Go
+// binary started in the same interleaved run: git mem add, the
+// session-start and prompt hooks (git-mem-hook), git mem recall, stats and
+// list --limit 20; then one git mem reindex (time and peak memory) and the
+// loose objects left. scripts/bench.sh runs it and writes the table the
+// README quotes.
+//
+// With GIT_MEM_BENCH_BASELINE=DIR (a directory holding git-mem and
+// git-mem-hook built from another version) the same commands of that
+// version are timed in the same run, on a copy of each store of their own.
+// GIT_MEM_BENCH_RUNS sets the runs per command (default 30);
+// GIT_MEM_BENCH_OUT a file the markdown table is written to.
+func BenchmarkScale(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("needs the go command to build the binaries")
+	}
+	tmp := b.TempDir()
+	cur := filepath.Join(tmp, "current")
+	must(b, os.MkdirAll(cur, 0o755))
+	for bin, pkg := range map[string]string{"git-mem": "./cmd/git-mem", "git-mem-hook": "./cmd/git-mem-hook"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(cur, bin), pkg)
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	noopDir := filepath.Join(tmp, "noop")
+	must(b, os.MkdirAll(noopDir, 0o755))
+	must(b, os.WriteFile(filepath.Join(noopDir, "go.mod"), []byte("module noop\n\ngo 1.22\n"), 0o644))
+	must(b, os.WriteFile(filepath.Join(noopDir, "main.go"), []byte("package main\n\nimport (\n\t\"io\"\n\t\"os\"\n)\n\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n"), 0o644))
+	noop := filepath.Join(tmp, "noop-bin")
+	build := exec.Command("go", "build", "-o", noop, ".")
+	build.Dir = noopDir
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build noop: %v\n%s", err, out)
+	}
+	isolateB(b)
+
+	versions := []string{cur}
+	if base := os.Getenv("GIT_MEM_BENCH_BASELINE"); base != "" {
+		versions = append(versions, base)
+	}
+	runs := 30
+	if v, err := strconv.Atoi(os.Getenv("GIT_MEM_BENCH_RUNS")); err == nil && v > 0 {
+		runs = v
+	}
+	sizes := []int{1000, 10000, 100000}
+	if v := os.Getenv("GIT_MEM_BENCH_SIZES"); v != "" {
+		sizes = sizes[:0]
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			must(b, err)
+			sizes = append(sizes, n)
+		}
+	}
+	ops := []string{"add", "session-start", "prompt", "recall", "stats", "list --limit 20"}
+	var table strings.Builder
+	table.WriteString("| version | memories | no-op | " + strings.Join(ops, " | ") + " | reindex | loose objects |\n")
+	table.WriteString("|---|---|---|" + strings.Repeat("---|", len(ops)) + "---|---|\n")
+	b.ResetTimer()
+	for _, size := range sizes {
+		start := time.Now()
+		seeded := newRepo(b, false)
+		seed(b, seeded, corpus(size)...)
+		git(b, seeded, "checkout", "-qb", "feature/refund-ledger")
+		fmt.Fprintf(os.Stderr, "seeded %d memories in %v\n", size, time.Since(start).Round(time.Millisecond))
+		dirs := make([]string, len(versions))
+		for v, bin := range versions {
+			dirs[v] = seeded
+			if v > 0 {
+				dirs[v] = filepath.Join(b.TempDir(), "copy")
+				out, err := exec.Command("cp", "-a", seeded, dirs[v]).CombinedOutput()
+				if err != nil {
+					b.Fatalf("cp: %v %s", err, out)
+				}
+			}
+			// the first session warms the caches (index, snapshot, start cache)
+			start = time.Now()
+			warm := payload("claude", "SessionStart", "warm", dirs[v], map[string]any{"source": "startup"})
+			if _, _, err := spawnIn(dirs[v], filepath.Join(bin, "git-mem"), []string{"hook", "warm"}, warm); err != nil {
+				b.Fatal(err)
+			}
+			fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
+		}
+		times := make([]map[string][]time.Duration, len(versions))
+		for v := range versions {
+			times[v] = map[string][]time.Duration{}
+		}
+		var tNoop []time.Duration
+		for i := 0; i < runs; i++ {
+			d, _, err := spawnIn(seeded, noop, nil, "{}")
+			must(b, err)
+			tNoop = append(tNoop, d)
+			for v, bin := range versions {
+				dir := dirs[v]
+				sid := fmt.Sprintf("bench-%d", i)
+				steps := []struct {
+					op, bin string
+					args    []string
+					stdin   string
+				}{
+					{"add", "git-mem", []string{"add", "--", fmt.Sprintf("Bench note %d: the refund ledger batch %d settles at %02d:%02d UTC", i, i*7919%100000, i%24, i%60)}, ""},
+					{"session-start", "git-mem-hook", []string{"session-start", "--agent", "claude"}, payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})},
+					{"prompt", "git-mem-hook", []string{"prompt", "--agent", "claude"}, payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})},
+					{"recall", "git-mem", []string{"recall", "--", "refund ledger reconcile amounts"}, ""},
+					{"stats", "git-mem", []string{"stats"}, ""},
+					{"list --limit 20", "git-mem", []string{"list", "--limit", "20"}, ""},
+				}
+				for _, s := range steps {
+					d, _, err := spawnIn(dir, filepath.Join(bin, s.bin), s.args, s.stdin)
+					if err != nil {
+						b.Fatalf("%s %s: %v", label(v), s.op, err)
+					}
+					times[v][s.op] = append(times[v][s.op], d)
+				}
+			}
+		}
+		mn := median(tNoop)
+		for v, bin := range versions {
+			row := fmt.Sprintf("| %s | %d | %.1f ms |", label(v), size, ms2(mn))
+			for _, op := range ops {
+				m := median(times[v][op])
+				row += fmt.Sprintf(" %.1f ms (%.1f×) |", ms2(m), float64(m)/float64(mn))
+			}
+			d, rss, err := spawnIn(dirs[v], filepath.Join(bin, "git-mem"), []string{"reindex"}, "")
+			must(b, err)
+			row += fmt.Sprintf(" %.1f s, %d MB |", d.Seconds(), rss>>20)
+			row += fmt.Sprintf(" %d |\n", looseObjects(dirs[v]))
+			table.WriteString(row)
+			fmt.Fprint(os.Stderr, row)
+		}
+	}
+	b.StopTimer()
+	fmt.Fprintf(os.Stderr, "\nmedians of %d interleaved runs each; ratios to the no-op of the same run\n%s", runs, table.String())
+	if out := os.Getenv("GIT_MEM_BENCH_OUT"); out != "" {
+		must(b, os.WriteFile(out, []byte(table.String()), 0o644))
+	}
+}
+
+func label(v int) string {
+	if v == 0 {
+		return "current"
+	}
+	return "baseline"
+}
+
+// spawnIn runs a binary in dir with stdin, reads its stdout, and returns the
+// time it took and its peak resident memory in bytes.
+func spawnIn(dir, bin string, args []string, stdin string) (time.Duration, int64, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	start := time.Now()
+	out, err := cmd.Output()
+	d := time.Since(start)
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		return d, 0, fmt.Errorf("%s %v: %w: %s%s", filepath.Base(bin), args, err, out, stderr)
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss) << 10 // kilobytes on Linux
+	}
+	return d, rss, nil
+}
+
+// looseObjects counts the loose objects of the repository in dir.
+func looseObjects(dir string) int {
+	n := 0
+	fans, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "[0-9a-f][0-9a-f]"))
+	for _, f := range fans {
+		entries, _ := os.ReadDir(f)
+		n += len(entries)
+	}
+	return n
+}
