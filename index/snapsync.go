@@ -168,16 +168,12 @@ func advanceStore(ch *snapChanges, s *gitstore.Store, oldTip string, had bool, t
 		}
 	}
 	ch.scopes[s.Scope] = true
-	ms, err := rd.All()
-	if err != nil {
+	// one memory at a time: only its JSON and terms are kept
+	return rd.Each(func(m *gitstore.Memory) error {
+		d, err := newSnapDoc(m)
+		ch.put[docKey(s.Scope, m.ID)] = d
 		return err
-	}
-	for _, m := range ms {
-		if ch.put[docKey(s.Scope, m.ID)], err = newSnapDoc(m); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // apply writes the snapshot with the changes made: the documents kept are

@@ -359,23 +359,21 @@ func (e *engine) rebuild(ctx context.Context, progress index.Progress) (*state, 
 	if err != nil {
 		return nil, err
 	}
-	type entry struct {
-		key string
-		m   *gitstore.Memory
-	}
-	var entries []entry
-	for _, s := range e.stores {
+	// the memories are read one at a time, store by store, and indexed in
+	// batches: a rebuild never holds every memory
+	readers := make([]*gitstore.Reader, len(e.stores))
+	total := 0 // for the progress: the documents' names, not their contents
+	for i, s := range e.stores {
 		to, _ := gitstore.HashOf(tips[index.StoreKey(s)])
-		rd, err := s.ReadAt(to)
-		if err != nil {
+		if readers[i], err = s.ReadAt(to); err != nil {
 			return nil, err
 		}
-		ms, err := rd.All()
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			entries = append(entries, entry{key: index.DocKey(s.Scope, m.ID), m: m})
+		if progress != nil {
+			hs, err := readers[i].BlobHashes()
+			if err != nil {
+				return nil, err
+			}
+			total += len(hs)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(e.dir), 0o755); err != nil {
@@ -391,35 +389,49 @@ func (e *engine) rebuild(ctx context.Context, progress index.Progress) (*state, 
 	st := &state{Version: index.MappingVersion, Tips: tips}
 	const batchSize = 2000
 	b := idx.NewBatch()
-	for i, en := range entries {
-		if err := ctx.Err(); err != nil {
-			cleanup()
-			return nil, err
+	flush := func() error {
+		if b.Size() == 0 {
+			return nil
 		}
-		terms := index.DocTerms(en.m)
-		fields, err := docFields(en.m, terms)
+		if err := idx.Batch(b); err != nil {
+			return err
+		}
+		b = idx.NewBatch()
+		if progress != nil {
+			progress(st.Docs, max(total, st.Docs))
+		}
+		return nil
+	}
+	for i, s := range e.stores {
+		err := readers[i].Each(func(m *gitstore.Memory) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			terms := index.DocTerms(m)
+			fields, err := docFields(m, terms)
+			if err != nil {
+				return err
+			}
+			if err := b.Index(index.DocKey(s.Scope, m.ID), fields); err != nil {
+				return err
+			}
+			st.Docs++
+			st.Tokens += len(terms)
+			if b.Size() >= batchSize {
+				return flush()
+			}
+			return nil
+		})
 		if err != nil {
 			cleanup()
 			return nil, err
 		}
-		if err := b.Index(en.key, fields); err != nil {
-			cleanup()
-			return nil, err
-		}
-		st.Docs++
-		st.Tokens += len(terms)
-		if b.Size() >= batchSize || i == len(entries)-1 {
-			if err := idx.Batch(b); err != nil {
-				cleanup()
-				return nil, err
-			}
-			b = idx.NewBatch()
-			if progress != nil {
-				progress(i+1, len(entries))
-			}
-		}
 	}
-	if len(entries) > batchSize {
+	if err := flush(); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if st.Docs > batchSize {
 		if adv, err := idx.Advanced(); err == nil {
 			if sc, ok := adv.(*scorch.Scorch); ok {
 				_ = sc.ForceMerge(ctx, nil)
@@ -444,8 +456,8 @@ func (e *engine) rebuild(ctx context.Context, progress index.Progress) (*state, 
 		return nil, err
 	}
 	os.RemoveAll(old)
-	if progress != nil && len(entries) == 0 {
-		progress(0, 0)
+	if progress != nil && st.Docs < total || progress != nil && st.Docs == 0 {
+		progress(st.Docs, st.Docs) // invalid documents were skipped, or there were none
 	}
 	return st, nil
 }
