@@ -153,7 +153,9 @@ func BenchmarkScale(b *testing.B) {
 	b.StopTimer()
 	fmt.Fprintf(os.Stderr, "\nmedians of %d interleaved runs each; ratios to the no-op of the same run\n%s", runs, table.String())
 	if out := os.Getenv("GIT_MEM_BENCH_OUT"); out != "" {
-		must(b, os.WriteFile(out, []byte(table.String()), 0o644))
+		head := fmt.Sprintf("Written by scripts/bench.sh: medians of %d interleaved runs per command; "+
+			"each ratio is to a no-op Go binary started the same way in the same run.\n\n", runs)
+		must(b, os.WriteFile(out, []byte(head+table.String()), 0o644))
 	}
 }
 

@@ -3,11 +3,28 @@
 # quote. Machines are shared and noisy: compare ratios within one run (e.g. add
 # at 10,000 memories against add at 1,000), not absolute times across runs.
 #
-#   scripts/bench.sh            store, recall, secret scan, sync, hooks
+#   scripts/bench.sh            scale table, store, recall, secret scan, sync, hooks
 #   BENCHTIME=50x scripts/bench.sh   fewer iterations
+#   SCALE_ONLY=1 scripts/bench.sh    only the scale table
+#
+# The scale table (BenchmarkScale in hooks/scale_bench_test.go) times add,
+# the session-start and prompt hooks, recall, stats, list --limit 20 and
+# reindex at 1,000, 10,000 and 100,000 memories (SCALE_SIZES), each as a
+# ratio to a no-op Go binary in one interleaved run (SCALE_RUNS, default 30),
+# and writes it to docs/bench-scale.md, which the README quotes.
+# SCALE_BASELINE=DIR times the git-mem and git-mem-hook in DIR (another
+# version, built by hand) in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${BENCHTIME:-200x}
+
+echo "== scale: the everyday commands at 1,000, 10,000 and 100,000 memories, against a no-op"
+GIT_MEM_BENCH_SIZES=${SCALE_SIZES:-1000,10000,100000} GIT_MEM_BENCH_RUNS=${SCALE_RUNS:-30} \
+	GIT_MEM_BENCH_BASELINE=${SCALE_BASELINE:-} GIT_MEM_BENCH_OUT="$PWD/docs/bench-scale.md" \
+	go test ./hooks -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -count 1 -timeout 120m
+if [ -n "${SCALE_ONLY:-}" ]; then
+	exit 0
+fi
 
 echo "== store: add, list, show at 1,000 and 10,000 memories"
 go test ./gitstore/ -run '^$' -bench '^Benchmark(Add|List|Show)$' -benchtime "$benchtime"
