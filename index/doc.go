@@ -21,6 +21,9 @@
 //     missing, truncated, corrupt or other-version one is rebuilt, so it
 //     never answers for another state of the stores. Writers refresh it
 //     after a write (Remember, Refresh), so a hook usually finds it current;
+//     a refresh appends the change to a delta file beside it rather than
+//     rewriting it (snapdelta.go), and its summary table lets list and stats
+//     count and order memories without decoding them (OpenCatalog);
 //   - the scan (Source "scan"): every memory read and indexed in memory;
 //     for reads as of a past time, stores without a directory, and when the
 //     snapshot cannot be written or read.
