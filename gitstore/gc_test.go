@@ -92,6 +92,10 @@ func TestAutoGC(t *testing.T) {
 	t.Run("background", func(t *testing.T) {
 		r := gcRepo(t, 3, "gc.auto", "256", "gc.autoDetach", "false")
 		require.NoError(t, r.AutoGC(ctx, false), "a server never waits")
-		require.Eventually(t, func() bool { return looseIn17(t, r) == 0 }, 30*time.Second, 50*time.Millisecond)
+		// git gc holds gc.pid until it is done: the directory is removed after
+		require.Eventually(t, func() bool {
+			_, err := os.Stat(filepath.Join(r.CommonDir, "gc.pid"))
+			return looseIn17(t, r) == 0 && os.IsNotExist(err)
+		}, 60*time.Second, 50*time.Millisecond)
 	})
 }

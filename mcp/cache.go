@@ -8,8 +8,11 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// maxCached bounds the document cache; past it the cache starts over.
-const maxCached = 100000
+// maxCached bounds the document cache; past it the cache starts over. The
+// cache serves only sets without a recall snapshot (memory_list and
+// memory_stats read its summaries), so the server does not grow with a
+// large store.
+const maxCached = 20000
 
 // docCache keeps decoded memory documents by store and blob hash. A blob
 // never changes, so a cached document is exactly the one a tree names: every

@@ -592,16 +592,23 @@ func (s *Server) list(ctx context.Context, c *call, in ListInput) (string, ListO
 			return "", out, toolError(err)
 		}
 	}
-	ms, err := s.docs.list(c.set, gitstore.Filter{Type: typ, Now: c.now})
+	l, ok, err := catalogList(ctx, c.set, typ, c.now, MaxListed)
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	out.Total = len(ms)
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
+	if !ok {
+		all, err := s.docs.list(c.set, gitstore.Filter{Type: typ, Now: c.now})
+		if err != nil {
+			return "", out, toolError(err)
+		}
+		for _, m := range all {
+			l.ids = append(l.ids, m.ID)
+		}
+		l.shown = all[:min(len(all), MaxListed)]
 	}
-	short := gitstore.ShortIDs(ids)
+	out.Total = len(l.ids)
+	short := gitstore.ShortIDs(l.ids)
+	ms := l.shown
 	var b strings.Builder
 	if len(ms) == 0 {
 		what := "memories"
@@ -610,15 +617,14 @@ func (s *Server) list(ctx context.Context, c *call, in ListInput) (string, ListO
 		}
 		fmt.Fprintf(&b, "No current %s.\n", what)
 	}
-	for i, m := range ms {
-		if i == MaxListed {
-			fmt.Fprintf(&b, "%d more not listed: pass a type, or search with memory_recall.\n", len(ms)-MaxListed)
-			break
-		}
+	for _, m := range ms {
 		mo := memoryOut(m, short[m.ID], c.now)
 		mo.Text = "" // in out.Text, cut to a line
 		out.Memories = append(out.Memories, mo)
 		fmt.Fprintf(&b, "- [%s, %s, trust %.2f%s] %s\n", short[m.ID], m.Type, m.EffectiveTrust(c.now), scopeNote(m.Scope()), gitstore.Summary(m.Text, listTextChars))
+	}
+	if out.Total > len(ms) {
+		fmt.Fprintf(&b, "%d more not listed: pass a type, or search with memory_recall.\n", out.Total-len(ms))
 	}
 	return b.String(), out, nil
 }
@@ -784,19 +790,26 @@ func (s *Server) stats(ctx context.Context, c *call, _ StatsInput) (string, Stat
 	} else {
 		fmt.Fprintf(&b, "No git repository in scope (%s, from the %s): serving your personal store only; writes are recorded as %s.\n", c.dir, out.ScopeFrom, c.w.Agent)
 	}
+	// counted from the snapshot's summaries when there is one: no memory is decoded
+	counts, fromCatalog := catalogCounts(ctx, c.set, c.now)
 	for _, st := range c.set.Stores() {
 		ss := StoreStats{Scope: string(st.Scope), Ref: st.Ref, GitDir: st.Repo.GitDir, ByType: map[string]int{}}
-		all, err := s.docs.read(st)
-		if err != nil {
-			return "", out, toolError(err)
+		if cs := counts[st.Scope]; cs != nil {
+			ss.Current, ss.Retired, ss.ByType = cs.Current, cs.Retired, cs.ByType
 		}
-		for _, m := range all {
-			if m.Retired(c.now) {
-				ss.Retired++
-				continue
+		if !fromCatalog {
+			all, err := s.docs.read(st)
+			if err != nil {
+				return "", out, toolError(err)
 			}
-			ss.Current++
-			ss.ByType[m.Type]++
+			for _, m := range all {
+				if m.Retired(c.now) {
+					ss.Retired++
+					continue
+				}
+				ss.Current++
+				ss.ByType[m.Type]++
+			}
 		}
 		out.Stores = append(out.Stores, ss)
 		fmt.Fprintf(&b, "%s (%s): %d current, %d superseded or expired", ss.Scope, ss.Ref, ss.Current, ss.Retired)
