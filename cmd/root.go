@@ -34,7 +34,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	root.SetErr(env.Err)
 	ran, err := root.ExecuteContextC(ctx)
 	env.warnSkipped(err)
-	if err == nil && ran != nil && ran.Name() != "hook" && ran.Name() != "mcp" {
+	if err == nil && ran != nil && writeVerbs[ran.Name()] {
 		env.autoGC(ctx)
 	}
 	if err == nil {
@@ -47,6 +47,14 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	}
 	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(message(err), true))
 	return code
+}
+
+// writeVerbs are the commands that write memory objects, after which git
+// gc --auto may be due. Hooks never start it (their deadline is the
+// agent's time), nor does the MCP server's command (memory_add does).
+var writeVerbs = map[string]bool{
+	"add": true, "revise": true, "confirm": true, "dispute": true, "forget": true,
+	"handoff": true, "share": true, "pull": true, "sync": true, "demo": true,
 }
 
 // isCobraUsage recognizes cobra's own errors for unknown commands and flags.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // git's defaults for gc.auto and gc.autoPackLimit.
@@ -18,7 +19,8 @@ const (
 // NeedsGC reports whether "git gc --auto" has work to do, estimated the way
 // git estimates it: more loose objects than gc.auto (counted in the
 // objects/17 directory, one 256th of them), or more packs than
-// gc.autoPackLimit. gc.auto 0 turns automatic collection off. Every memory
+// gc.autoPackLimit, and no collection is running. gc.auto 0 turns automatic
+// collection off. Every memory
 // written leaves a few loose objects (a blob, trees, a commit), so a store
 // that is never packed grows by tens of thousands of files.
 func (r *Repo) NeedsGC() bool {
@@ -33,6 +35,11 @@ func (r *Repo) NeedsGC() bool {
 		packLimit = c.Int("gc", "autoPackLimit", gcAutoPackLimitDefault)
 	}
 	if auto <= 0 {
+		return false
+	}
+	// a collection is running (git holds gc.pid meanwhile; git itself
+	// ignores one older than 12 hours)
+	if st, err := os.Stat(filepath.Join(r.CommonDir, "gc.pid")); err == nil && time.Since(st.ModTime()) < 12*time.Hour {
 		return false
 	}
 	objects := filepath.Join(r.CommonDir, "objects")

@@ -80,6 +80,12 @@ func TestAutoGC(t *testing.T) {
 		r := gcRepo(t, 3, "gc.auto", "0")
 		require.False(t, r.NeedsGC())
 	})
+	t.Run("a collection running", func(t *testing.T) {
+		r := gcRepo(t, 3, "gc.auto", "256")
+		require.True(t, r.NeedsGC())
+		require.NoError(t, os.WriteFile(filepath.Join(r.CommonDir, "gc.pid"), []byte("1 host\n"), 0o644))
+		require.False(t, r.NeedsGC(), "no second git gc while one holds gc.pid")
+	})
 	t.Run("foreground", func(t *testing.T) {
 		r := gcRepo(t, 3, "gc.auto", "256", "gc.autoDetach", "false")
 		require.True(t, r.NeedsGC())
