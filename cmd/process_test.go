@@ -52,6 +52,16 @@ func newSandbox(t *testing.T) *sandbox {
 	sb.git("init", "-q", "-b", "main")
 	sb.git("config", "user.name", "Proc Test")
 	sb.git("config", "user.email", "proc@example.com")
+	// a write may have started git gc --auto in the background: the
+	// directory goes once it is done (it holds gc.pid meanwhile)
+	t.Cleanup(func() {
+		pid := filepath.Join(sb.repo, ".git", "gc.pid")
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			if _, err := os.Stat(pid); os.IsNotExist(err) {
+				return
+			}
+		}
+	})
 	return sb
 }
 
