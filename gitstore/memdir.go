@@ -49,6 +49,14 @@ func (m MemDir) Index() string { return m.join(m.common, "index") }
 // leaves it alone.
 func (m MemDir) Snapshot() string { return m.join(m.common, "recall.snapshot") }
 
+// SnapshotDelta is the recall snapshot's delta, the writes appended since
+// the snapshot was written: its path with ".delta" added.
+func (m MemDir) SnapshotDelta() string { return m.Snapshot() + ".delta" }
+
+// IndexLog receives the search engine's own log lines (bleve's),
+// <git common dir>/mem/index.log: beside the index directory.
+func (m MemDir) IndexLog() string { return m.join(m.common, "index.log") }
+
 // StartCache is session start's cache of standing memories,
 // <git common dir>/mem/cache/start.json.
 func (m MemDir) StartCache() string { return m.join(m.common, "cache", "start.json") }

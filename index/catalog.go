@@ -37,11 +37,11 @@ type Catalog struct {
 // up to date first. It fails when the set has no directory for one; the
 // caller then reads the stores.
 func OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
-	dir := Dir(set)
-	if dir == "" {
+	path := SnapshotPath(set)
+	if path == "" {
 		return nil, fmt.Errorf("%w: this store has no directory to hold a snapshot", gitstore.ErrNoRepo)
 	}
-	v, err := syncSnapshot(ctx, snapshotPath(dir), set.Stores())
+	v, err := syncSnapshot(ctx, path, set.Stores())
 	if err != nil {
 		return nil, err
 	}

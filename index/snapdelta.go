@@ -41,6 +41,7 @@ const deltaMagic = "GMSD"
 // deltaMax is the delta's size past which the next write folds it.
 var deltaMax int64 = 1 << 20
 
+// deltaPath is the delta of the snapshot at path (gitstore.MemDir.SnapshotDelta).
 func deltaPath(path string) string { return path + ".delta" }
 
 // removeSnapshot deletes the snapshot at path and its delta.
