@@ -74,7 +74,6 @@ type snapView struct {
 	// deltaSize is the delta file's length; damaged that a segment could not be read
 	deltaSize int64
 	damaged   bool
-	seen      map[string][]byte
 }
 
 // deltaDoc is a document as a segment holds it.
