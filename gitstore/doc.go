@@ -92,8 +92,11 @@
 // <text>" and whose trailers are Memory-Id (one per memory touched), Memory-Op
 // (add, revise, confirm, dispute, reinforce, supersede, forget, merge, purge,
 // import),
-// Agent, Subagent and Session. Author and committer come from GIT_AUTHOR_NAME/EMAIL or
-// git config user.name/user.email, else "git-mem <git-mem@localhost>".
+// Agent, Subagent and Session. Author and committer are chosen as git commit
+// chooses them: GIT_AUTHOR_NAME/EMAIL (GIT_COMMITTER_* for the committer),
+// else author.* (committer.*), else user.name/user.email as git reads them,
+// include and includeIf followed (asked of git), else EMAIL for the email,
+// else "git-mem <git-mem@localhost>".
 // A batch write (Store.WriteBatch, used by git mem import) is one commit for
 // every memory it adds or reinforces: its subject names no single id, and it
 // carries one Memory-Id trailer per memory touched, as a merge does.

@@ -42,6 +42,9 @@ type Repo struct {
 	// otherwise the committer date is the author date.
 	CommitterNow func() time.Time
 
+	identOnce sync.Once
+	ident     identityConfig // user, author and committer settings, as git reads them
+
 	skipMu  sync.Mutex
 	skipped map[plumbing.Hash]*DocumentError // invalid documents reads skipped
 }
@@ -288,27 +291,8 @@ func (r *Repo) ResolveRef(name string) (plumbing.Hash, error) { return r.refs.re
 // ListRefs returns the refs under prefix (e.g. "refs/memory/").
 func (r *Repo) ListRefs(prefix string) (map[string]plumbing.Hash, error) { return r.refs.list(prefix) }
 
-// identity is the author and committer of memory commits: GIT_AUTHOR_* from the
-// environment, else user.name and user.email, else a neutral identity.
-func (r *Repo) identity() (name, email string) {
-	name, email = os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
-	if name == "" {
-		name = r.config.Get("user", "", "name")
-	}
-	if email == "" {
-		email = r.config.Get("user", "", "email")
-	}
-	if name == "" {
-		name = "git-mem"
-	}
-	if email == "" {
-		email = "git-mem@localhost"
-	}
-	return name, email
-}
-
 // Author is the identity memory commits are written as, "Name <email>".
 func (r *Repo) Author() string {
-	n, e := r.identity()
-	return n + " <" + e + ">"
+	id := r.identities().author
+	return id.name + " <" + id.email + ">"
 }

@@ -199,9 +199,9 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg stri
 }
 
 func (r *Repo) commitObject(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.EncodedObject, error) {
-	name, email := r.identity()
-	sig := object.Signature{Name: name, Email: email, When: when}
-	committer := sig
+	ids := r.identities()
+	sig := object.Signature{Name: ids.author.name, Email: ids.author.email, When: when}
+	committer := object.Signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
 	if r.CommitterNow != nil {
 		committer.When = r.CommitterNow().Truncate(time.Second)
 	}
