@@ -20,8 +20,9 @@ import (
 type Streams struct {
 	In       io.Reader
 	Out, Err io.Writer
-	// Terminal reports whether Out is a terminal (progress bars, colours).
-	Terminal bool
+	// Terminal reports whether Out is a terminal; ErrTerminal whether Err
+	// is one (progress bars are drawn there, and only then).
+	Terminal, ErrTerminal bool
 }
 
 // Env is everything a command takes from the process: streams, the directory,
@@ -39,7 +40,7 @@ type Env struct {
 func ProcessEnv() *Env {
 	wd, _ := os.Getwd()
 	return &Env{
-		Streams: Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Terminal: term.IsTerminal(int(os.Stdout.Fd()))},
+		Streams: Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Terminal: term.IsTerminal(int(os.Stdout.Fd())), ErrTerminal: term.IsTerminal(int(os.Stderr.Fd()))},
 		Dir:     wd,
 		Getenv:  os.Getenv,
 		Now:     time.Now,

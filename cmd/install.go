@@ -24,6 +24,9 @@ type installOptions struct {
 	user   bool
 	binary string
 	json   bool
+	// man installs the man pages (into manDir, when given).
+	man    bool
+	manDir string
 }
 
 func init() {
@@ -34,7 +37,7 @@ func init() {
 func newInstallCmd(env *Env) *cobra.Command {
 	o := &installOptions{}
 	c := &cobra.Command{
-		Use:   "install <claude|codex|cursor|gemini> [--user]",
+		Use:   "install <claude|codex|cursor|gemini> [--user] | install --man [--man-dir DIR]",
 		Short: "Register git-mem's hooks, MCP server and instructions with a coding agent",
 		Long: `Register git-mem with a coding agent: its hooks (session start, prompt, stop,
 session end), the MCP server (git-mem mcp), and a marked instruction block in
@@ -50,11 +53,30 @@ install again updates git-mem's own entries in place, wherever the binary was.
   cursor  .cursor/hooks.json, .cursor/mcp.json, AGENTS.md (--user: ~/.cursor/…)
 
 Codex runs only hooks you trusted; install says how to trust them.
-Undo with git mem uninstall.`,
+Undo with git mem uninstall.
+
+--man installs git-mem's man pages, so that git mem --help (which git turns
+into man git-mem) works: beside the git-mem that git runs (../share/man of its
+directory, which man finds through PATH), else in ~/.local/share/man.`,
 		Example: `  git mem install claude
-  git mem install codex --user`,
-		Args: cobra.ExactArgs(1),
+  git mem install codex --user
+  git mem install --man`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.manDir != "" {
+				o.man = true
+			}
+			if len(args) == 0 {
+				if !o.man {
+					return usagef("give the agent to install for (%s), or --man for the man pages", strings.Join(agents.Names, ", "))
+				}
+				return runInstallMan(cmd.Context(), env, o.manDir)
+			}
+			if o.man {
+				if err := runInstallMan(cmd.Context(), env, o.manDir); err != nil {
+					return err
+				}
+			}
 			o.agent = args[0]
 			if agents.Normalize(o.agent) == "" {
 				return usagef("unknown agent %q; use one of %s", o.agent, strings.Join(agents.Names, ", "))
@@ -63,6 +85,8 @@ Undo with git mem uninstall.`,
 		},
 	}
 	installFlags(c, o)
+	c.Flags().BoolVar(&o.man, "man", false, "install the man pages (git mem --help)")
+	c.Flags().StringVar(&o.manDir, "man-dir", "", "install the man pages into this man `directory` (its man1)")
 	return c
 }
 

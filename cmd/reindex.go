@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +23,8 @@ func newReindexCmd(env *Env) *cobra.Command {
 		Short: "Rebuild the search index from the memory refs",
 		Long: `Rebuild the search index (<git common dir>/mem/index) from scratch. The index
 is a cache: recall keeps it up to date by itself and rebuilds it when needed,
-and deleting it is always safe. Shows a progress bar on a terminal.`,
+and deleting it is always safe. Shows a progress bar on stderr when that is
+a terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReindex(cmd.Context(), env, o)
@@ -41,21 +41,13 @@ func runReindex(ctx context.Context, env *Env, o *reindexOptions) error {
 	}
 	noteOutsideRepo(env, set)
 	start := time.Now()
+	bar := newProgress(env, "indexing", o.json)
 	var progress index.Progress
-	if env.Terminal && !o.json {
-		progress = func(done, total int) {
-			const width = 30
-			filled := width
-			if total > 0 {
-				filled = done * width / total
-			}
-			fmt.Fprintf(env.Out, "\rindexing [%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
-		}
+	if bar != nil {
+		progress = bar.Update
 	}
 	docs, err := index.Rebuild(ctx, set, progress)
-	if progress != nil {
-		fmt.Fprintln(env.Out)
-	}
+	bar.Done()
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	}
 	code := exitCode(err)
 	if code == 2 || isCobraUsage(err) {
-		fmt.Fprintf(env.Err, "git mem: %s\nRun 'git mem --help' for usage.\n", terminalSafe(message(err), true))
+		fmt.Fprintf(env.Err, "git mem: %s\nRun '%s' for usage.\n", terminalSafe(message(err), true), helpHint(root, args))
 		return 2
 	}
 	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(message(err), true))
@@ -71,8 +71,12 @@ func isCobraUsage(err error) bool {
 func newRootCmd(env *Env) *cobra.Command {
 	var dir string
 	root := &cobra.Command{
-		Use:   "git-mem",
-		Short: "Shared, durable memory for coding agents, stored in your git repository",
+		Use: "git-mem",
+		// git runs git-mem for "git mem", and that is what users type:
+		// usage lines, help and man pages say so
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "git mem"},
+		Version:     Version().String(),
+		Short:       "Shared, durable memory for coding agents, stored in your git repository",
 		Long: `git-mem keeps what coding agents learn inside the repository's own git database,
 as commits on refs/memory/*: scoped by the repository, with full history, shared
 with teammates through an ordinary git remote.
@@ -85,11 +89,14 @@ Exit codes: 0 success, 1 an error you can fix (the message says how), 2 a usage 
 			return nil
 		},
 	}
+	root.SetVersionTemplate(versionLine())
 	root.PersistentFlags().StringVarP(&dir, "directory", "C", "", "run as if git-mem was started in `path`")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	for _, add := range verbs {
 		root.AddCommand(add(env))
 	}
+	groupCommands(root)
+	registerCompletions(root, env)
 	return root
 }
 

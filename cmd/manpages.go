@@ -1,0 +1,204 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+func init() { registerDoctorCheck(checkManPages) }
+
+// manPageName is the root page: git turns "git mem --help" into "man git-mem".
+const manPageName = "git-mem.1"
+
+// writeManPages writes one man page per visible command into dir/man1 (dir
+// is a man directory such as ~/.local/share/man) and returns their paths.
+// The pages are generated from the commands themselves, so they say what
+// this binary does.
+func writeManPages(dir string) ([]string, error) {
+	out := filepath.Join(dir, "man1")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", out, err)
+	}
+	root := newRootCmd(&Env{Streams: Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, Getenv: func(string) string { return "" }, Now: time.Now})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultVersionFlag()
+	root.Long += "\n\n" + commandList(root)
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		c.DisableAutoGenTag = true
+		// the doc generator reads these as Markdown; they are plain text
+		c.Use = manMarkdown(c.Use)
+		c.Long = manMarkdown(c.Long)
+		for _, s := range c.Commands() {
+			visit(s)
+		}
+	}
+	visit(root)
+	v := Version()
+	date := time.Now()
+	if t, err := time.Parse(time.RFC3339, v.Time); err == nil {
+		date = t
+	}
+	header := &doc.GenManHeader{Section: "1", Date: &date, Source: "git-mem " + v.Version, Manual: "git-mem Manual"}
+	if err := doc.GenManTree(root, header, out); err != nil {
+		return nil, fmt.Errorf("cannot write the man pages into %s: %w", out, err)
+	}
+	pages, err := filepath.Glob(filepath.Join(out, "git-mem*.1"))
+	sort.Strings(pages)
+	return pages, err
+}
+
+// commandList is the root page's list of commands under their headings, as
+// git mem help shows them.
+func commandList(root *cobra.Command) string {
+	var b strings.Builder
+	for _, g := range root.Groups() {
+		b.WriteString(g.Title + "\n")
+		for _, c := range root.Commands() {
+			if c.GroupID == g.ID && c.IsAvailableCommand() {
+				fmt.Fprintf(&b, "  %-11s %s\n", c.Name(), c.Short)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n\nEach command has its own page: man git-mem-COMMAND, or git mem help COMMAND."
+}
+
+// manMarkdown turns a help text into the Markdown the man page generator
+// reads: indented lines (tables, examples) stay verbatim in a code block, and
+// elsewhere the characters Markdown would take as markup (<path>, *, _) are
+// escaped.
+func manMarkdown(s string) string {
+	var b strings.Builder
+	block := false
+	for _, line := range strings.Split(s, "\n") {
+		indented := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != ""
+		switch {
+		case indented && !block:
+			b.WriteString("```\n")
+			block = true
+		case !indented && block:
+			b.WriteString("```\n")
+			block = false
+		}
+		if !block {
+			line = markdownEscaper.Replace(line)
+		}
+		b.WriteString(line + "\n")
+	}
+	if block {
+		b.WriteString("```\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, "<", `\<`, ">", `\>`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+
+// manDirs are the man directories install --man may write to, best first:
+// the one beside the git-mem that git runs (man-db searches <dir>/../man
+// and <dir>/../share/man of every PATH directory, so pages there are found
+// wherever git-mem is), then $XDG_DATA_HOME/man (~/.local/share/man, found
+// when ~/.local/bin is on PATH, as Debian's default profile arranges).
+func manDirs(env *Env) []string {
+	var dirs []string
+	if bin, err := exec.LookPath("git-mem"); err == nil {
+		if abs, err := filepath.Abs(bin); err == nil {
+			parent := filepath.Dir(filepath.Dir(abs))
+			if st, err := os.Stat(filepath.Join(parent, "man")); err == nil && st.IsDir() {
+				// man-db takes <dir>/../man first when it exists
+				dirs = append(dirs, filepath.Join(parent, "man"))
+			} else {
+				dirs = append(dirs, filepath.Join(parent, "share", "man"))
+			}
+		}
+	}
+	data := env.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			data = filepath.Join(home, ".local", "share")
+		}
+	}
+	if data != "" {
+		dirs = append(dirs, filepath.Join(data, "man"))
+	}
+	return dirs
+}
+
+// runInstallMan writes the man pages into dir, or the first of manDirs that
+// can be written, and says whether man will find them.
+func runInstallMan(_ context.Context, env *Env, dir string) error {
+	candidates := []string{dir}
+	if dir == "" {
+		candidates = manDirs(env)
+	}
+	var errs []error
+	for _, d := range candidates {
+		pages, err := writeManPages(d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(env.Out, "installed %d man pages in %s\n", len(pages), filepath.Join(d, "man1"))
+		if searched, ok := manSearches(d); ok && !searched {
+			fmt.Fprintf(env.Err, "note: man does not search %s; add it to MANPATH (export MANPATH=\"%s:\") so that git mem --help finds it\n", d, d)
+		}
+		return nil
+	}
+	if len(errs) == 0 {
+		return errors.New("no directory to install the man pages into; pass --man-dir DIR")
+	}
+	return fmt.Errorf("%w; pass --man-dir DIR to choose another directory", errors.Join(errs...))
+}
+
+// manSearches reports whether man's search path (manpath, which man-db and
+// mandoc both provide) includes dir; ok is false when it cannot be asked.
+func manSearches(dir string) (searched, ok bool) {
+	out, err := exec.Command("manpath").Output()
+	if err != nil {
+		return false, false
+	}
+	want, _ := filepath.EvalSymlinks(dir)
+	for _, p := range filepath.SplitList(strings.TrimSpace(string(out))) {
+		if got, err := filepath.EvalSymlinks(p); err == nil && got == want {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// checkManPages is doctor's look at "git mem --help": git shows the man page
+// git-mem(1), so it must be where man looks, and be this version's.
+func checkManPages(_ context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+	f := gitstore.Finding{Check: "man pages", Status: gitstore.FindingOK}
+	if _, err := exec.LookPath("man"); err != nil {
+		f.Status, f.Message = gitstore.FindingInfo, "man is not installed: git mem --help cannot show the manual; git mem help [COMMAND] always works"
+		return []gitstore.Finding{f}
+	}
+	out, err := exec.Command("man", "-w", "git-mem").Output()
+	page := strings.TrimSpace(string(out))
+	if err != nil || page == "" {
+		f.Status, f.Message = gitstore.FindingInfo, "no man page for git-mem: git mem --help fails (git mem help [COMMAND] works)"
+		f.Fix = "git mem install --man"
+		return []gitstore.Finding{f}
+	}
+	f.Message = "git mem --help shows " + page
+	if data, err := os.ReadFile(page); err == nil && !strings.Contains(string(data), "git-mem "+Version().Version) {
+		f.Status = gitstore.FindingInfo
+		f.Message += ", written by another version of git-mem"
+		f.Fix = "git mem install --man"
+	}
+	return []gitstore.Finding{f}
+}
