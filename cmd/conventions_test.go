@@ -239,3 +239,47 @@ complete_line "$1"`
 	}
 	require.NotContains(t, strings.Split(out, "\n"), "eval ", "eval is for developers of git-mem")
 }
+
+// TestCompletionZshFunction: the _git-mem function of git mem completion zsh,
+// which zsh's own git completion calls for "git mem" with the words from
+// "mem" on, run by a real zsh over a real git-mem. zsh's completion
+// builtins only work inside a completion widget, so _describe, compset and
+// the file completers are stand-ins that print what they were given.
+func TestCompletionZshFunction(t *testing.T) {
+	needTool(t, "zsh")
+	sb := newSandbox(t)
+	_, env := sb.userShell()
+	out, errOut, code := runUser(t, env, sb.repo, "git", "mem", "add", "--type", "decision", "--", "Bookings are stored in UTC: convert in the UI")
+	require.Equal(t, 0, code, errOut)
+	id := strings.TrimSpace(out)
+	script, errOut, code := runUser(t, env, sb.repo, "git", "mem", "completion", "zsh")
+	require.Equal(t, 0, code, errOut)
+	require.True(t, strings.HasPrefix(script, "#compdef git-mem\n"))
+	scriptFile := filepath.Join(sb.home, "_git-mem")
+	require.NoError(t, os.WriteFile(scriptFile, []byte(script), 0o644))
+	driver := `source "$1"
+_describe() { local a; for a in "$@"; do [[ $a == comps ]] && print -rl -- "${comps[@]}"; done }
+compset() { : }
+_files() { print FILES }
+_path_files() { print DIRS }
+words=("${(@s: :)2}")
+CURRENT=${#words}
+_git-mem`
+	cases := []struct {
+		line string
+		want []string
+	}{
+		{"mem re", []string{"recall:Find the memories relevant to a question, most relevant first", "reindex:Rebuild the search index from the memory refs", "revise:Replace the text or the retrieval keys of a memory (history keeps the old ones)"}},
+		{"mem show ", []string{id[:6] + ":decision: Bookings are stored in UTC: convert in the UI"}},
+		{"mem list --type ", []string{"fact", "decision", "gotcha", "convention", "command", "preference", "handoff", "session"}},
+		{"mem install ", []string{"claude", "codex", "cursor", "gemini"}},
+		{"mem -C ", []string{"DIRS"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.line, func(t *testing.T) {
+			out, errOut, code := runUser(t, env, sb.repo, "zsh", "-f", "-c", driver, "zsh", scriptFile, tc.line)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, tc.want, strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
+		})
+	}
+}
