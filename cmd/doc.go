@@ -7,6 +7,11 @@
 // the agents' hooks without cobra, bleve or the MCP SDK, does not import
 // this package.
 //
+// The command tree is also the source of git-mem's man pages (install --man,
+// through cobra's doc generator) and of its shell completion (cobra's hidden
+// __complete command, which the scripts of completion bash|zsh call from
+// git's own completion); help groups live in groups.go.
+//
 // Exit codes: 0 success; 1 an error the user can fix (bad input, unknown id,
 // busy or damaged store), with a message on stderr saying what to do; 2 a
 // usage error (unknown command or flag, wrong number of arguments).
