@@ -27,8 +27,8 @@ func TestIdentityMatchesGitCommit(t *testing.T) {
 	email = home@example.com
 [include]
 	path = ~/editor.inc
-[includeIf "gitdir:~/work/"]
-	path = ~/work.inc
+[includeIf "gitdir:~/job/"]
+	path = ~/job.inc
 `
 	cases := []struct {
 		name      string
@@ -37,9 +37,9 @@ func TestIdentityMatchesGitCommit(t *testing.T) {
 		author    string
 		committer string
 	}{
-		{"includeIf gitdir matches", "work/app", nil, "Ada Work <ada@work.example>", "Ada Work <ada@work.example>"},
+		{"includeIf gitdir matches", "job/app", nil, "Ada Work <ada@work.example>", "Ada Work <ada@work.example>"},
 		{"outside the includeIf directory", "play/app", nil, "Home Person <home@example.com>", "Home Person <home@example.com>"},
-		{"environment wins for the author only", "work/app", []string{"GIT_AUTHOR_NAME=Env Author", "GIT_AUTHOR_EMAIL=env@example.com"}, "Env Author <env@example.com>", "Ada Work <ada@work.example>"},
+		{"environment wins for the author only", "job/app", []string{"GIT_AUTHOR_NAME=Env Author", "GIT_AUTHOR_EMAIL=env@example.com"}, "Env Author <env@example.com>", "Ada Work <ada@work.example>"},
 		{"committer from the environment", "play/app", []string{"GIT_COMMITTER_NAME=Bot", "GIT_COMMITTER_EMAIL=bot@example.com"}, "Home Person <home@example.com>", "Bot <bot@example.com>"},
 	}
 	for _, tc := range cases {
@@ -56,7 +56,7 @@ func TestIdentityMatchesGitCommit(t *testing.T) {
 			}
 			require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(global), 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(home, "editor.inc"), []byte("[core]\n\teditor = true\n"), 0o644))
-			require.NoError(t, os.WriteFile(filepath.Join(home, "work.inc"), []byte("[user]\n\tname = Ada Work\n\temail = ada@work.example\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(home, "job.inc"), []byte("[user]\n\tname = Ada Work\n\temail = ada@work.example\n"), 0o644))
 			dir := filepath.Join(home, tc.repo)
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			git := func(args ...string) string {
