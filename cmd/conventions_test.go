@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,15 @@ func (sb *sandbox) userShell() (bin string, env []string) {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "MANPAGER=cat", "PAGER=cat", "GIT_PAGER=cat", "MANWIDTH=100", "LANG=C", "LC_ALL=C")
+	// PATH holds only the tools the tests run: another git-mem on the
+	// machine's PATH (and man pages beside it) must not answer for this one
+	path := []string{bin}
+	for _, tool := range []string{"git", "man", "bash", "zsh", "sh"} {
+		if p, err := exec.LookPath(tool); err == nil && !slices.Contains(path, filepath.Dir(p)) {
+			path = append(path, filepath.Dir(p))
+		}
+	}
+	env = append(env, "PATH="+strings.Join(path, string(os.PathListSeparator)), "MANPAGER=cat", "PAGER=cat", "GIT_PAGER=cat", "MANWIDTH=100", "LANG=C", "LC_ALL=C")
 	return bin, env
 }
 
