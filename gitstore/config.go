@@ -77,6 +77,17 @@ func (c *Config) Get(section, subsection, key string) string {
 	return v
 }
 
+// hasIncludes reports whether a file sets include or includeIf, which this
+// reader does not follow.
+func (c *Config) hasIncludes() bool {
+	for _, f := range c.files {
+		if f.HasSection("include") || f.HasSection("includeIf") {
+			return true
+		}
+	}
+	return false
+}
+
 // Int returns section.key as an integer, or def when unset or malformed.
 func (c *Config) Int(section, key string, def int) int {
 	if n, err := strconv.Atoi(strings.TrimSpace(c.Get(section, "", key))); err == nil {

@@ -50,10 +50,11 @@ func (r *Repo) identities() identities {
 	}
 }
 
-// readIdentityConfig asks git for the identity settings of this repository,
-// with includes (and includeIf, which matches this git directory); without a
-// git directory (an in-memory repository) or a git, it reads the files
-// go-git parsed.
+// readIdentityConfig reads the identity settings of this repository as git
+// does: from the files go-git parsed when they hold no include, else asked
+// of git (which follows include and includeIf, matched against this git
+// directory); without a git directory (an in-memory repository) or a git,
+// from the files.
 func (r *Repo) readIdentityConfig() identityConfig {
 	cfg := identityConfig{}
 	fromFiles := func() identityConfig {
@@ -65,6 +66,12 @@ func (r *Repo) readIdentityConfig() identityConfig {
 			}
 		}
 		return cfg
+	}
+	// git is asked only when the files say more than go-git reads (an
+	// include, or settings given by git -c to a calling git): a process
+	// costs a few milliseconds, which a hook's deadline feels
+	if !r.config.hasIncludes() && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
+		return fromFiles()
 	}
 	git, err := gitPath()
 	if r.GitDir == "" || err != nil {

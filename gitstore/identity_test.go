@@ -30,22 +30,27 @@ func TestIdentityMatchesGitCommit(t *testing.T) {
 [includeIf "gitdir:~/job/"]
 	path = ~/job.inc
 `
+	const plain = "[user]\n\tname = Plain Person\n\temail = plain@example.com\n"
 	cases := []struct {
 		name      string
+		global    string   // ~/.gitconfig; the one above when empty
 		repo      string   // under HOME
 		env       []string // extra environment, KEY=VALUE
 		author    string
 		committer string
 	}{
-		{"includeIf gitdir matches", "job/app", nil, "Ada Work <ada@work.example>", "Ada Work <ada@work.example>"},
-		{"outside the includeIf directory", "play/app", nil, "Home Person <home@example.com>", "Home Person <home@example.com>"},
-		{"environment wins for the author only", "job/app", []string{"GIT_AUTHOR_NAME=Env Author", "GIT_AUTHOR_EMAIL=env@example.com"}, "Env Author <env@example.com>", "Ada Work <ada@work.example>"},
-		{"committer from the environment", "play/app", []string{"GIT_COMMITTER_NAME=Bot", "GIT_COMMITTER_EMAIL=bot@example.com"}, "Home Person <home@example.com>", "Bot <bot@example.com>"},
+		{"includeIf gitdir matches", "", "job/app", nil, "Ada Work <ada@work.example>", "Ada Work <ada@work.example>"},
+		{"outside the includeIf directory", "", "play/app", nil, "Home Person <home@example.com>", "Home Person <home@example.com>"},
+		{"environment wins for the author only", "", "job/app", []string{"GIT_AUTHOR_NAME=Env Author", "GIT_AUTHOR_EMAIL=env@example.com"}, "Env Author <env@example.com>", "Ada Work <ada@work.example>"},
+		{"committer from the environment", "", "play/app", []string{"GIT_COMMITTER_NAME=Bot", "GIT_COMMITTER_EMAIL=bot@example.com"}, "Home Person <home@example.com>", "Bot <bot@example.com>"},
+		{"no include: read without git", plain, "job/app", nil, "Plain Person <plain@example.com>", "Plain Person <plain@example.com>"},
+		{"git -c, as a calling git passes it", plain, "job/app", []string{"GIT_CONFIG_PARAMETERS='user.name'='Dash C'"}, "Dash C <plain@example.com>", "Dash C <plain@example.com>"},
+		{"author.email over user.email", plain + "[author]\n\temail = a@example.com\n", "job/app", nil, "Plain Person <a@example.com>", "Plain Person <plain@example.com>"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
-			for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE"} {
+			for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
 				unsetenv(t, k)
 			}
 			t.Setenv("HOME", home)
@@ -54,7 +59,11 @@ func TestIdentityMatchesGitCommit(t *testing.T) {
 				k, v, _ := strings.Cut(kv, "=")
 				t.Setenv(k, v)
 			}
-			require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(global), 0o644))
+			cfg := tc.global
+			if cfg == "" {
+				cfg = global
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(home, "editor.inc"), []byte("[core]\n\teditor = true\n"), 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(home, "job.inc"), []byte("[user]\n\tname = Ada Work\n\temail = ada@work.example\n"), 0o644))
 			dir := filepath.Join(home, tc.repo)
