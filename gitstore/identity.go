@@ -2,8 +2,9 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
-	"os/exec"
 	"strings"
 )
 
@@ -73,17 +74,15 @@ func (r *Repo) readIdentityConfig() identityConfig {
 	if !r.config.hasIncludes() && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
 		return fromFiles()
 	}
-	git, err := gitPath()
-	if r.GitDir == "" || err != nil {
+	if r.GitDir == "" {
 		return fromFiles()
 	}
-	cmd := exec.Command(git, "--git-dir="+r.GitDir, "config", "--includes", "-z", "--get-regexp", `^(user|author|committer)\.(name|email)$`)
-	cmd.Env = r.GitEnv("LC_ALL=C")
-	out, err := cmd.Output()
+	out, err := r.runGit(context.Background(), TransportOptions{}, nil, "config", "--includes", "-z", "--get-regexp", `^(user|author|committer)\.(name|email)$`)
 	if err != nil {
-		// exit 1: none of them is set; anything else: a config git cannot
-		// read, which the user's own commits would stumble on too
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		// exit 1: none of them is set; anything else (no git, a config git
+		// cannot read): the files as go-git read them
+		var ge *gitError
+		if errors.As(err, &ge) && ge.exitCode() == 1 {
 			return cfg
 		}
 		return fromFiles()
