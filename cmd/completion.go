@@ -210,7 +210,7 @@ func registerCompletions(root *cobra.Command, env *Env) {
 				if len(args) > 0 {
 					return nil, noFiles
 				}
-				return []string{"session-start", "prompt", "session-end", "stop"}, noFiles
+				return agents.Events, noFiles
 			}
 		case "push", "pull", "sync", "share":
 			c.ValidArgsFunction = firstRemote
@@ -289,12 +289,13 @@ func oneLineDesc(s string) string {
 	return terminalSafe(s, false)
 }
 
-// completeAgents offers the agents git-mem installs for, and the writers the
-// stores already record (claude-code, cli, …).
+// completeAgents offers the agents git-mem installs for, the names their
+// writes are recorded as (claude-code), and the writers the stores already
+// record (cli, …).
 func completeAgents(env *Env, c *cobra.Command) []cobra.Completion {
 	seen := map[string]bool{}
 	for _, a := range agents.Names {
-		seen[a] = true
+		seen[a], seen[agents.WriterName(a)] = true, true
 	}
 	if set, err := completionSet(env, c); err == nil {
 		if ms, err := set.List(gitstore.Filter{All: true, Now: env.Now()}); err == nil {
