@@ -225,6 +225,9 @@ func registerCompletions(root *cobra.Command, env *Env) {
 			"agent":      writers,
 			"remote":     remotes,
 		}
+		if c.Name() == "export" {
+			flags["format"] = fixed([]string{"md", "json", "jsonl"})
+		}
 		if c.Name() == "hook" || c.Name() == "preview" {
 			// these take the agent whose hook format to speak, not a writer
 			flags["agent"] = fixed(agents.Names)
