@@ -123,7 +123,7 @@ func (s *Store) Merge(ctx context.Context, w Writer, theirs plumbing.Hash, opt M
 	}
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if err := ctx.Err(); err != nil {
+		if err := checkBudget(ctx); err != nil {
 			return nil, err
 		}
 		ours, err := s.Tip()

@@ -153,7 +153,7 @@ func (d *diskRefs) update(name string, newHash, oldHash plumbing.Hash) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	lock, err := d.lock(path)
+	lock, release, err := d.lock(path)
 	if err != nil {
 		return err
 	}
@@ -164,6 +164,7 @@ func (d *diskRefs) update(name string, newHash, oldHash plumbing.Hash) error {
 			lock.Close()
 			os.Remove(lockPath)
 		}
+		release()
 	}()
 	cur, err := d.read(name)
 	if err != nil {
@@ -181,7 +182,11 @@ func (d *diskRefs) update(name string, newHash, oldHash plumbing.Hash) error {
 		}
 		return nil
 	}
-	if _, err := lock.WriteString(newHash.String() + "\n"); err != nil {
+	// the holder line gives way to the value, as git's protocol wants
+	if err := lock.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := lock.WriteAt([]byte(newHash.String()+"\n"), 0); err != nil {
 		return err
 	}
 	if err := lock.Sync(); err != nil {
@@ -197,34 +202,36 @@ func (d *diskRefs) update(name string, newHash, oldHash plumbing.Hash) error {
 	return nil
 }
 
-// lock creates path+".lock" exclusively, waiting for another writer to finish
-// and breaking a lock left behind by a writer that died.
-func (d *diskRefs) lock(path string) (*os.File, error) {
+// lock creates path+".lock" exclusively (see CreateLock), waiting for another
+// writer to finish and breaking a lock left behind by a writer that died.
+// release must be called once the lock file is renamed or removed.
+func (d *diskRefs) lock(path string) (f *os.File, release func(), err error) {
 	lockPath := path + ".lock"
 	deadline := time.Now().Add(d.lockTimeout)
 	for {
-		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, release, err := CreateLock(lockPath)
 		if err == nil {
-			return f, nil
+			return f, release, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return nil, err
+			return nil, nil, err
 		}
 		d.breakStaleLock(lockPath)
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s stayed locked for %s; if no git or git-mem process is running, remove %s", ErrBusy, filepath.Base(path), d.lockTimeout, lockPath)
+			return nil, nil, fmt.Errorf("%w: %s stayed locked for %s; if no git or git-mem process is running, remove %s", ErrBusy, filepath.Base(path), d.lockTimeout, lockPath)
 		}
 		time.Sleep(time.Duration(500+rand.IntN(2500)) * time.Microsecond)
 	}
 }
 
-// breakStaleLock removes a lock file older than staleAfter. A live writer holds
-// a ref lock for milliseconds, so an old lock was left by a killed process. The
-// lock is first renamed aside and checked to be the same file, so a fresh lock
-// taken in between is put back rather than removed.
+// breakStaleLock removes a lock file whose git-mem holder is gone
+// (LockAbandoned), or older than staleAfter: a live writer holds a ref lock
+// for milliseconds, so an old lock was left by a killed process. The lock is
+// first renamed aside and checked to be the same file, so a fresh lock taken
+// in between is put back rather than removed.
 func (d *diskRefs) breakStaleLock(lockPath string) {
 	st, err := os.Stat(lockPath)
-	if err != nil || time.Since(st.ModTime()) < d.staleAfter {
+	if err != nil || (time.Since(st.ModTime()) < d.staleAfter && !LockAbandoned(lockPath)) {
 		return
 	}
 	aside := fmt.Sprintf("%s.stale-%d-%d", lockPath, os.Getpid(), rand.Int64())
@@ -241,13 +248,17 @@ func (d *diskRefs) breakStaleLock(lockPath string) {
 // when deleting a ref.
 func (d *diskRefs) removePacked(name string) error {
 	packedPath := filepath.Join(d.commonDir, "packed-refs")
-	lock, err := d.lock(packedPath)
+	lock, release, err := d.lock(packedPath)
 	if err != nil {
 		return err
 	}
+	renamed := false
 	defer func() {
-		lock.Close()
-		os.Remove(lock.Name())
+		if !renamed {
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+		release()
 	}()
 	data, err := os.ReadFile(packedPath)
 	if errors.Is(err, os.ErrNotExist) {
@@ -273,7 +284,10 @@ func (d *diskRefs) removePacked(name string) error {
 	if !found {
 		return nil
 	}
-	if _, err := lock.Write(out.Bytes()); err != nil {
+	if err := lock.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := lock.WriteAt(out.Bytes(), 0); err != nil {
 		return err
 	}
 	if err := lock.Sync(); err != nil {
@@ -282,7 +296,11 @@ func (d *diskRefs) removePacked(name string) error {
 	if err := lock.Close(); err != nil {
 		return err
 	}
-	return os.Rename(lock.Name(), packedPath)
+	if err := os.Rename(lock.Name(), packedPath); err != nil {
+		return err
+	}
+	renamed = true
+	return nil
 }
 
 // memRefs is the ref database of an in-memory repository (tests, previews).

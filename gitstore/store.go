@@ -107,7 +107,9 @@ func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+
 func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (plumbing.Hash, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if err := ctx.Err(); err != nil {
+		// a write starts only when it can finish before ctx's deadline (a
+		// hook's): objects, then the ref's lock
+		if err := checkBudget(ctx); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		tip, err := s.Tip()
@@ -119,6 +121,9 @@ func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (pl
 			return tip, nil
 		}
 		if err == nil {
+			if err := checkBudget(ctx); err != nil {
+				return plumbing.ZeroHash, err // the objects stay unreachable; the ref is untouched
+			}
 			err = s.Repo.refs.update(s.Ref, commit, tip)
 			if err == nil {
 				return commit, nil

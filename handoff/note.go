@@ -254,23 +254,24 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 	return note, s.Save(m)
 }
 
-// lock takes the session's note lock; a lock older than 10 s was left by a
-// killed hook and is broken.
+// lock takes the session's note lock. A lock whose hook process is gone
+// (gitstore.LockAbandoned) is broken at once, one older than 10 s too (a
+// killed hook of another machine, or of an older version).
 func (s *Sessions) lock(id string) (func(), error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
 	p := s.path(id, ".lock")
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		f, release, err := gitstore.CreateLock(p)
 		if err == nil {
 			f.Close()
-			return func() { os.Remove(p) }, nil
+			return func() { os.Remove(p); release() }, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > 10*time.Second {
+		if st, err := os.Stat(p); err == nil && (time.Since(st.ModTime()) > 10*time.Second || gitstore.LockAbandoned(p)) {
 			os.Remove(p)
 			continue
 		}

@@ -38,6 +38,10 @@ const eventWarm = "warm"
 // warmLockAge is how long a warm-up lock is honoured.
 const warmLockAge = 5 * time.Minute
 
+// releaseGrace is how long a hook that passed its deadline waits for its
+// worker to release the locks it holds before exiting.
+const releaseGrace = 500 * time.Millisecond
+
 // maxPayload is the most stdin read; a larger payload is cut (and then
 // fails to parse).
 const maxPayload = 4 << 20
@@ -138,6 +142,14 @@ func Run(ctx context.Context, r Request) *Outcome {
 			r.Warm(data)
 			res.err = fmt.Errorf("%w; caches are being brought up to date in the background", res.err)
 		}
+		// The worker sees ctx end and stops; a lock it holds (a ref's, a
+		// session note's) is released before the process exits, or the next
+		// writer and git itself would find it.
+		grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), releaseGrace)
+		if !gitstore.WaitLocksReleased(grace) {
+			res.err = fmt.Errorf("%w; a lock was still held %v later", res.err, releaseGrace)
+		}
+		cancelGrace()
 	}
 	if res.err != nil {
 		out.Err = res.err

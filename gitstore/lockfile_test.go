@@ -1,0 +1,129 @@
+package gitstore
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// holdLockEnv makes TestHelperHoldRefLock a child process that takes the ref
+// lock of the repository it names and never lets go.
+const holdLockEnv = "GITSTORE_TEST_HOLD_REF_LOCK"
+
+// TestHelperHoldRefLock is not a test: run by killedLockHolder, it takes
+// refs/memory/main.lock the way a write does, says so, and waits to be killed.
+func TestHelperHoldRefLock(t *testing.T) {
+	dir := os.Getenv(holdLockEnv)
+	if dir == "" {
+		t.Skip("a helper process of TestAbandonedRefLock")
+	}
+	r, err := Open(dir)
+	require.NoError(t, err)
+	d := r.refs.(*diskRefs)
+	_, _, err = d.lock(d.refPath(RefMain))
+	require.NoError(t, err)
+	os.Stdout.WriteString("locked\n")
+	time.Sleep(time.Minute)
+}
+
+// killedLockHolder runs a process that takes the repository's memory ref lock
+// mid-write and is killed (as an agent kills a hook), leaving the lock behind.
+func killedLockHolder(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldRefLock$")
+	cmd.Env = append(os.Environ(), holdLockEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "locked\n", line)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+}
+
+// TestAbandonedRefLock: a writer killed while holding refs/memory/main.lock
+// costs the next writer no wait (it waited 10 s for the lock to age), and git
+// itself can move the ref afterwards.
+func TestAbandonedRefLock(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	s := storeOn(r, newClock())
+	add(t, s, "The first memory, written before the crash")
+
+	killedLockHolder(t, dir)
+	lockPath := filepath.Join(r.CommonDir, "refs", "memory", "main.lock")
+	require.FileExists(t, lockPath, "the killed writer left its lock")
+
+	start := time.Now()
+	add(t, s, "The next memory, written right after the crash")
+	require.Less(t, time.Since(start), time.Second, "an abandoned lock must not cost the next writer seconds")
+	require.NoFileExists(t, lockPath)
+	require.Zero(t, LocksHeld())
+
+	tip := runGit(t, dir, "rev-parse", RefMain)
+	runGit(t, dir, "update-ref", RefMain, tip[:40])
+	runGit(t, dir, "fsck", "--no-progress")
+}
+
+// TestLiveLockIsNotBroken: a lock held by a live process (this one) or taken
+// by git without a holder line is waited for, not broken.
+func TestLiveLockIsNotBroken(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    bool
+	}{
+		{"this process", string(ownerLine()), false},
+		{"git's own lock", "", false},
+		{"a value being written", "0123456789012345678901234567890123456789\n", false},
+		{"another machine", "git-mem pid 999999999 on some-other-host\n", false},
+		{"a process that is gone", "git-mem pid " + deadPid(t) + " on " + hostname(t) + "\n", true},
+		{"garbage", "git-mem pid x on " + hostname(t) + "\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "main.lock")
+			require.NoError(t, os.WriteFile(p, []byte(tt.content), 0o644))
+			require.Equal(t, tt.want, LockAbandoned(p))
+		})
+	}
+}
+
+func hostname(t *testing.T) string {
+	h, err := os.Hostname()
+	require.NoError(t, err)
+	return h
+}
+
+// deadPid is the id of a process that ran and exited.
+func deadPid(t *testing.T) string {
+	cmd := exec.Command("git", "--version")
+	require.NoError(t, cmd.Run())
+	return strconv.Itoa(cmd.Process.Pid)
+}
+
+// TestWriteNeedsTimeBeforeDeadline: a write whose context ends too soon to
+// finish is not started; the ref is untouched.
+func TestWriteNeedsTimeBeforeDeadline(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		add(t, s, "A memory before the deadline")
+		tip, err := s.Tip()
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), writeBudget/3)
+		defer cancel()
+		_, err = s.Add(ctx, Writer{Agent: "test"}, NewMemory{Type: TypeFact, Text: "A memory with no time left"})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		after, err := s.Tip()
+		require.NoError(t, err)
+		require.Equal(t, tip, after)
+	})
+}

@@ -1,0 +1,83 @@
+package handoff
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// holdNoteLockEnv makes TestHelperHoldNoteLock a child process that takes
+// the note lock of session "s1" in the repository it names.
+const holdNoteLockEnv = "HANDOFF_TEST_HOLD_NOTE_LOCK"
+
+// TestHelperHoldNoteLock is not a test: run by TestAbandonedNoteLock, it
+// takes a session's note lock as a session-end hook does, says so, and waits
+// to be killed.
+func TestHelperHoldNoteLock(t *testing.T) {
+	dir := os.Getenv(holdNoteLockEnv)
+	if dir == "" {
+		t.Skip("a helper process of TestAbandonedNoteLock")
+	}
+	repo, err := gitstore.Open(dir)
+	require.NoError(t, err)
+	s, err := OpenSessions(repo)
+	require.NoError(t, err)
+	_, err = s.lock("s1")
+	require.NoError(t, err)
+	os.Stdout.WriteString("locked\n")
+	time.Sleep(time.Minute)
+}
+
+// TestAbandonedNoteLock: a session-end hook killed while it held the
+// session's note lock does not cost the session its note: the next
+// session end writes it at once (it gave up after half a second, and the
+// note was lost).
+func TestAbandonedNoteLock(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := t.TempDir()
+	git := func(args ...string) {
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=A", "-c", "user.email=a@x"}, args...)...).CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "init")
+	repo, err := gitstore.Open(dir)
+	require.NoError(t, err)
+	s, err := OpenSessions(repo)
+	require.NoError(t, err)
+	_, _, err = s.Start(ctx, "s1", "test", time.Now())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "refund.go"), []byte("package refund\n"), 0o644))
+	git("add", ".")
+	git("commit", "-q", "-m", "Verify refund webhooks against the raw body")
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldNoteLock$")
+	cmd.Env = append(os.Environ(), holdNoteLockEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "locked\n", line)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	require.FileExists(t, s.path("s1", ".lock"), "the killed hook left its lock")
+
+	start := time.Now()
+	note, err := s.End(ctx, "s1", EndOptions{Writer: gitstore.Writer{Agent: "test", Session: "s1"}})
+	require.NoError(t, err)
+	require.NotNil(t, note, "the session's note is written")
+	require.Contains(t, note.Text, "Verify refund webhooks")
+	require.Less(t, time.Since(start), time.Second)
+	require.NoFileExists(t, s.path("s1", ".lock"))
+}
