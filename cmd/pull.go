@@ -58,6 +58,9 @@ func runPull(ctx context.Context, env *Env, o *pullOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := afterPulls(ctx, env, set, res); err != nil {
+		return err
+	}
 	if o.json {
 		return writeJSON(env.Out, pullJSON(res))
 	}

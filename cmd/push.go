@@ -60,6 +60,9 @@ func runPush(ctx context.Context, env *Env, o *pushOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := afterPulls(ctx, env, set, res.Pulls...); err != nil {
+		return err
+	}
 	if o.json {
 		return writeJSON(env.Out, pushJSONOf(res))
 	}

@@ -100,6 +100,13 @@ func runSync(ctx context.Context, env *Env, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	pulls := []*gitstore.PullResult{res.Pull}
+	if res.Push != nil {
+		pulls = append(pulls, res.Push.Pulls...)
+	}
+	if err := afterPulls(ctx, env, set, pulls...); err != nil {
+		return err
+	}
 	if o.json {
 		out := map[string]any{"remote": rem.Display, "pull": pullJSON(res.Pull)}
 		if res.Push != nil {
@@ -159,7 +166,8 @@ func mergeJSONOf(m *gitstore.MergeResult) *mergeJSON {
 }
 
 func pullJSON(p *gitstore.PullResult) map[string]any {
-	out := map[string]any{"remote": p.Remote.Display, "tracking_ref": p.Remote.TrackingRef(), "fetched": ""}
+	out := map[string]any{"remote": p.Remote.Display, "tracking_ref": p.Remote.TrackingRef(), "fetched": "",
+		"rewritten": p.Rewritten, "purged_by_teammate": append([]string{}, p.TeammatePurged...)}
 	if !p.Fetched.IsZero() {
 		out["fetched"] = p.Fetched.String()
 	}

@@ -314,6 +314,16 @@ func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs plumbing.Hash) (
 	if p.tree, err = r.mergeTrees(res, ours, theirs, bases); err != nil {
 		return nil, err
 	}
+	// the merged tree keeps both sides' purge tombstones
+	stones, err := r.tombstones(theirs)
+	if err != nil {
+		return nil, err
+	}
+	if len(stones) > 0 {
+		if p.tree, err = r.withTombstones(p.tree, stones); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 

@@ -35,23 +35,44 @@ type PurgeReport struct {
 // document is removed from every tree, commits that only touched it are
 // dropped, and commit subjects that quoted it are redacted. Authors, times and
 // the other memories are kept.
+//
+// A tombstone (purged/<id>, the id only) is then committed on
+// refs/memory/main, so that pulls and teammates' clones drop the memory too
+// (see honourTombstones).
 func (r *Repo) Purge(ctx context.Context, id string) (*PurgeReport, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%w: purge needs a full memory id", ErrInvalid)
 	}
+	texts := map[string]bool{}
+	rep, err := r.purgeRefs(ctx, id, texts)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.recordTombstone(ctx, id); err != nil {
+		return nil, err
+	}
+	for t := range texts {
+		rep.Texts = append(rep.Texts, t)
+	}
+	sort.Strings(rep.Texts)
+	return rep, nil
+}
+
+// purgeRefs rewrites every memory ref's history without the memory id,
+// collecting its texts; ErrNotFound when no ref ever held it.
+func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) (*PurgeReport, error) {
 	refs, err := r.refs.list("refs/memory/")
 	if err != nil {
 		return nil, err
 	}
 	rep := &PurgeReport{ID: id}
-	texts := map[string]bool{}
 	for _, name := range sortedKeys(refs) {
 		for attempt := 0; ; attempt++ {
 			tip, err := r.refs.read(name)
 			if err != nil {
 				return nil, err
 			}
-			pr := &purger{repo: r, id: id, mapped: map[plumbing.Hash]plumbing.Hash{}, texts: texts}
+			pr := newPurger(r, []string{id}, texts)
 			newTip, err := pr.rewrite(ctx, tip)
 			if err != nil {
 				return nil, err
@@ -75,9 +96,6 @@ func (r *Repo) Purge(ctx context.Context, id string) (*PurgeReport, error) {
 	if len(rep.Refs) == 0 {
 		return nil, fmt.Errorf("%w: no memory %s in any memory ref", ErrNotFound, id)
 	}
-	for t := range texts {
-		rep.Texts = append(rep.Texts, t)
-	}
 	return rep, nil
 }
 
@@ -90,9 +108,11 @@ func sortedKeys(m map[string]plumbing.Hash) []string {
 	return out
 }
 
+// purger rewrites histories without the memories of ids (one purge, or the
+// tombstones a merge honours).
 type purger struct {
 	repo    *Repo
-	id      string
+	ids     map[string]bool
 	mapped  map[plumbing.Hash]plumbing.Hash
 	texts   map[string]bool
 	touched bool
@@ -102,6 +122,14 @@ type purger struct {
 
 // rewrite returns the rewritten commit for h, rewriting its ancestors first
 // (iteratively: memory histories can be far deeper than the goroutine stack likes).
+func newPurger(r *Repo, ids []string, texts map[string]bool) *purger {
+	p := &purger{repo: r, ids: map[string]bool{}, mapped: map[plumbing.Hash]plumbing.Hash{}, texts: texts}
+	for _, id := range ids {
+		p.ids[id] = true
+	}
+	return p
+}
+
 func (p *purger) rewrite(ctx context.Context, tip plumbing.Hash) (plumbing.Hash, error) {
 	if tip.IsZero() {
 		return tip, nil
@@ -144,18 +172,28 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	tree := c.TreeHash
-	bh, err := snap.blobHash(p.id)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if !bh.IsZero() {
-		p.touched = true
-		if m, err := p.repo.readMemory(bh, p.id); err == nil {
+	removed := map[string][]byte{}
+	for id := range p.ids {
+		bh, err := snap.blobHash(id)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if bh.IsZero() {
+			continue
+		}
+		removed[id] = nil
+		if p.texts == nil {
+			continue
+		}
+		if m, err := p.repo.readMemory(bh, id); err == nil {
 			p.texts[m.Text] = true
 		} else if t := p.repo.looseText(bh); t != "" {
 			p.texts[t] = true // an invalid document: its text, if it has one
 		}
-		if tree, err = snap.buildTree(map[string][]byte{p.id: nil}); err != nil {
+	}
+	if len(removed) > 0 {
+		p.touched = true
+		if tree, err = snap.buildTree(removed); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
@@ -166,12 +204,15 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 		}
 	}
 	ids := trailers(c.Message)[TrailerID]
-	aboutIt := containsString(ids, p.id)
+	aboutIt := false
+	for _, id := range ids {
+		aboutIt = aboutIt || p.ids[id]
+	}
 	if aboutIt {
 		p.touched = true
 	}
 	// A commit whose change was only to the purged memory now changes nothing: drop it.
-	if len(parents) <= 1 && (aboutIt || !bh.IsZero()) {
+	if len(parents) <= 1 && (aboutIt || len(removed) > 0) {
 		parentTree := plumbing.ZeroHash
 		if len(parents) == 1 {
 			pc, err := p.repo.readCommit(parents[0])
@@ -189,10 +230,10 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 		}
 	}
 	msg := c.Message
-	if len(ids) > 0 && ids[0] == p.id {
+	if len(ids) > 0 && p.ids[ids[0]] {
 		_, rest, _ := strings.Cut(msg, "\n")
 		op := first(trailers(msg)[TrailerOp])
-		msg = "mem: " + op + " " + Clip(p.id, MinShownPrefix) + " [purged]\n" + rest
+		msg = "mem: " + op + " " + Clip(ids[0], MinShownPrefix) + " [purged]\n" + rest
 	}
 	if tree == c.TreeHash && msg == c.Message && slices.Equal(parents, c.ParentHashes) {
 		return c.Hash, nil

@@ -11,9 +11,22 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// MaxPushAttempts bounds how often a push pulls and merges again because the
-// remote moved in between.
-const MaxPushAttempts = 8
+// PushPatience bounds how long a push keeps pulling, merging and pushing
+// again while other clones' pushes land first. Time, not a count: with many
+// writers on one remote each round trip takes longer, and a count ran out
+// while every writer was still making progress.
+var PushPatience = 2 * time.Minute
+
+// pushBackoff is the wait before retry attempt (0-based) after losing a race
+// for the remote's ref: binary exponential backoff in slots of one round trip
+// (the last fetch, merge and push), with full jitter, so that writers that
+// lost the same race spread out instead of meeting again, whatever the
+// remote's and the machine's speed.
+func pushBackoff(attempt int, slot time.Duration) time.Duration {
+	slot = max(slot, 20*time.Millisecond)
+	window := slot << min(attempt+1, 5)
+	return time.Duration(rand.Int64N(int64(window)))
+}
 
 // PullOptions tune a pull.
 type PullOptions struct {
@@ -33,6 +46,13 @@ type PullResult struct {
 	Merge *MergeResult
 	// NoFetch: the remote was not contacted (PullOptions.NoFetch).
 	NoFetch bool
+	// Rewritten: the fetched history held purged memories and was rewritten
+	// without them; the rewrite is what was merged, and what the tracking ref
+	// now points at. A push then replaces the remote's history.
+	Rewritten bool
+	// TeammatePurged are the memories the remote's tombstones say were
+	// purged, removed here from every memory ref's history.
+	TeammatePurged []string
 }
 
 // Pull fetches the remote's refs/memory/main into refs/memory/remotes/<remote>/main
@@ -59,8 +79,29 @@ func (r *Repo) Pull(ctx context.Context, w Writer, rem *Remote, opt PullOptions)
 	for _, v := range cfg["mem.purged"] {
 		drop = append(drop, strings.ToLower(strings.TrimSpace(v)))
 	}
+	theirs, teammate, err := r.honourTombstones(ctx, res.Fetched, drop)
+	res.TeammatePurged = teammate
+	if err != nil {
+		return res, err
+	}
+	if theirs != res.Fetched {
+		res.Rewritten = true
+		// the fetched history still holds purged text: keep it unreachable
+		for attempt := 0; attempt < maxAttempts; attempt++ {
+			cur, err := r.refs.read(rem.TrackingRef())
+			if err != nil {
+				return res, err
+			}
+			if err = r.refs.update(rem.TrackingRef(), theirs, cur); !errors.Is(err, errRefMoved) {
+				if err != nil {
+					return res, err
+				}
+				break
+			}
+		}
+	}
 	st := NewStore(r, RefMain, ScopeProject)
-	res.Merge, err = st.Merge(ctx, w, res.Fetched, MergeOptions{From: rem.Display, TheirRef: rem.TrackingRef(), Drop: drop})
+	res.Merge, err = st.Merge(ctx, w, theirs, MergeOptions{From: rem.Display, TheirRef: rem.TrackingRef(), Drop: drop})
 	return res, err
 }
 
@@ -75,6 +116,10 @@ type PushOptions struct {
 	// Verify runs the repository's pre-push hook (git config mem.pushVerify);
 	// by default it is skipped, as hooks are about code, not memory.
 	Verify bool
+
+	// replace is the remote tip a pull rewrote without purged memories: the
+	// push replaces it, with a lease on it.
+	replace *plumbing.Hash
 }
 
 // PushResult says what a push did.
@@ -90,13 +135,16 @@ type PushResult struct {
 
 // Push sends refs/memory/main to the remote's refs/memory/main, and nothing
 // else (never refs/memory/private). When the remote has memory this
-// repository lacks, the push is rejected by git; Push then pulls, merges and
-// pushes again, up to MaxPushAttempts times (a remote ref locked by a
-// concurrent push is retried the same way). It never forces unless
-// opt.Force.
+// repository lacks, the push is rejected by git; Push then waits a jittered,
+// growing moment, pulls, merges and pushes again, for up to PushPatience (a
+// remote ref locked by a concurrent push is retried the same way). It never
+// forces unless opt.Force.
 func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions) (*PushResult, error) {
 	res := &PushResult{Remote: rem}
-	for attempt := 0; attempt < MaxPushAttempts; attempt++ {
+	give := time.Now().Add(PushPatience)
+	attempt := 0
+	roundTrip := time.Now() // when the last pull, merge and push began
+	for ; ; attempt++ {
 		local, err := r.refs.read(RefMain)
 		if err != nil {
 			return nil, err
@@ -110,12 +158,15 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 		}
 		res.Old = tracking
 		var lease *plumbing.Hash
-		if opt.Force {
+		switch {
+		case opt.Force:
 			cur, err := r.LsRemote(ctx, rem, opt.TransportOptions)
 			if err != nil {
 				return nil, err
 			}
 			lease, res.Old, res.Forced = &cur, cur, cur != local
+		case opt.replace != nil:
+			lease, res.Old, res.Forced = opt.replace, *opt.replace, *opt.replace != local
 		}
 		status, err := r.pushOnce(ctx, rem, opt.TransportOptions, lease, opt.Verify)
 		if err != nil {
@@ -131,20 +182,51 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 				}
 			}
 			return res, nil
+		}
+		if time.Now().After(give) {
+			break
+		}
+		switch status {
 		case pushStale:
-			if attempt+1 < MaxPushAttempts {
+			if opt.Force {
 				continue // the remote moved between ls-remote and push: read it again
 			}
+			fallthrough // the remote moved since the pull that rewrote it: pull again
 		case pushLocked, pushMoved:
-			time.Sleep(time.Duration(rand.IntN(50*(attempt+1))) * time.Millisecond)
+			if err := sleepCtx(ctx, pushBackoff(attempt, time.Since(roundTrip))); err != nil {
+				return nil, err
+			}
+			roundTrip = time.Now()
 			pull, err := r.Pull(ctx, w, rem, PullOptions{TransportOptions: opt.TransportOptions})
 			if err != nil {
 				return nil, err
 			}
 			res.Pulls = append(res.Pulls, pull)
+			opt.replace = nil
+			if pull.Rewritten {
+				f := pull.Fetched
+				opt.replace = &f
+			}
+			if now, err := r.refs.read(RefMain); err == nil && now == pull.Fetched {
+				// the remote already holds everything (another clone pushed it): no push needed
+				res.New, res.UpToDate = now, true
+				return res, nil
+			}
 		}
 	}
-	return nil, fmt.Errorf("%w: %s kept moving while pushing (%d attempts); run git mem sync %s again", ErrBusy, rem.Display, MaxPushAttempts, rem.Display)
+	return nil, fmt.Errorf("%w: %s kept moving while pushing (%d attempts in %v); run git mem sync %s again", ErrBusy, rem.Display, attempt+1, PushPatience, rem.Display)
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // SyncResult says what a sync did.
@@ -169,6 +251,10 @@ func (r *Repo) Sync(ctx context.Context, w Writer, rem *Remote, t TransportOptio
 	if local.IsZero() || local == pull.Fetched {
 		return res, nil
 	}
-	res.Push, err = r.Push(ctx, w, rem, PushOptions{TransportOptions: t, Verify: verify})
+	opt := PushOptions{TransportOptions: t, Verify: verify}
+	if pull.Rewritten {
+		opt.replace = &pull.Fetched
+	}
+	res.Push, err = r.Push(ctx, w, rem, opt)
 	return res, err
 }
