@@ -15,7 +15,7 @@ import (
 // again while other clones' pushes land first. Time, not a count: with many
 // writers on one remote each round trip takes longer, and a count ran out
 // while every writer was still making progress.
-var PushPatience = 2 * time.Minute
+var PushPatience = 5 * time.Minute
 
 // pushBackoff is the wait before retry attempt (0-based) after losing a race
 // for the remote's ref: binary exponential backoff in slots of one round trip
