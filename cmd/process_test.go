@@ -121,7 +121,7 @@ func (sb *sandbox) memOK(args ...string) string {
 func (sb *sandbox) memoryTexts() map[string]bool {
 	sb.t.Helper()
 	texts := map[string]bool{}
-	tree := sb.git("ls-tree", "-r", "--format=%(objectname)", "refs/memory/main")
+	tree := sb.git("ls-tree", "-r", "--format=%(objectname)", "refs/memory/main", "memories/")
 	var ids bytes.Buffer
 	for _, l := range strings.Fields(tree) {
 		ids.WriteString(l + "\n")

@@ -60,7 +60,7 @@ func (w *syWorld) memOKIn(dir string, args ...string) string {
 
 func (w *syWorld) count(dir string) int {
 	w.t.Helper()
-	return len(strings.Fields(w.gitIn(dir, "ls-tree", "-r", "--name-only", "refs/memory/main")))
+	return len(strings.Fields(w.gitIn(dir, "ls-tree", "-r", "--name-only", "refs/memory/main", "memories/")))
 }
 
 func TestSyncProcessesOnTwoClones(t *testing.T) {

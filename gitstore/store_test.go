@@ -381,7 +381,11 @@ func TestStorePurge(t *testing.T) {
 
 		log, err := s.Log(ctx, 0)
 		require.NoError(t, err)
-		require.Len(t, log, 2)
+		require.Len(t, log, 3, "the two other memories' commits and the purge's tombstone")
+		require.Equal(t, "mem: purge "+Clip(secret.ID, MinShownPrefix)+" [purged]", log[0].Subject)
+		stones, err := s.Repo.Tombstones(log[0].Commit)
+		require.NoError(t, err)
+		require.Equal(t, []string{secret.ID}, stones)
 		for _, ch := range log {
 			require.NotContains(t, ch.Subject, "hunter")
 		}
