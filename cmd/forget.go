@@ -122,8 +122,8 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*: find them with git log --all --format=%%H -S<text>", gitstore.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
 	}
 	fmt.Fprintln(env.Out, "verified: no object reachable from any ref holds the text (git rev-list --objects --all)")
-	fmt.Fprintln(env.Err, "warning: copies already pushed to a remote, or fetched by teammates, still hold it: purge it there too")
-	fmt.Fprintln(env.Err, "(git mem push --force replaces the remote's memory history with yours; each teammate runs git mem forget --purge "+id+").")
+	fmt.Fprintln(env.Err, "warning: copies already pushed to a remote, or fetched by teammates, still hold it until:")
+	fmt.Fprintln(env.Err, "git mem sync replaces the remote's memory history (the purge is recorded in it), and each teammate's next git mem pull or sync removes it from their clone.")
 	fmt.Fprintln(env.Err, "The old objects stay on disk, unreachable, until: git reflog expire --expire-unreachable=now --all && git gc --prune=now")
 	return nil
 }

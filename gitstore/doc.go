@@ -107,9 +107,11 @@
 // (<ref>.lock created with O_EXCL, old value verified against the loose ref and
 // packed-refs, new value written and fsynced, lock renamed over the ref). When
 // another writer moved the ref in between, the change is rebuilt on the new
-// tip and tried again, up to 200 times with jittered backoff. A lock older than
-// 10 s was left by a killed writer and is broken. A crash therefore leaves at
-// worst unreachable objects, never a torn ref.
+// tip and tried again, up to 200 times with jittered backoff. A lock names the
+// git-mem process that took it ("git-mem pid N on HOST"): when that process
+// is gone the lock is broken at once, and any lock older than 10 s is broken
+// too. A write starts only with time left before its context's deadline. A
+// crash therefore leaves at worst unreachable objects, never a torn ref.
 //
 // # Time
 //
@@ -117,5 +119,8 @@
 // newest commit on the ref's first-parent line at or before T. Valid time is in
 // the document: superseding closes valid_to and keeps the old fact in the
 // tree; forget removes it from the tree (history keeps it); purge rewrites the
-// history of every memory ref without it.
+// history of every memory ref without it and records purged/<id> (the id
+// only) in the root tree of refs/memory/main, a tombstone that pulls honour:
+// the fetched history is rewritten without the memory before it is merged,
+// and a teammate's clone purges it too (see tombstone.go).
 package gitstore
