@@ -18,13 +18,14 @@ import (
 var PushPatience = 5 * time.Minute
 
 // pushBackoff is the wait before retry attempt (0-based) after losing a race
-// for the remote's ref: binary exponential backoff in slots of one round trip
-// (the last fetch, merge and push), with full jitter, so that writers that
-// lost the same race spread out instead of meeting again, whatever the
-// remote's and the machine's speed.
+// for the remote's ref: exponential backoff in slots of one round trip (the
+// last fetch, merge and push), a window of 1, 2, 4 then 8 slots, with full
+// jitter, so that writers that lost the same race spread out instead of
+// meeting again, whatever the remote's and the machine's speed. The window
+// stops growing at 8 slots: a wider one only leaves the remote idle.
 func pushBackoff(attempt int, slot time.Duration) time.Duration {
 	slot = max(slot, 20*time.Millisecond)
-	window := slot << min(attempt+1, 5)
+	window := slot << min(attempt, 3)
 	return time.Duration(rand.Int64N(int64(window)))
 }
 
