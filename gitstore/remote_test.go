@@ -504,3 +504,71 @@ func TestRecordPurgedIsIdempotent(t *testing.T) {
 	require.Equal(t, id, w.git(dir, "config", "--get-all", "mem.purged"))
 	require.ErrorIs(t, r.RecordPurged(ctx, "nope"), ErrInvalid)
 }
+
+// TestPullHonoursTombstones: after a purge, a pull of the remote's old
+// history leaves no reachable object holding the text (the merge took the
+// old history as a parent), the push replaces the remote's history, and
+// the teammate's pull purges the memory from every ref of their clone.
+func TestPullHonoursTombstones(t *testing.T) {
+	w := newRemoteWorld(t)
+	dirA, a := w.clone("Ann")
+	dirB, b := w.clone("Bob")
+	ctx := context.Background()
+	x, err := NewStore(a, RefMain, ScopeProject).Add(ctx, Writer{}, NewMemory{Text: "saved by mistake: host list zebra-quokka"})
+	require.NoError(t, err)
+	w.addN(a, "a", 2, "keep")
+	w.sync(a)
+	w.sync(b)
+	w.addN(b, "b", 1, "teammate")
+	w.sync(b)
+
+	rep, err := a.Purge(ctx, x.ID)
+	require.NoError(t, err)
+	pull, err := a.Pull(ctx, Writer{Agent: "cli"}, w.origin(a), PullOptions{})
+	require.NoError(t, err)
+	require.True(t, pull.Rewritten)
+	leaks, err := a.ReachableLeaks(ctx, rep.Texts)
+	require.NoError(t, err)
+	require.Empty(t, leaks, "a pull never makes the purged text reachable again")
+	require.NotContains(t, w.git(dirA, "log", "--all", "--format=%B"), "zebra-quokka")
+	require.Len(t, w.texts(dirA), 3)
+
+	res := w.sync(a)
+	require.NotNil(t, res.Push)
+	require.True(t, res.Push.Forced)
+	require.NotContains(t, w.texts(w.remote), x.Text)
+	require.NotContains(t, w.git(w.remote, "log", "--all", "--format=%B"), "zebra-quokka")
+
+	pull, err = b.Pull(ctx, Writer{Agent: "cli"}, w.origin(b), PullOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{x.ID}, pull.TeammatePurged)
+	leaks, err = b.ReachableLeaks(ctx, rep.Texts)
+	require.NoError(t, err)
+	require.Empty(t, leaks, "the teammate's clone no longer reaches the text")
+	stones, err := b.Tombstones(pull.Merge.Commit)
+	require.NoError(t, err)
+	require.Equal(t, []string{x.ID}, stones)
+	w.sync(b)
+	w.sync(a)
+	require.Equal(t, w.git(dirA, "rev-parse", RefMain+"^{tree}"), w.git(dirB, "rev-parse", RefMain+"^{tree}"))
+	w.fsck(dirA, dirB, w.remote)
+}
+
+func TestPushBackoff(t *testing.T) {
+	for _, tt := range []struct {
+		attempt   int
+		slot, max time.Duration
+	}{
+		{0, time.Second, time.Second},
+		{1, time.Second, 2 * time.Second},
+		{3, time.Second, 8 * time.Second},
+		{30, time.Second, 8 * time.Second},
+		{0, 0, 20 * time.Millisecond},
+	} {
+		for i := 0; i < 100; i++ {
+			d := pushBackoff(tt.attempt, tt.slot)
+			require.GreaterOrEqual(t, d, time.Duration(0))
+			require.Less(t, d, tt.max, "attempt %d", tt.attempt)
+		}
+	}
+}
