@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/hooks"
 )
 
 // slowGit puts a git first on PATH that waits before running the real one,
@@ -52,13 +52,13 @@ func TestHookDeadlineLeavesNoLock(t *testing.T) {
 	_, hookBin := buildBinaries(t)
 	isolate(t)
 	dir := newRepo(t, false)
-	exe(t, hookBin, payload(hooks.Claude, "SessionStart", "s1", dir, nil), hooks.EventSessionStart, "--agent", hooks.Claude)
+	exe(t, hookBin, payload(agents.Claude, "SessionStart", "s1", dir, nil), agents.EventSessionStart, "--agent", agents.Claude)
 	write(t, dir, "refund.go", "package refund\n")
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
 
-	end := exec.Command(hookBin, hooks.EventSessionEnd, "--agent", hooks.Claude)
-	end.Stdin = strings.NewReader(payload(hooks.Claude, "SessionEnd", "s1", dir, nil))
+	end := exec.Command(hookBin, agents.EventSessionEnd, "--agent", agents.Claude)
+	end.Stdin = strings.NewReader(payload(agents.Claude, "SessionEnd", "s1", dir, nil))
 	end.Env = append(os.Environ(), "PATH="+slowGit(t, "0.3"), "GIT_MEM_HOOK_DEADLINE_MS=150")
 	out, err := end.Output()
 	require.NoError(t, err, "a hook exits 0")
@@ -66,7 +66,7 @@ func TestHookDeadlineLeavesNoLock(t *testing.T) {
 	require.Empty(t, locksUnder(t, filepath.Join(dir, ".git")), "a hook past its deadline releases what it holds")
 
 	start := time.Now()
-	exe(t, hookBin, payload(hooks.Claude, "SessionEnd", "s1", dir, nil), hooks.EventSessionEnd, "--agent", hooks.Claude)
+	exe(t, hookBin, payload(agents.Claude, "SessionEnd", "s1", dir, nil), agents.EventSessionEnd, "--agent", agents.Claude)
 	require.Less(t, time.Since(start), 2*time.Second)
 	notes, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
 	require.NoError(t, err)

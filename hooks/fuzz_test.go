@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/hooks"
 )
 
@@ -37,7 +38,7 @@ func FuzzHookPayload(f *testing.F) {
 		`{"cwd":"{{CWD}}","session_id":"../../etc/passwd"}`, `{"cwd":"{{CWD}}","session_id":"s","prompt":"\u001b[31mred\u0007"}`,
 		`{"workspace_roots":["{{CWD}}"],"conversation_id":"c"}`, `{"cwd":"{{CWD}}","session_id":"s","transcript_path":{"a":1}}`,
 		`{"cwd":"{{CWD}}","session_id":"` + strings.Repeat("x", 5000) + `"}`, "{\"cwd\":\"{{CWD}}\"\x00}"} {
-		for _, ev := range []string{hooks.EventSessionStart, hooks.EventPrompt, hooks.EventStop, hooks.EventSessionEnd, "SessionStart", "bogus", ""} {
+		for _, ev := range []string{agents.EventSessionStart, agents.EventPrompt, agents.EventStop, agents.EventSessionEnd, "SessionStart", "bogus", ""} {
 			f.Add([]byte(s), ev, "")
 		}
 	}
