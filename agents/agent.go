@@ -11,10 +11,15 @@ const (
 	Codex  = "codex"
 	Cursor = "cursor"
 	Gemini = "gemini"
+	// Qwen is Qwen Code, Copilot the GitHub Copilot CLI, OpenCode OpenCode
+	// (hooks through a plugin git-mem writes; see install).
+	Qwen     = "qwen"
+	Copilot  = "copilot"
+	OpenCode = "opencode"
 )
 
 // Names lists the agents git-mem installs hooks for.
-var Names = []string{Claude, Codex, Cursor, Gemini}
+var Names = []string{Claude, Codex, Cursor, Gemini, Qwen, Copilot, OpenCode}
 
 // Normalize maps an agent name (claude, claude-code, codex, …) to one of
 // Names; "" when unknown.
@@ -28,6 +33,12 @@ func Normalize(a string) string {
 		return Cursor
 	case "gemini", "gemini-cli":
 		return Gemini
+	case "qwen", "qwen-code", "qwen-cli":
+		return Qwen
+	case "copilot", "copilot-cli", "github-copilot", "gh-copilot":
+		return Copilot
+	case "opencode", "opencode-ai":
+		return OpenCode
 	}
 	return ""
 }
@@ -54,11 +65,12 @@ var clientWords = []struct {
 	{"codex", Codex, false},
 	{"cursor", Cursor, false},
 	{"gemini", Gemini, false},
+	{"qwen", Qwen, false},
 	{"windsurf", "windsurf", false},
-	{"copilot", "copilot", false},
+	{"copilot", Copilot, false},
 	{"visual studio code", "vscode", false},
 	{"vscode", "vscode", false},
-	{"opencode", "opencode", false},
+	{"opencode", OpenCode, false},
 	{"zed", "zed", true},
 	{"goose", "goose", true},
 	{"cline", "cline", true},

@@ -24,6 +24,14 @@ func TestDetect(t *testing.T) {
 		{"codex by turn", agents.Payload{TurnID: "t"}, nil, agents.Codex},
 		{"codex by env", agents.Payload{}, map[string]string{"CODEX_HOME": "/c"}, agents.Codex},
 		{"claude by env", agents.Payload{}, map[string]string{"CLAUDECODE": "1", "CODEX_HOME": "/c"}, agents.Claude},
+		{"qwen by timestamp and permission mode", agents.Payload{Timestamp: "t", PermissionMode: "default"}, nil, agents.Qwen},
+		{"qwen by env despite Gemini's", agents.Payload{Timestamp: "t"}, map[string]string{"QWEN_PROJECT_DIR": "/r", "GEMINI_PROJECT_DIR": "/r"}, agents.Qwen},
+		{"copilot by prompt event", agents.Payload{Timestamp: "t", HookEventName: "UserPromptSubmit"}, nil, agents.Copilot},
+		{"copilot by initial prompt", agents.Payload{Timestamp: "t", HookEventName: "SessionStart", InitialPrompt: "p"}, nil, agents.Copilot},
+		{"copilot by session-end reason", agents.Payload{Timestamp: "t", HookEventName: "SessionEnd", Reason: "complete"}, nil, agents.Copilot},
+		{"gemini session end", agents.Payload{Timestamp: "t", HookEventName: "SessionEnd", Reason: "exit"}, nil, agents.Gemini},
+		{"copilot by env despite Claude's", agents.Payload{}, map[string]string{"COPILOT_CLI": "1", "CLAUDE_PROJECT_DIR": "/r"}, agents.Copilot},
+		{"opencode by env", agents.Payload{}, map[string]string{"OPENCODE": "1"}, agents.OpenCode},
 		{"default", agents.Payload{}, nil, agents.Claude},
 	}
 	for _, c := range cases {
@@ -52,6 +60,9 @@ func TestInShell(t *testing.T) {
 		{"codex thread", map[string]string{"CODEX_THREAD_ID": "t"}, agents.Codex},
 		{"codex home alone", map[string]string{"CODEX_HOME": "/c"}, ""},
 		{"gemini project dir alone", map[string]string{"GEMINI_PROJECT_DIR": "/p"}, ""},
+		{"copilot", map[string]string{"COPILOT_CLI": "1"}, agents.Copilot},
+		{"opencode", map[string]string{"OPENCODE": "1"}, agents.OpenCode},
+		{"qwen project dir alone", map[string]string{"QWEN_PROJECT_DIR": "/p"}, ""},
 		{"none", nil, ""},
 	}
 	for _, c := range cases {
@@ -62,7 +73,7 @@ func TestInShell(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
-	for in, want := range map[string]string{"claude-code": agents.Claude, " Codex-CLI ": agents.Codex, "cursor": agents.Cursor, "gemini-cli": agents.Gemini, "vim": ""} {
+	for in, want := range map[string]string{"claude-code": agents.Claude, " Codex-CLI ": agents.Codex, "cursor": agents.Cursor, "gemini-cli": agents.Gemini, "qwen-code": agents.Qwen, "copilot": agents.Copilot, "opencode": agents.OpenCode, "vim": ""} {
 		require.Equal(t, want, agents.Normalize(in), in)
 	}
 	require.Equal(t, "claude-code", agents.WriterName(agents.Claude))
@@ -71,21 +82,22 @@ func TestNormalize(t *testing.T) {
 
 func TestFromClientName(t *testing.T) {
 	for in, want := range map[string]string{
-		"claude-code":            "claude-code",
-		"Claude Code":            "claude-code",
-		"claude-ai":              "claude-desktop",
-		"codex-mcp-client":       "codex",
-		"Codex":                  "codex",
-		"cursor-vscode":          "cursor",
-		"gemini-cli-mcp-client":  "gemini",
-		"Visual Studio Code":     "vscode",
-		"zed":                    "zed",
-		"Authorized Tool":        "authorized-tool",
-		"my agent/2.0 (beta)":    "my-agent-2.0-beta",
-		"":                       "",
-		"  ":                     "",
-		strings.Repeat("x", 60):  strings.Repeat("x", 40),
-		"tsclient e2e ✓ unicode": "tsclient-e2e-unicode",
+		"claude-code":                 "claude-code",
+		"Claude Code":                 "claude-code",
+		"claude-ai":                   "claude-desktop",
+		"codex-mcp-client":            "codex",
+		"Codex":                       "codex",
+		"cursor-vscode":               "cursor",
+		"gemini-cli-mcp-client":       "gemini",
+		"qwen-cli-mcp-client-git-mem": "qwen",
+		"Visual Studio Code":          "vscode",
+		"zed":                         "zed",
+		"Authorized Tool":             "authorized-tool",
+		"my agent/2.0 (beta)":         "my-agent-2.0-beta",
+		"":                            "",
+		"  ":                          "",
+		strings.Repeat("x", 60):       strings.Repeat("x", 40),
+		"tsclient e2e ✓ unicode":      "tsclient-e2e-unicode",
 	} {
 		require.Equal(t, want, agents.FromClientName(in), "FromClientName(%q)", in)
 	}

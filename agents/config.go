@@ -18,6 +18,12 @@ func (o Scope) CodexDir() string {
 	return filepath.Join(o.Home, ".codex")
 }
 
+// OpenCodeDir is OpenCode's config directory: .opencode in the project, else
+// ~/.config/opencode.
+func (o Scope) OpenCodeDir() string {
+	return o.base(".opencode", filepath.Join(".config", "opencode"))
+}
+
 func (o Scope) base(project, user string) string {
 	if o.User {
 		return filepath.Join(o.Home, user)
@@ -44,8 +50,15 @@ type Config struct {
 	// TOML: the MCP server goes into a TOML file (Codex).
 	TOML    bool
 	Hooks   []Hook
-	MCPType bool // write "type":"stdio" (Claude Code)
+	MCPType bool // write "type":"stdio" (Claude Code, Copilot CLI)
 	Named   bool // handlers carry "name" (Gemini)
+	// MCPAlwaysLoad writes "alwaysLoadTools": true on the server: Qwen Code
+	// otherwise defers MCP tools behind its tool_search tool, and the model
+	// is not offered memory_recall or memory_add up front.
+	MCPAlwaysLoad bool
+	// OpenCode: the hooks file is git-mem's OpenCode plugin and the MCP
+	// server goes under opencode.json's "mcp" (install/opencode.go).
+	OpenCode bool
 }
 
 // ConfigOf is the configuration of an agent (a name Normalize accepts).
@@ -122,6 +135,79 @@ var configs = map[string]Config{
 			{"SessionEnd", EventSessionEnd, "", 5000},
 		},
 		Named: true,
+	},
+	// Qwen Code reads Claude-shaped hooks (timeouts in seconds) and MCP
+	// servers from its settings.json, like the Gemini CLI it forked from.
+	// Its -p runs fire Stop but never SessionEnd, so the Stop hook writes
+	// the session note (see docs/agents.md).
+	Qwen: {
+		HooksFile: func(o Scope) string { return filepath.Join(o.base(".qwen", ".qwen"), "settings.json") },
+		MCPFile:   func(o Scope) string { return filepath.Join(o.base(".qwen", ".qwen"), "settings.json") },
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".qwen", "QWEN.md")
+			}
+			return filepath.Join(o.Root, "QWEN.md")
+		},
+		Hooks: []Hook{
+			{"SessionStart", EventSessionStart, "", 30},
+			{"UserPromptSubmit", EventPrompt, "", 15},
+			{"Stop", EventStop, "", 15},
+			{"SessionEnd", EventSessionEnd, "", 5},
+		},
+		MCPAlwaysLoad: true,
+	},
+	// The Copilot CLI reads Claude-shaped hook files (PascalCase events get
+	// snake_case payloads) from .github/hooks/ and ~/.copilot/hooks/, and
+	// workspace MCP servers from .github/mcp.json (.mcp.json is Claude
+	// Code's, which installs there too).
+	Copilot: {
+		HooksFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".copilot", "hooks", "git-mem.json")
+			}
+			return filepath.Join(o.Root, ".github", "hooks", "git-mem.json")
+		},
+		MCPFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".copilot", "mcp-config.json")
+			}
+			return filepath.Join(o.Root, ".github", "mcp.json")
+		},
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.Home, ".copilot", "copilot-instructions.md")
+			}
+			return filepath.Join(o.Root, ".github", "copilot-instructions.md")
+		},
+		Hooks: []Hook{
+			{"SessionStart", EventSessionStart, "", 30},
+			{"UserPromptSubmit", EventPrompt, "", 15},
+			{"SessionEnd", EventSessionEnd, "", 5},
+		},
+		MCPType: true,
+	},
+	// OpenCode has no command hooks: git-mem's plugin runs them.
+	OpenCode: {
+		HooksFile: func(o Scope) string { return filepath.Join(o.OpenCodeDir(), "plugins", "git-mem.js") },
+		MCPFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.OpenCodeDir(), "opencode.json")
+			}
+			return filepath.Join(o.Root, "opencode.json")
+		},
+		InstructionsFile: func(o Scope) string {
+			if o.User {
+				return filepath.Join(o.OpenCodeDir(), "AGENTS.md")
+			}
+			return filepath.Join(o.Root, "AGENTS.md")
+		},
+		Hooks: []Hook{
+			{"session-start", EventSessionStart, "", 0},
+			{"prompt", EventPrompt, "", 0},
+			{"session-end", EventSessionEnd, "", 0},
+		},
+		OpenCode: true,
 	},
 	Cursor: {
 		HooksFile: func(o Scope) string { return filepath.Join(o.base(".cursor", ".cursor"), "hooks.json") },

@@ -48,6 +48,8 @@ type Payload struct {
 	TurnID         string   `json:"turn_id"`
 	Timestamp      string   `json:"timestamp"`
 	CursorVersion  string   `json:"cursor_version"`
+	PermissionMode string   `json:"permission_mode"`
+	InitialPrompt  string   `json:"initial_prompt"`
 	Reason         string   `json:"reason"`
 	// TranscriptPath is kept raw: Codex sends null where Claude Code sends a path.
 	TranscriptPath json.RawMessage `json:"transcript_path"`
@@ -99,14 +101,38 @@ func (p *Payload) Dir() string {
 // Subagent reports whether the hook runs inside a subagent.
 func (p *Payload) Subagent() bool { return p.AgentID != "" }
 
+// copilotShaped reports whether a payload with a timestamp is the Copilot
+// CLI's rather than the Gemini CLI's: Claude's event names (Gemini has
+// BeforeAgent and AfterAgent), SessionStart's initial_prompt, or a
+// SessionEnd reason only Copilot sends.
+func copilotShaped(p *Payload) bool {
+	switch {
+	case p.InitialPrompt != "", p.HookEventName == "UserPromptSubmit", p.HookEventName == "Stop":
+		return true
+	case p.HookEventName == "SessionEnd":
+		return p.Reason == "complete" || p.Reason == "error" || p.Reason == "user_exit"
+	}
+	return false
+}
+
 // Detect names the agent that sent a hook payload: from the payload's own
 // fields, else from the environment the agent started the hook in, else
 // Claude Code.
 func Detect(p *Payload, getenv func(string) string) string {
+	// Qwen Code and the Copilot CLI send Gemini's and Claude Code's payload
+	// fields (timestamp) and set GEMINI_PROJECT_DIR and CLAUDE_PROJECT_DIR
+	// too: their own variables come first
+	if a := fromEnvOf(getenv, mimics); a != "" {
+		return a
+	}
 	if p != nil {
 		switch {
 		case p.ConversationID != "" || len(p.WorkspaceRoots) > 0 || p.CursorVersion != "":
 			return Cursor
+		case p.Timestamp != "" && p.PermissionMode != "":
+			return Qwen // Gemini sends no permission_mode, Claude Code no timestamp
+		case p.Timestamp != "" && copilotShaped(p):
+			return Copilot
 		case p.Timestamp != "" || p.HookEventName == "BeforeAgent" || p.HookEventName == "AfterAgent":
 			return Gemini
 		case p.TurnID != "":

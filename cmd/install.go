@@ -37,11 +37,12 @@ func init() {
 func newInstallCmd(env *Env) *cobra.Command {
 	o := &installOptions{}
 	c := &cobra.Command{
-		Use:   "install <claude|codex|cursor|gemini> [--user] | install --man [--man-dir DIR]",
+		Use:   "install <claude|codex|cursor|gemini|qwen|copilot|opencode> [--user] | install --man [--man-dir DIR]",
 		Short: "Register git-mem's hooks, MCP server and instructions with a coding agent",
 		Long: `Register git-mem with a coding agent: its hooks (session start, prompt, stop,
 session end), the MCP server (git-mem mcp), and a marked instruction block in
-CLAUDE.md, AGENTS.md or GEMINI.md. Entries are merged into the existing config
+CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md or copilot-instructions.md (OpenCode,
+which has no command hooks, gets a small plugin that runs them). Entries are merged into the existing config
 files: other tools' entries and the files' indentation are kept, and running
 install again updates git-mem's own entries in place, wherever the binary was.
 
@@ -51,6 +52,11 @@ install again updates git-mem's own entries in place, wherever the binary was.
           (--user: $CODEX_HOME or ~/.codex: hooks.json, config.toml, AGENTS.md)
   gemini  .gemini/settings.json, GEMINI.md (--user: ~/.gemini/…)
   cursor  .cursor/hooks.json, .cursor/mcp.json, AGENTS.md (--user: ~/.cursor/…)
+  qwen    .qwen/settings.json, QWEN.md (--user: ~/.qwen/…)
+  copilot .github/hooks/git-mem.json, .github/mcp.json, .github/copilot-instructions.md
+          (--user: ~/.copilot/hooks/git-mem.json, mcp-config.json, copilot-instructions.md)
+  opencode .opencode/plugins/git-mem.js, opencode.json, AGENTS.md
+          (--user: ~/.config/opencode/…)
 
 Codex runs only hooks you trusted; install says how to trust them.
 Undo with git mem uninstall.

@@ -23,15 +23,16 @@ func newMCPCmd(env *Env) *cobra.Command {
 		Use:   "mcp [--agent NAME]",
 		Short: "Serve the memory to any MCP client over stdio",
 		Long: `Run git-mem's MCP server on stdin/stdout (newline-delimited JSON-RPC), for
-Claude Code, Codex, Cursor, Gemini CLI or any MCP client.
+Claude Code, Codex, Cursor, Gemini CLI, Qwen Code, Copilot CLI, OpenCode or any
+MCP client.
 
 It serves the memory of the repository of the client's first workspace root
 inside a git repository, else of the directory it was started in (or -C);
 outside any repository, your personal store. No tool can name another store.
 
 Writes are recorded as made by the client's name (clientInfo.name, normalized:
-claude-code, codex, cursor, gemini, ...) unless --agent or GIT_MEM_AGENT says
-otherwise. Diagnostics go to stderr when GIT_MEM_DEBUG is set.`,
+claude-code, codex, cursor, gemini, qwen, copilot, opencode, ...) unless --agent
+or GIT_MEM_AGENT says otherwise. Diagnostics go to stderr when GIT_MEM_DEBUG is set.`,
 		Example: `  git mem mcp
   claude mcp add -s project gitmem -- git-mem mcp
   codex mcp add gitmem -- git-mem mcp`,

@@ -24,7 +24,7 @@ func init() { register(newPreviewCmd) }
 func newPreviewCmd(env *Env) *cobra.Command {
 	o := &previewOptions{}
 	c := &cobra.Command{
-		Use:   "preview [--agent claude|codex|cursor|gemini] [--json]",
+		Use:   "preview [--agent claude|codex|cursor|gemini|qwen|copilot|opencode] [--json]",
 		Short: "Show what the next session-start hook would inject here, and why",
 		Long: `Print exactly the text the session-start hook would inject into a new session
 in this directory — the latest handoff for the branch, preferences and pinned

@@ -13,7 +13,7 @@ func init() { register(newUninstallCmd) }
 func newUninstallCmd(env *Env) *cobra.Command {
 	o := &installOptions{}
 	c := &cobra.Command{
-		Use:   "uninstall <claude|codex|cursor|gemini> [--user]",
+		Use:   "uninstall <claude|codex|cursor|gemini|qwen|copilot|opencode> [--user]",
 		Short: "Remove git-mem's hooks, MCP server and instructions from a coding agent",
 		Long: `Remove what git mem install wrote for an agent: git-mem's own hook handlers,
 its MCP server entry and its marked instruction block. Other tools' entries

@@ -90,7 +90,7 @@ func TestHookBinaryMatchesGitMem(t *testing.T) {
 	}
 	gitMem, hookBin := buildBinaries(t)
 	isolate(t)
-	for _, agent := range agents.Names {
+	for _, agent := range payloadAgents() {
 		t.Run(agent, func(t *testing.T) {
 			a := goldenRepo(t)
 			b := copyRepo(t, a)

@@ -7,13 +7,19 @@
 //
 // # Agents and events
 //
-// Four agents are supported: Claude Code (claude), Codex CLI (codex), Gemini
-// CLI (gemini) and Cursor (cursor); the exact payloads and outputs are in
-// docs/agents.md. The agent is taken from --agent, else detected by
-// agents.Detect from the payload (Cursor: conversation_id, workspace_roots;
-// Gemini: timestamp, BeforeAgent/AfterAgent; Codex: turn_id), else from the
-// environment (CLAUDECODE, CODEX_HOME, GEMINI_PROJECT_DIR, …), else Claude
-// Code, whose output shape Codex and Gemini share. Events:
+// Seven agents are supported: Claude Code (claude), Codex CLI (codex), Gemini
+// CLI (gemini), Qwen Code (qwen), GitHub Copilot CLI (copilot), OpenCode
+// (opencode, through the plugin package install writes) and Cursor (cursor);
+// the exact payloads and outputs are in docs/agents.md. The agent is taken
+// from --agent, else detected by agents.Detect: first from the variables of
+// the agents that also send others' fields (QWEN_PROJECT_DIR, COPILOT_CLI,
+// OPENCODE), then from the payload (Cursor: conversation_id,
+// workspace_roots; Qwen Code: timestamp with permission_mode; Copilot:
+// timestamp with Claude's event names; Gemini: timestamp,
+// BeforeAgent/AfterAgent; Codex: turn_id), else from the environment
+// (CLAUDECODE, CODEX_HOME, GEMINI_PROJECT_DIR, …), else Claude Code, whose
+// output shape Codex, Gemini, Qwen Code and the OpenCode plugin share.
+// Events:
 //
 //   - session-start: writes the session's start marker, then injects the
 //     latest handoff for the branch, preferences and pinned memories, and the
@@ -24,14 +30,16 @@
 //     characters, each memory at most once per session; nothing for a prompt
 //     of fewer than two usable terms.
 //   - session-end: the session note (handoff.Sessions.End).
-//   - stop: for Cursor (no SessionEnd in older builds) the session note;
+//   - stop: for Cursor (no SessionEnd in older builds) and Qwen Code (whose
+//     -p runs never fire SessionEnd) the session note;
 //     for Claude Code and Codex a reminder to save what was learned, at most
 //     every 5 prompts when nothing was saved, never when stop_hook_active.
 //
 // Output: Claude Code, Codex and Gemini get
 // {"hookSpecificOutput":{"hookEventName":E,"additionalContext":X}} with E
 // SessionStart, UserPromptSubmit (Gemini: BeforeAgent) and no other key;
-// Cursor gets {"additional_context":X} at session start. A stop reminder is
+// Cursor gets {"additional_context":X} at session start, the Copilot CLI
+// {"additionalContext":X} (it ignores hookSpecificOutput). A stop reminder is
 // {"decision":"block","reason":X}.
 //
 // # Two binaries, one hooks code

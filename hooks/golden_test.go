@@ -54,7 +54,7 @@ func goldenRepo(t *testing.T) string {
 
 func TestGoldenPerAgent(t *testing.T) {
 	isolate(t)
-	for _, agent := range agents.Names {
+	for _, agent := range payloadAgents() {
 		t.Run(agent, func(t *testing.T) {
 			dir := goldenRepo(t)
 			files, err := filepath.Glob(filepath.Join(fixtureDir, agent, "*.json"))

@@ -232,3 +232,16 @@ func injected(t *testing.T, o *hooks.Outcome) string {
 	}
 	return v.HookSpecificOutput.AdditionalContext
 }
+
+// payloadAgents are the agents that send hook payloads of their own (the
+// fixtures under fixtures/hooks): all but OpenCode, whose payloads git-mem's
+// own plugin builds in Claude Code's shape and names the agent with --agent.
+func payloadAgents() []string {
+	var out []string
+	for _, a := range agents.Names {
+		if a != agents.OpenCode {
+			out = append(out, a)
+		}
+	}
+	return out
+}

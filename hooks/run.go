@@ -403,8 +403,9 @@ func (h *handler) end(ctx context.Context) error {
 }
 
 func (h *handler) stop(ctx context.Context) ([]byte, error) {
-	if h.agent == agents.Cursor {
-		// Cursor builds without sessionEnd: the stop hook writes the note
+	if h.agent == agents.Cursor || h.agent == agents.Qwen {
+		// Cursor builds without sessionEnd, and Qwen Code's -p runs, never
+		// fire it: the stop hook writes the note
 		return nil, h.end(ctx)
 	}
 	if h.p.StopHookActive || h.agent == agents.Gemini || h.p.Subagent() {
@@ -432,6 +433,14 @@ func Output(agent, event, text string) ([]byte, error) {
 			return nil, nil
 		}
 		return marshal(map[string]any{"additional_context": text})
+	}
+	if agent == agents.Copilot {
+		// the Copilot CLI passes on a top-level additionalContext and drops
+		// hookSpecificOutput (measured, docs/agents.md)
+		if event != agents.EventSessionStart && event != agents.EventPrompt {
+			return nil, nil
+		}
+		return marshal(map[string]any{"additionalContext": text})
 	}
 	name := ""
 	switch event {

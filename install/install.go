@@ -186,7 +186,16 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		removeMCP(root)
 		return nil
 	}
-	if hooksPath == mcpPath {
+	if sp.OpenCode {
+		edits = append(edits, edit{hooksPath, "plugin", openCodePluginEdit(o, install)})
+		edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(func(root *jobj) error {
+			if install {
+				return addOpenCodeMCP(root, o)
+			}
+			removeOpenCodeMCP(root)
+			return nil
+		}, false, !install, mcpKept)})
+	} else if hooksPath == mcpPath {
 		edits = append(edits, edit{hooksPath, "hooks and MCP server", jsonEdit(func(root *jobj) error {
 			if err := hooksEdit(root); err != nil {
 				return err
@@ -265,6 +274,14 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			}
 		}
 		rep.Files = append(rep.Files, fc)
+	}
+	if install && !o.User {
+		switch o.Agent {
+		case agents.Qwen:
+			rep.Notes = append(rep.Notes, "Qwen Code asks once, when it first starts here interactively, to approve the project's MCP server git-mem; until then qwen -p runs leave it out (install with --user to skip the question)")
+		case agents.Copilot:
+			rep.Notes = append(rep.Notes, "the Copilot CLI loads .github/hooks and .github/mcp.json only in a folder you trusted: it asks when it first starts here")
+		}
 	}
 	if o.Agent == agents.Codex {
 		trustPath := filepath.Join(o.codexHome(), "config.toml")
@@ -649,6 +666,9 @@ func (sp agentSpec) addMCP(root *jobj, o InstallOptions) error {
 	if len(args) == 0 || args[0] != "mcp" || !wasOurs {
 		srv.set("args", []any{"mcp"})
 	}
+	if sp.MCPAlwaysLoad {
+		srv.set("alwaysLoadTools", true)
+	}
 	servers.set(MCPServerName, srv)
 	return nil
 }
@@ -705,6 +725,11 @@ func Inspect(o InstallOptions) (*Installed, error) {
 	in := &Installed{Agent: o.Agent, Scope: "project", HooksFile: sp.HooksFile(o.scope()), MCPFile: sp.MCPFile(o.scope())}
 	if o.User {
 		in.Scope = "user"
+	}
+	if sp.OpenCode {
+		inspectOpenCodePlugin(in.HooksFile, in)
+		inspectOpenCodeMCP(in.MCPFile, in)
+		return in, nil
 	}
 	if root := readJSONObj(in.HooksFile); root != nil {
 		if hv, ok := root.get("hooks"); ok {

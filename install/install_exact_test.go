@@ -202,6 +202,16 @@ func TestHookCommandWithoutBinary(t *testing.T) {
 			require.NoError(t, err)
 			data, err := os.ReadFile(hooksFile)
 			require.NoError(t, err)
+			if agent == agents.OpenCode {
+				// the plugin's command lines are a JSON object literal
+				_, obj, ok := strings.Cut(string(data), "const COMMANDS = ")
+				require.True(t, ok)
+				obj, _, ok = strings.Cut(obj, ";\n")
+				require.True(t, ok)
+				var m map[string]string
+				require.NoError(t, json.Unmarshal([]byte(obj), &m))
+				data, _ = json.Marshal(map[string]any{"hooks": []any{map[string]any{"command": m[agents.EventSessionStart]}, map[string]any{"command": m[agents.EventPrompt]}, map[string]any{"command": m[agents.EventSessionEnd]}}})
+			}
 			var cmds []string
 			var walk func(v any)
 			walk = func(v any) {

@@ -124,9 +124,66 @@ model = "gpt-5-mini"
     }
 }
 `
-	cursorHooks = "{\n\t\"version\": 1,\n\t\"hooks\": {\n\t\t\"afterFileEdit\": [\n\t\t\t{\n\t\t\t\t\"command\": \"./hooks/format.sh\"\n\t\t\t}\n\t\t],\n\t\t\"stop\": [\n\t\t\t{\n\t\t\t\t\"command\": \"./hooks/notify.sh\"\n\t\t\t}\n\t\t]\n\t}\n}\n"
-	cursorMCP   = "{\n\t\"mcpServers\": {\n\t\t\"postgres\": {\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\": [\n\t\t\t\t\"-y\",\n\t\t\t\t\"@modelcontextprotocol/server-postgres\"\n\t\t\t]\n\t\t}\n\t}\n}\n"
-	agentsMD    = "# Contributing\n\nRun `make test` before pushing.\n"
+	cursorHooks  = "{\n\t\"version\": 1,\n\t\"hooks\": {\n\t\t\"afterFileEdit\": [\n\t\t\t{\n\t\t\t\t\"command\": \"./hooks/format.sh\"\n\t\t\t}\n\t\t],\n\t\t\"stop\": [\n\t\t\t{\n\t\t\t\t\"command\": \"./hooks/notify.sh\"\n\t\t\t}\n\t\t]\n\t}\n}\n"
+	cursorMCP    = "{\n\t\"mcpServers\": {\n\t\t\"postgres\": {\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\": [\n\t\t\t\t\"-y\",\n\t\t\t\t\"@modelcontextprotocol/server-postgres\"\n\t\t\t]\n\t\t}\n\t}\n}\n"
+	agentsMD     = "# Contributing\n\nRun `make test` before pushing.\n"
+	qwenSettings = `{
+  "model": {
+    "name": "qwen3-coder-plus"
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "^run_shell_command$",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "\"$QWEN_PROJECT_DIR/.qwen/hooks/security-check.sh\"",
+            "timeout": 10
+          }
+        ]
+      }
+    ]
+  },
+  "mcpServers": {
+    "docs": {
+      "command": "python",
+      "args": [
+        "-m",
+        "docs_server"
+      ],
+      "trust": false
+    }
+  }
+}
+`
+	openCodeConfig = `{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "mcp": {
+    "jira": {
+      "type": "remote",
+      "url": "https://jira.example.com/mcp",
+      "enabled": true
+    }
+  }
+}
+`
+	copilotMCP = `{
+  "mcpServers": {
+    "playwright": {
+      "type": "local",
+      "command": "npx",
+      "args": [
+        "@playwright/mcp@latest"
+      ],
+      "tools": [
+        "*"
+      ]
+    }
+  }
+}
+`
 )
 
 func TestInstallRoundTrip(t *testing.T) {
@@ -159,6 +216,20 @@ func TestInstallRoundTrip(t *testing.T) {
 			[]file{{".cursor/hooks.json", cursorHooks}, {".cursor/mcp.json", cursorMCP}, {"AGENTS.md", agentsMD}},
 			nil, []string{"\t\t\"sessionStart\": [\n\t\t\t{\n\t\t\t\t\"command\": \"sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook session-start --agent cursor'\"", `"./hooks/notify.sh"`}},
 		{agents.Cursor, true, nil, []string{"home/.cursor/hooks.json", "home/.cursor/mcp.json"}, nil},
+		{agents.Qwen, false,
+			[]file{{".qwen/settings.json", qwenSettings}, {"QWEN.md", agentsMD}},
+			nil, []string{`"command": "sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook prompt --agent qwen'"`, `"UserPromptSubmit": [`, `"alwaysLoadTools": true`, `"timeout": 30`}},
+		{agents.Qwen, true, nil, []string{"home/.qwen/settings.json", "home/.qwen/QWEN.md"}, nil},
+		{agents.Copilot, false,
+			[]file{{".github/mcp.json", copilotMCP}, {".github/copilot-instructions.md", agentsMD}},
+			[]string{".github/hooks/git-mem.json"}, []string{`"command": "sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook session-start --agent copilot'"`, `"SessionEnd": [`, `"type": "stdio"`}},
+		{agents.Copilot, true, nil,
+			[]string{"home/.copilot/hooks/git-mem.json", "home/.copilot/mcp-config.json", "home/.copilot/copilot-instructions.md"}, nil},
+		{agents.OpenCode, false,
+			[]file{{"opencode.json", openCodeConfig}, {"AGENTS.md", agentsMD}},
+			[]string{".opencode/plugins/git-mem.js"}, []string{`"session-start": "sh -c 'command -v git-mem >/dev/null 2>&1 || exit 0; exec git-mem hook session-start --agent opencode'"`, `"type": "local"`, "\"command\": [\n        \"git-mem\",\n        \"mcp\"\n      ]"}},
+		{agents.OpenCode, true, nil,
+			[]string{"home/.config/opencode/plugins/git-mem.js", "home/.config/opencode/opencode.json", "home/.config/opencode/AGENTS.md"}, nil},
 	}
 	for _, c := range cases {
 		name := c.agent
