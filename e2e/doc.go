@@ -1,6 +1,7 @@
 // Package e2e holds git-mem's end-to-end tests with real coding agents
-// (Claude Code 2.1.328, Codex 0.169.0 and Gemini CLI 0.61.0, installed from
-// npm) run headless and offline against a loopback model stand-in. It has no
+// (Claude Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Qwen Code 0.24.4,
+// GitHub Copilot CLI 1.0.102 and OpenCode 1.18.33, installed from npm) run
+// headless and offline against a loopback model stand-in. It has no
 // library code: the harness lives in the package's test files so that every
 // test file of the package can use it.
 //
@@ -16,6 +17,11 @@
 //     usual script: call the given tools one after the other, each once its
 //     predecessor's result came back, then end the turn. Request.ToolResults
 //     and Request.Offers read what an agent sent.
+//   - chat_model_test.go: the stand-in also speaks OpenAI Chat Completions
+//     (POST …/chat/completions, SSE chunks ending in [DONE], API "chat"), the
+//     API of Qwen Code's openai auth, OpenCode's openai-compatible provider
+//     and the Copilot CLI's BYOK provider; tool results come back as "tool"
+//     messages, so CallTools and ToolResults work unchanged.
 //   - gemini_model_test.go: StartGeminiModel starts a stand-in for the
 //     Generative Language API as the Gemini CLI calls it
 //     (POST /v1beta/models/<model>:streamGenerateContent?alt=sse,
@@ -33,6 +39,19 @@
 //     (GOOGLE_GEMINI_BASE_URL at the stand-in, a dummy GEMINI_API_KEY, user
 //     settings in the temp HOME with telemetry, usage statistics, update
 //     checks and folder trust off).
+//   - qwen_agent_test.go: Qwen and RunQwen (OPENAI_BASE_URL at the stand-in,
+//     openai auth and no telemetry in the temp HOME's .qwen/settings.json).
+//   - copilot_agent_test.go: Copilot and RunCopilot (COPILOT_OFFLINE, a BYOK
+//     provider at the stand-in, the project folder trusted in the temp
+//     HOME's .copilot/config.json).
+//   - opencode_agent_test.go: OpenCode and RunOpenCode (the stand-in as an
+//     openai-compatible provider in the user config, an empty models.dev
+//     catalogue, and the stand-in as npm registry so the plugin-dependency
+//     install OpenCode waits for fails at once).
+//
+// The tests of the later three (more_agents_test.go, opencode_test.go) run
+// in parallel with each other (t.Parallel): each has its own repository,
+// home and stand-in.
 //
 // Without npm (or node) the tests skip, except under CI=true, where they fail.
 package e2e

@@ -44,6 +44,7 @@ func geminiMain(m *Model) []Request {
 // session commits through the shell tool, and its SessionEnd hook saves a
 // note recording the commit, written by gemini.
 func TestHooksGemini(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	gm(t, repo, home, nil, "add", "--type", "decision", "--source", "user", "--", hookFact)
@@ -82,6 +83,7 @@ func TestHooksGemini(t *testing.T) {
 // subagent's, which session start leaves out, so only the prompt hook can
 // have brought it.
 func TestHooksPromptGemini(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	const fact = "The nightly export job writes CSV files to the exports bucket with gzip compression"
@@ -134,6 +136,7 @@ func geminiRecalls(t *testing.T, repo, query, want, author string) {
 // Gemini CLI saves a memory (Agent trailer gemini), and a later run finds it
 // with memory_recall.
 func TestGeminiMCP(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	gm(t, repo, home, nil, "install", "gemini", "--binary", "git-mem")
@@ -166,6 +169,7 @@ func geminiLastTurn(r Request) string {
 // "resume" in the same session, and the hook injects only what changed since
 // the session's first injection.
 func TestHooksGeminiResume(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	gm(t, repo, home, nil, "add", "--type", "decision", "--source", "user", "--", hookFact)

@@ -52,6 +52,7 @@ func hooksLog(repo string) string {
 // note recording the commit. Then, after git mem install codex, the first
 // request of a Codex session carries the handoff and the memory.
 func TestHooksClaudeThenCodex(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	gm(t, repo, home, nil, "add", "--type", "decision", "--source", "user", "--", hookFact)
@@ -140,6 +141,7 @@ func TestHooksClaudeThenCodex(t *testing.T) {
 // match the prompt. The memory is a subagent's, which session start leaves
 // out, so only the prompt hook can have brought it.
 func TestHooksPromptClaude(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	const fact = "The nightly export job writes CSV files to the exports bucket with gzip compression"
@@ -162,6 +164,7 @@ func TestHooksPromptClaude(t *testing.T) {
 // TestHooksPromptCodex is TestHooksPromptClaude with Codex (hooks installed
 // in its user config).
 func TestHooksPromptCodex(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	home := t.TempDir()
 	const fact = "The ledger service rounds currency amounts with banker's rounding in ledger/round.go"

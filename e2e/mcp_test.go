@@ -133,6 +133,7 @@ func requireRecalled(t *testing.T, model *Model, want, author string) {
 // TestClaudeWritesCodexRecalls: Claude Code saves a memory through the MCP
 // server; a Codex session then finds it with memory_recall.
 func TestClaudeWritesCodexRecalls(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	claudeAdds(t, repo, claudeFact)
 	codexRecalls(t, repo, claudeQuery, claudeFact, "claude-code")
@@ -140,6 +141,7 @@ func TestClaudeWritesCodexRecalls(t *testing.T) {
 
 // TestCodexWritesClaudeRecalls is the reverse direction.
 func TestCodexWritesClaudeRecalls(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	codexAdds(t, repo, codexFact)
 	claudeRecalls(t, repo, codexQuery, codexFact, "codex")
@@ -149,6 +151,7 @@ func TestCodexWritesClaudeRecalls(t *testing.T) {
 // (-C elsewhere), and Claude Code's roots (its project directory, sent as
 // input responses on protocol 2026-07-28) make it serve the repository.
 func TestClaudeScopeFromRoots(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	ClaudeMCP(t, repo, "-C", t.TempDir())
 	model := StartModel(t, CallTools(ToolCall{Name: "mcp__gitmem__memory_stats", Args: map[string]any{}}))
@@ -168,6 +171,7 @@ func TestClaudeScopeFromRoots(t *testing.T) {
 // TestClaudeDeferredTools: with Claude Code's default tool search, the model
 // first selects the git-mem tool, then calls it.
 func TestClaudeDeferredTools(t *testing.T) {
+	t.Parallel()
 	repo := NewRepo(t)
 	ClaudeMCP(t, repo)
 	model := StartModel(t, CallTools(

@@ -15,8 +15,9 @@ import (
 
 // Request is one request the model stand-in received.
 type Request struct {
-	// API is "anthropic" (Messages API) or "openai" (Responses API); empty
-	// for a request to any other path (answered with 404).
+	// API is "anthropic" (Messages API), "openai" (Responses API) or "chat"
+	// (OpenAI Chat Completions); empty for a request to any other path
+	// (answered with 404).
 	API    string
 	Method string
 	Path   string
@@ -66,8 +67,9 @@ func (r Request) Offers(name string) bool {
 }
 
 // ToolResults returns the tool results the request carries back to the
-// model, by call id: Anthropic tool_result blocks and OpenAI
-// function_call_output items, their text content joined.
+// model, by call id: Anthropic tool_result blocks, OpenAI
+// function_call_output items and Chat Completions "tool" messages, their text
+// content joined.
 func (r Request) ToolResults() map[string]string {
 	out := map[string]string{}
 	m := r.JSON()
@@ -75,9 +77,13 @@ func (r Request) ToolResults() map[string]string {
 		return out
 	}
 	var items []any
-	if msgs, ok := m["messages"].([]any); ok { // anthropic
+	if msgs, ok := m["messages"].([]any); ok { // anthropic, chat
 		for _, msg := range msgs {
 			if mm, ok := msg.(map[string]any); ok {
+				if id, _ := mm["tool_call_id"].(string); mm["role"] == "tool" && id != "" {
+					out[id] = flatText(mm["content"])
+					continue
+				}
 				if cs, ok := mm["content"].([]any); ok {
 					items = append(items, cs...)
 				}
@@ -263,6 +269,8 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.API = "anthropic"
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		req.API = "openai"
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		req.API = "chat"
 	}
 	m.mu.Lock()
 	req.N = m.counts[req.API]
@@ -274,6 +282,8 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.anthropic(w, req)
 	case "openai":
 		m.openai(w, req)
+	case "chat":
+		m.chat(w, req)
 	default:
 		http.NotFound(w, r)
 	}
