@@ -281,7 +281,7 @@ _git-mem`
 		{"mem re", []string{"recall:Find the memories relevant to a question, most relevant first", "reindex:Rebuild the search index from the memory refs", "revise:Replace the text or the retrieval keys of a memory (history keeps the old ones)"}},
 		{"mem show ", []string{id[:6] + ":decision: Bookings are stored in UTC: convert in the UI"}},
 		{"mem list --type ", []string{"fact", "decision", "gotcha", "convention", "command", "preference", "handoff", "session"}},
-		{"mem install ", []string{"claude", "codex", "cursor", "gemini"}},
+		{"mem install ", []string{"claude", "codex", "cursor", "gemini", "qwen", "copilot", "opencode"}},
 		{"mem -C ", []string{"DIRS"}},
 	}
 	for _, tc := range cases {
