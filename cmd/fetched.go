@@ -22,6 +22,9 @@ func (e *Env) mergeFetched(set *gitstore.Set) {
 		}
 		fmt.Fprintf(e.Err, "git mem: merged the memory git fetch brought from %s: %s\n", terminalSafe(r.Remote.Display, false), terminalSafe(r.Merge.Summary(r.Remote.Display), false))
 	}
+	if perr := afterPulls(context.Background(), e, set, res...); perr != nil {
+		fmt.Fprintf(e.Err, "git mem: warning: %s\n", terminalSafe(perr.Error(), false))
+	}
 	if err != nil {
 		fmt.Fprintf(e.Err, "git mem: warning: the memory git fetch brought was not merged: %s; run git mem pull --no-fetch\n", terminalSafe(err.Error(), false))
 	}

@@ -81,9 +81,13 @@ func (r *Repo) recentlyContains(tip, h plumbing.Hash) bool {
 }
 
 // MergeFetched merges into refs/memory/main the memory fetched into
-// tracking refs and not merged yet (see FetchedPending), each as
-// git mem pull --no-fetch does, purged ids left out. It returns one result
-// per tracking ref merged, in name order; none when nothing was pending.
+// tracking refs and not merged yet (see FetchedPending), each exactly as
+// git mem pull --no-fetch does: purge tombstones and mem.purged are honoured
+// first, so fetched history that still holds a purged memory is rewritten
+// without it and never becomes a parent, and memories a teammate purged are
+// purged here (PullResult.TeammatePurged: the caller scrubs its caches). It
+// returns one result per tracking ref merged, in name order; none when
+// nothing was pending.
 func (r *Repo) MergeFetched(ctx context.Context, w Writer) ([]*PullResult, error) {
 	if r.GitDir == "" {
 		return nil, nil
@@ -92,29 +96,23 @@ func (r *Repo) MergeFetched(ctx context.Context, w Writer) ([]*PullResult, error
 	if err != nil || len(pending) == 0 {
 		return nil, err
 	}
-	cfg, err := r.gitConfigList(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var drop []string
-	for _, v := range cfg["mem.purged"] {
-		drop = append(drop, strings.ToLower(strings.TrimSpace(v)))
-	}
 	names := make([]string, 0, len(pending))
 	for n := range pending {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var out []*PullResult
-	st := NewStore(r, RefMain, ScopeProject)
 	for _, name := range names {
 		slug := strings.TrimSuffix(strings.TrimPrefix(name, TrackingRefPrefix), "/main")
 		rem := &Remote{Name: slug, Display: slug, Slug: slug, How: "fetched"}
-		res, err := st.Merge(ctx, w, pending[name], MergeOptions{From: slug, TheirRef: name, Drop: drop})
+		if rem.TrackingRef() != name {
+			continue // not a ref this repository's remotes fetch into
+		}
+		res, err := r.Pull(ctx, w, rem, PullOptions{NoFetch: true})
 		if err != nil {
 			return out, err
 		}
-		out = append(out, &PullResult{Remote: rem, Fetched: pending[name], Merge: res, NoFetch: true})
+		out = append(out, res)
 	}
 	return out, nil
 }

@@ -37,10 +37,12 @@ func TestMergeFetched(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	require.Equal(t, MergeCommitted, res[0].Merge.Kind)
-	require.Equal(t, []string{x.ID}, res[0].Merge.Dropped)
+	require.True(t, res[0].Rewritten, "the fetched history held the purged memory")
 	texts := w.texts(dirB)
 	require.Len(t, texts, 3)
 	require.NotContains(t, texts, x.Text)
+	require.NotContains(t, w.git(dirB, "log", "--all", "--format=%B", "-p"), "internal hostname list",
+		"fetched history holding a purged memory never becomes a parent")
 
 	res, err = b.MergeFetched(ctx, Writer{Agent: "cli"})
 	require.NoError(t, err)
@@ -49,6 +51,51 @@ func TestMergeFetched(t *testing.T) {
 	pending, err = b.FetchedPending(ctx)
 	require.NoError(t, err)
 	require.Empty(t, pending)
+}
+
+// TestMergeFetchedHonoursTombstones: after a purge travelled to the remote,
+// a teammate's plain git fetch followed by any command (MergeFetched) purges
+// the memory in their clone too, as git mem pull does; and the purger's own
+// plain fetch of the remote's old history never brings the text back.
+func TestMergeFetchedHonoursTombstones(t *testing.T) {
+	w := newRemoteWorld(t)
+	dirA, a := w.clone("Ann")
+	dirB, b := w.clone("Bob")
+	ctx := context.Background()
+	for _, r := range []*Repo{a, b} {
+		_, err := r.ShareRefspec(ctx, w.origin(r))
+		require.NoError(t, err)
+	}
+	x, err := NewStore(a, RefMain, ScopeProject).Add(ctx, Writer{}, NewMemory{Text: "saved by mistake: vault token kiwi-narwhal"})
+	require.NoError(t, err)
+	w.addN(a, "a", 2, "keep")
+	w.sync(a)
+	w.sync(b)
+
+	rep, err := a.Purge(ctx, x.ID)
+	require.NoError(t, err)
+	w.addN(a, "a", 1, "after") // the purger writes on; the remote still holds the old history
+	w.git(dirA, "fetch", "-q")
+	res, err := a.MergeFetched(ctx, Writer{Agent: "cli"})
+	require.NoError(t, err)
+	for _, p := range res {
+		require.True(t, p.Rewritten)
+	}
+	leaks, err := a.ReachableLeaks(ctx, rep.Texts)
+	require.NoError(t, err)
+	require.Empty(t, leaks, "the purger's plain fetch never makes the text reachable again")
+
+	w.sync(a) // replaces the remote's history, tombstone included
+	w.git(dirB, "fetch", "-q")
+	res, err = b.MergeFetched(ctx, Writer{Agent: "cli"})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, []string{x.ID}, res[0].TeammatePurged)
+	leaks, err = b.ReachableLeaks(ctx, rep.Texts)
+	require.NoError(t, err)
+	require.Empty(t, leaks, "the teammate's clone no longer reaches the text")
+	require.NotContains(t, w.texts(dirB), x.Text)
+	w.fsck(dirA, dirB, w.remote)
 }
 
 // BenchmarkFetchedPendingNothingNew is the cost every command and hook pays

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/handoff"
 )
 
 // fetchedMergeBudget is the most of a hook's deadline spent merging what a
@@ -21,7 +24,25 @@ func (h *handler) mergeFetched(ctx context.Context, lg *logger, event string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	if _, err := h.repo.MergeFetched(ctx, h.writer()); err != nil {
+	res, err := h.repo.MergeFetched(ctx, h.writer())
+	if err != nil {
 		lg.log(&Outcome{Event: event, Agent: h.agent}, fmt.Errorf("warning: the memory git fetch brought was not merged: %w", err))
 	}
+	if teammatePurged(res) {
+		// a teammate purged a memory this clone held: its text must leave the
+		// caches before anything is injected from them
+		if err := handoff.ScrubCaches(ctx, h.set); err != nil {
+			lg.log(&Outcome{Event: event, Agent: h.agent}, fmt.Errorf("warning: memories a teammate purged were removed, but the caches still hold their text; run git mem reindex: %w", err))
+		}
+	}
+}
+
+// teammatePurged reports whether a merge removed memories a teammate purged.
+func teammatePurged(res []*gitstore.PullResult) bool {
+	for _, r := range res {
+		if r != nil && len(r.TeammatePurged) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -351,7 +351,15 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 	if set.Repo != nil {
 		// what a plain git fetch brought (git mem share) is merged before the
 		// call reads; a failed merge leaves the memory as it was
-		_, _ = set.Repo.MergeFetched(ctx, w)
+		res, _ := set.Repo.MergeFetched(ctx, w)
+		for _, r := range res {
+			if len(r.TeammatePurged) > 0 {
+				// a teammate purged a memory this clone held: its text
+				// leaves the caches before a tool reads them
+				_ = handoff.ScrubCaches(ctx, set)
+				break
+			}
+		}
 	}
 	return &call{set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
 }
