@@ -15,8 +15,9 @@ if ! go mod tidy -diff; then
 fi
 go vet ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-# The real-agent tests (e2e) start several agents at once and hold hooks to
-# their deadlines, so they run after the rest rather than beside the cmd
-# package's process tests on the same cores.
-go test -count=1 -timeout 30m $(go list ./... | grep -v '/e2e$')
+# Hooks are held to their real deadlines (700 ms for session end), and the
+# cmd package's process tests (8 clones syncing at once, writers killed
+# mid-write) load every core: packages run one at a time, and the real-agent
+# tests (e2e), which start several agents at once, run last.
+go test -p 1 -count=1 -timeout 30m $(go list ./... | grep -v '/e2e$')
 go test -count=1 -timeout 30m ./e2e
