@@ -82,14 +82,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 	if err != nil {
 		return err
 	}
-	scope := gitstore.ScopeProject
-	switch {
-	case o.private:
-		scope = gitstore.ScopePrivate
-	case o.global || !set.InRepo():
-		scope = gitstore.ScopePersonal
-	}
-	store, err := set.Writable(scope)
+	store, err := writableStore(set, o.private, o.global)
 	if err != nil {
 		return err
 	}
@@ -103,7 +96,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		}
 		o.memory.Supersedes = old.ID
 	}
-	if set.InRepo() && scope != gitstore.ScopePersonal {
+	if set.InRepo() && store.Scope != gitstore.ScopePersonal {
 		head := set.Repo.Head()
 		if head.Commit != "" || head.Branch != "" {
 			o.memory.Anchor = &head
@@ -119,7 +112,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		return err
 	}
 	short := rd.ShortID(m.ID)
-	if scope == gitstore.ScopePersonal {
+	if store.Scope == gitstore.ScopePersonal {
 		note := "saved to your personal store"
 		if set.PersonalCreated {
 			note = "created your personal store and saved to it"

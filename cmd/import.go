@@ -94,14 +94,7 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 	if err != nil {
 		return err
 	}
-	scope := gitstore.ScopeProject
-	switch {
-	case o.private:
-		scope = gitstore.ScopePrivate
-	case o.global || !set.InRepo():
-		scope = gitstore.ScopePersonal
-	}
-	store, err := set.Writable(scope)
+	store, err := writableStore(set, o.private, o.global)
 	if err != nil {
 		return err
 	}
@@ -114,7 +107,7 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 		return err
 	}
 	var anchor *gitstore.Anchor
-	if set.InRepo() && scope != gitstore.ScopePersonal {
+	if set.InRepo() && store.Scope != gitstore.ScopePersonal {
 		if head := set.Repo.Head(); head.Commit != "" || head.Branch != "" {
 			anchor = &head
 		}

@@ -84,6 +84,19 @@ func runLog(ctx context.Context, env *Env, o *logOptions) error {
 	return nil
 }
 
+// writableStore picks the store a write goes to: --private, --global (or
+// the personal store outside a repository), else the project's.
+func writableStore(set *gitstore.Set, private, global bool) (*gitstore.Store, error) {
+	scope := gitstore.ScopeProject
+	switch {
+	case private:
+		scope = gitstore.ScopePrivate
+	case global || !set.InRepo():
+		scope = gitstore.ScopePersonal
+	}
+	return set.Writable(scope)
+}
+
 // readableStore picks one store for commands that read a single ref.
 func readableStore(set *gitstore.Set, private, global bool) (*gitstore.Store, error) {
 	switch {

@@ -332,28 +332,7 @@ func removeEmptyDir(dir string, o InstallOptions) {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return errors.Join(werr, cerr)
-	}
-	if err := os.Chmod(f.Name(), mode); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return gitstore.WriteFileAtomic(path, data, 0o644)
 }
 
 // jsonEdit applies fn to a JSON config file's root object and changes in
@@ -673,21 +652,25 @@ func (sp agentSpec) addMCP(root *jobj, o InstallOptions) error {
 	return nil
 }
 
-func removeMCP(root *jobj) {
-	v, ok := root.get("mcpServers")
+func removeMCP(root *jobj) { removeServers(root, "mcpServers", isOwnServer) }
+
+// removeServers drops git-mem's entries from the server table under key,
+// and the table itself when that leaves it empty.
+func removeServers(root *jobj, key string, isOwn func(name string, v any) bool) {
+	v, ok := root.get(key)
 	servers, ok2 := v.(*jobj)
 	if !ok || !ok2 {
 		return
 	}
 	removed := false
 	for _, k := range append([]string(nil), servers.keys...) {
-		if isOwnServer(k, servers.vals[k]) {
+		if isOwn(k, servers.vals[k]) {
 			servers.del(k)
 			removed = true
 		}
 	}
 	if removed && len(servers.keys) == 0 {
-		root.del("mcpServers")
+		root.del(key)
 	}
 }
 

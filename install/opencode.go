@@ -199,23 +199,7 @@ func addOpenCodeMCP(root *jobj, o InstallOptions) error {
 }
 
 // removeOpenCodeMCP drops git-mem's server, and "mcp" when it is left empty.
-func removeOpenCodeMCP(root *jobj) {
-	v, ok := root.get("mcp")
-	servers, ok2 := v.(*jobj)
-	if !ok || !ok2 {
-		return
-	}
-	removed := false
-	for _, k := range append([]string(nil), servers.keys...) {
-		if isOwnOpenCodeServer(k, servers.vals[k]) {
-			servers.del(k)
-			removed = true
-		}
-	}
-	if removed && len(servers.keys) == 0 {
-		root.del("mcp")
-	}
-}
+func removeOpenCodeMCP(root *jobj) { removeServers(root, "mcp", isOwnOpenCodeServer) }
 
 // inspectOpenCodeMCP reads git-mem's server from opencode.json.
 func inspectOpenCodeMCP(path string, in *Installed) {
