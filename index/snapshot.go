@@ -386,20 +386,9 @@ func (s *snapshot) external(doc uint64) (string, error) {
 func (s *snapshot) load(key string) (*entry, error) {
 	raw, ok := s.seen[key]
 	if !ok {
-		var ferr error
-		sort.Search(s.ndocs, func(i int) bool {
-			k, r, err := s.doc(i)
-			if err != nil {
-				ferr = err
-				return true
-			}
-			if k == key {
-				raw = r
-			}
-			return k >= key
-		})
-		if ferr != nil {
-			return nil, ferr
+		var err error
+		if _, raw, err = s.find(key); err != nil {
+			return nil, err
 		}
 		if raw == nil {
 			return nil, fmt.Errorf("%w: %w: %s", ErrSnapshot, ErrNoDocument, key)
