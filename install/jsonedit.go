@@ -58,26 +58,30 @@ func canonical(v any) string {
 	return b.String()
 }
 
-func writeCompact(b *bytes.Buffer, v any) {
+func writeCompact(b *bytes.Buffer, v any) { writeOneLine(b, v, ",", ":") }
+
+// writeOneLine writes a value on one line, with comma and colon between
+// members; scalars are written as writeValue writes them.
+func writeOneLine(b *bytes.Buffer, v any, comma, colon string) {
 	switch v := v.(type) {
 	case *jobj:
 		b.WriteByte('{')
 		for i, k := range v.keys {
 			if i > 0 {
-				b.WriteByte(',')
+				b.WriteString(comma)
 			}
 			writeString(b, k)
-			b.WriteByte(':')
-			writeCompact(b, v.vals[k])
+			b.WriteString(colon)
+			writeOneLine(b, v.vals[k], comma, colon)
 		}
 		b.WriteByte('}')
 	case []any:
 		b.WriteByte('[')
 		for i, x := range v {
 			if i > 0 {
-				b.WriteByte(',')
+				b.WriteString(comma)
 			}
-			writeCompact(b, x)
+			writeOneLine(b, x, comma, colon)
 		}
 		b.WriteByte(']')
 	default:
@@ -445,32 +449,7 @@ func newValue(v any, lineInd, unit string, ml bool) (hujson.Value, error) {
 
 // writeCompactSpaced writes a value on one line as people write it
 // ({"a": 1, "b": [2]}).
-func writeCompactSpaced(b *bytes.Buffer, v any) {
-	switch v := v.(type) {
-	case *jobj:
-		b.WriteByte('{')
-		for i, k := range v.keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeString(b, k)
-			b.WriteString(": ")
-			writeCompactSpaced(b, v.vals[k])
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, x := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeCompactSpaced(b, x)
-		}
-		b.WriteByte(']')
-	default:
-		writeCompact(b, v)
-	}
-}
+func writeCompactSpaced(b *bytes.Buffer, v any) { writeOneLine(b, v, ", ", ": ") }
 
 // writeValueAt is writeValue with every line after the first starting with
 // base.
