@@ -598,24 +598,17 @@ func isOwnServer(name string, v any) bool {
 		return true
 	}
 	s, ok := v.(*jobj)
-	if !ok {
-		return false
+	return ok && isOwnServerCommand(name, s.str("command"), jsonStrings(s.vals["args"]))
+}
+
+// jsonStrings reads a JSON array of strings; other elements read as "".
+func jsonStrings(v any) []string {
+	xs, _ := v.([]any)
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i], _ = x.(string)
 	}
-	args, _ := s.vals["args"].([]any)
-	arg := func(i int) string {
-		if i < len(args) {
-			a, _ := args[i].(string)
-			return a
-		}
-		return ""
-	}
-	switch strings.TrimSuffix(filepath.Base(s.str("command")), ".exe") {
-	case "git-mem":
-		return arg(0) == "mcp"
-	case "git":
-		return arg(0) == "mem" && arg(1) == "mcp"
-	}
-	return false
+	return out
 }
 
 func (sp agentSpec) addMCP(root *jobj, o InstallOptions) error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -157,21 +156,8 @@ func isOwnOpenCodeServer(name string, v any) bool {
 	if !ok {
 		return false
 	}
-	cmd, _ := s.vals["command"].([]any)
-	word := func(i int) string {
-		if i < len(cmd) {
-			w, _ := cmd[i].(string)
-			return w
-		}
-		return ""
-	}
-	switch strings.TrimSuffix(filepath.Base(word(0)), ".exe") {
-	case "git-mem":
-		return word(1) == "mcp"
-	case "git":
-		return word(1) == "mem" && word(2) == "mcp"
-	}
-	return false
+	words := jsonStrings(s.vals["command"])
+	return len(words) > 0 && isOwnServerCommand(name, words[0], words[1:])
 }
 
 // addOpenCodeMCP sets git-mem's server in opencode.json's "mcp" object.
