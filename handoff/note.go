@@ -207,7 +207,7 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 	st := gitstore.NewStore(s.Repo, gitstore.RefMain, gitstore.ScopeProject)
 	var note *gitstore.Memory
 	if m.Note != "" {
-		note, err = st.Revise(ctx, o.Writer, m.Note, text)
+		note, err = st.Revise(ctx, o.Writer, m.Note, text, gitstore.WithKeys(noteKeys(a)))
 		switch {
 		case errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, gitstore.ErrRetired):
 			m.Note, err = "", nil // the note was forgotten or superseded: write a new one
@@ -230,18 +230,17 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 		if len(paths) > notePaths {
 			paths = paths[:notePaths]
 		}
-		note, err = st.Add(ctx, o.Writer, gitstore.NewMemory{
-			Type: gitstore.TypeSession, Text: text, Tags: tags, Paths: paths,
-			Source: gitstore.SourceVerified, Anchor: &gitstore.Anchor{Commit: a.To, Branch: a.Branch},
-		})
+		add := func() (*gitstore.Memory, error) {
+			return st.Add(ctx, o.Writer, gitstore.NewMemory{
+				Type: gitstore.TypeSession, Text: NoteText(m, a), Tags: tags, Paths: paths, Keys: noteKeys(a),
+				Source: gitstore.SourceVerified, Anchor: &gitstore.Anchor{Commit: a.To, Branch: a.Branch},
+			})
+		}
+		note, err = add()
 		if errors.Is(err, gitstore.ErrSecret) {
 			// a commit subject looks like a credential: leave the subjects out
 			a.Commits = nil
-			text = NoteText(m, a)
-			note, err = st.Add(ctx, o.Writer, gitstore.NewMemory{
-				Type: gitstore.TypeSession, Text: text, Tags: tags, Paths: paths,
-				Source: gitstore.SourceVerified, Anchor: &gitstore.Anchor{Commit: a.To, Branch: a.Branch},
-			})
+			note, err = add()
 		}
 		if err != nil {
 			return nil, err
