@@ -109,8 +109,12 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 // listCatalog lists from the snapshot's summaries: the filter and the
 // order need no memory decoded, and only the memories shown are read.
 func listCatalog(env *Env, o *listOptions, cat *index.Catalog, limit int) error {
+	all, err := cat.Memories()
+	if err != nil {
+		return err
+	}
 	var keep []index.Summary
-	for _, s := range cat.Memories {
+	for _, s := range all {
 		if o.filter.Type != "" && s.Type != o.filter.Type {
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 )
 
@@ -53,12 +52,9 @@ func runStats(ctx context.Context, env *Env, o *statsOptions) error {
 	}
 	now := env.Now()
 	out := statsJSON{InRepo: set.InRepo(), Stores: []storeStats{}}
-	// counted from the recall snapshot's summaries when there is one: no
-	// memory is decoded
-	var cat *index.Catalog
-	if c, err := index.OpenCatalog(ctx, set); err == nil {
-		cat = c
-		defer cat.Close()
+	counts, err := index.Count(ctx, set, now)
+	if err != nil {
+		return err
 	}
 	for _, st := range set.Stores() {
 		tip, err := st.Tip()
@@ -69,28 +65,8 @@ func runStats(ctx context.Context, env *Env, o *statsOptions) error {
 		if !tip.IsZero() {
 			s.Tip = tip.String()
 		}
-		count := func(typ string, retired bool) {
-			if retired {
-				s.Retired++
-				return
-			}
-			s.Current++
-			s.ByType[typ]++
-		}
-		if cat != nil {
-			for _, m := range cat.Memories {
-				if m.Scope == st.Scope {
-					count(m.Type, m.Retired(now))
-				}
-			}
-		} else {
-			all, err := st.List(gitstore.Filter{All: true, Now: now})
-			if err != nil {
-				return err
-			}
-			for _, m := range all {
-				count(m.Type, m.Retired(now))
-			}
+		if n := counts[st.Scope]; n != nil {
+			s.Current, s.Retired, s.ByType = n.Current, n.Retired, n.ByType
 		}
 		out.Stores = append(out.Stores, s)
 	}

@@ -3,7 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,15 +26,15 @@ type Summary struct {
 // gitstore.Memory.Retired does.
 func (s Summary) Retired(t time.Time) bool { return !s.ValidTo.IsZero() && !t.Before(s.ValidTo) }
 
-// Catalog is the set's memories as the recall snapshot summarizes them,
-// newest first (as gitstore.Set.List orders them); Load reads one in full.
+// Catalog is the set's memories as the recall snapshot summarizes them;
+// Memories lists them, Count counts them and Load reads one in full.
 type Catalog struct {
-	Memories []Summary
 	v        *snapView
+	memories []Summary
 }
 
-// OpenCatalog reads the set's summaries from its recall snapshot, brought
-// up to date first. It fails when the set has no directory for one; the
+// OpenCatalog opens the set's recall snapshot, brought up to date first, to
+// read its summaries. It fails when the set has no directory for one; the
 // caller then reads the stores.
 func OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
 	path := SnapshotPath(set)
@@ -45,36 +45,114 @@ func OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	sums, err := v.base.summaries()
+	return &Catalog{v: v}, nil
+}
+
+// each calls fn with every live document's summary, in no order.
+func (c *Catalog) each(fn func(docSum)) error {
+	sums, err := c.v.base.summaries()
 	if err != nil {
-		v.close()
-		return nil, err
+		return err
 	}
-	c := &Catalog{v: v, Memories: make([]Summary, 0, v.ndocs)}
 	for i, sm := range sums {
-		if !v.dropped[uint64(i)] {
-			c.Memories = append(c.Memories, summaryOf(sm))
+		if !c.v.dropped[uint64(i)] {
+			fn(sm)
 		}
 	}
-	for _, d := range v.added {
+	for _, d := range c.v.added {
 		if d.dead {
 			continue
 		}
 		sm, err := d.summary()
 		if err != nil {
-			v.close()
+			return err
+		}
+		fn(sm)
+	}
+	return nil
+}
+
+// Memories are the summaries, newest first (as gitstore.Set.List orders
+// them), built on the first call.
+func (c *Catalog) Memories() ([]Summary, error) {
+	if c.memories != nil {
+		return c.memories, nil
+	}
+	ms := make([]Summary, 0, c.v.ndocs)
+	if err := c.each(func(sm docSum) { ms = append(ms, summaryOf(sm)) }); err != nil {
+		return nil, err
+	}
+	// a total order: no stable sort needed, which at 100,000 memories costs
+	// more than reading them
+	slices.SortFunc(ms, func(a, b Summary) int {
+		if c := b.Created.Compare(a.Created); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.ID, b.ID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	c.memories = ms
+	return ms, nil
+}
+
+// Counts are one store's memories counted: the current ones by type, and
+// the superseded or expired ones.
+type Counts struct {
+	Current, Retired int
+	ByType           map[string]int
+}
+
+// Count counts the memories of each store of the catalog at now, without
+// building a summary of each.
+func (c *Catalog) Count(now time.Time) (map[gitstore.Scope]*Counts, error) {
+	out := map[gitstore.Scope]*Counts{}
+	at := now.Unix()
+	err := c.each(func(sm docSum) {
+		scope := scopeOfKey(sm.key)
+		n := out[scope]
+		if n == nil {
+			n = &Counts{ByType: map[string]int{}}
+			out[scope] = n
+		}
+		// Summary.Retired at a whole second: summaries keep seconds
+		if sm.validTo != 0 && at >= sm.validTo {
+			n.Retired++
+			return
+		}
+		n.Current++
+		n.ByType[sm.typ]++
+	})
+	return out, err
+}
+
+// Count counts the set's memories per store: from the recall snapshot's
+// summaries when the set has a directory for one (no memory is decoded),
+// otherwise from the stores.
+func Count(ctx context.Context, set *gitstore.Set, now time.Time) (map[gitstore.Scope]*Counts, error) {
+	if cat, err := OpenCatalog(ctx, set); err == nil {
+		defer cat.Close()
+		return cat.Count(now)
+	}
+	out := map[gitstore.Scope]*Counts{}
+	for _, st := range set.Stores() {
+		all, err := st.List(gitstore.Filter{All: true, Now: now})
+		if err != nil {
 			return nil, err
 		}
-		c.Memories = append(c.Memories, summaryOf(sm))
-	}
-	sort.SliceStable(c.Memories, func(i, j int) bool {
-		a, b := c.Memories[i], c.Memories[j]
-		if !a.Created.Equal(b.Created) {
-			return a.Created.After(b.Created)
+		n := &Counts{ByType: map[string]int{}}
+		for _, m := range all {
+			if m.Retired(now) {
+				n.Retired++
+				continue
+			}
+			n.Current++
+			n.ByType[m.Type]++
 		}
-		return a.ID < b.ID
-	})
-	return c, nil
+		out[st.Scope] = n
+	}
+	return out, nil
 }
 
 func summaryOf(sm docSum) Summary {

@@ -26,7 +26,11 @@ func catalogList(ctx context.Context, set *gitstore.Set, typ string, now time.Ti
 		return l, false, nil
 	}
 	defer cat.Close()
-	for _, s := range cat.Memories {
+	all, err := cat.Memories()
+	if err != nil {
+		return l, true, err
+	}
+	for _, s := range all {
 		if (typ != "" && s.Type != typ) || s.Retired(now) {
 			continue
 		}
@@ -40,29 +44,4 @@ func catalogList(ctx context.Context, set *gitstore.Set, typ string, now time.Ti
 		}
 	}
 	return l, true, nil
-}
-
-// catalogCounts counts a store's current memories by type, and its retired
-// ones, from the recall snapshot's summaries; ok is false without one.
-func catalogCounts(ctx context.Context, set *gitstore.Set, now time.Time) (counts map[gitstore.Scope]*StoreStats, ok bool) {
-	cat, err := index.OpenCatalog(ctx, set)
-	if err != nil {
-		return nil, false
-	}
-	defer cat.Close()
-	counts = map[gitstore.Scope]*StoreStats{}
-	for _, s := range cat.Memories {
-		ss := counts[s.Scope]
-		if ss == nil {
-			ss = &StoreStats{ByType: map[string]int{}}
-			counts[s.Scope] = ss
-		}
-		if s.Retired(now) {
-			ss.Retired++
-			continue
-		}
-		ss.Current++
-		ss.ByType[s.Type]++
-	}
-	return counts, true
 }

@@ -799,25 +799,14 @@ func (s *Server) stats(ctx context.Context, c *call, _ StatsInput) (string, Stat
 		fmt.Fprintf(&b, "No git repository in scope (%s, from the %s): serving your personal store only; writes are recorded as %s.\n", c.dir, out.ScopeFrom, c.w.Agent)
 	}
 	// counted from the snapshot's summaries when there is one: no memory is decoded
-	counts, fromCatalog := catalogCounts(ctx, c.set, c.now)
+	counts, err := index.Count(ctx, c.set, c.now)
+	if err != nil {
+		return "", out, toolError(err)
+	}
 	for _, st := range c.set.Stores() {
 		ss := StoreStats{Scope: string(st.Scope), Ref: st.Ref, GitDir: st.Repo.GitDir, ByType: map[string]int{}}
-		if cs := counts[st.Scope]; cs != nil {
-			ss.Current, ss.Retired, ss.ByType = cs.Current, cs.Retired, cs.ByType
-		}
-		if !fromCatalog {
-			all, err := s.docs.read(st)
-			if err != nil {
-				return "", out, toolError(err)
-			}
-			for _, m := range all {
-				if m.Retired(c.now) {
-					ss.Retired++
-					continue
-				}
-				ss.Current++
-				ss.ByType[m.Type]++
-			}
+		if n := counts[st.Scope]; n != nil {
+			ss.Current, ss.Retired, ss.ByType = n.Current, n.Retired, n.ByType
 		}
 		out.Stores = append(out.Stores, ss)
 		fmt.Fprintf(&b, "%s (%s): %d current, %d superseded or expired", ss.Scope, ss.Ref, ss.Current, ss.Retired)
