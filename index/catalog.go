@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -109,22 +110,40 @@ type Counts struct {
 func (c *Catalog) Count(now time.Time) (map[gitstore.Scope]*Counts, error) {
 	out := map[gitstore.Scope]*Counts{}
 	at := now.Unix()
-	err := c.each(func(sm docSum) {
-		scope := scopeOfKey(sm.key)
-		n := out[scope]
+	count := func(key, typ []byte, validTo int64) {
+		scope, _, _ := bytes.Cut(key, []byte(":"))
+		n := out[gitstore.Scope(scope)]
 		if n == nil {
 			n = &Counts{ByType: map[string]int{}}
-			out[scope] = n
+			out[gitstore.Scope(scope)] = n
 		}
-		// Summary.Retired at a whole second: summaries keep seconds
-		if sm.validTo != 0 && at >= sm.validTo {
+		// as Summary.Retired, at a whole second: summaries keep seconds
+		if validTo != 0 && at >= validTo {
 			n.Retired++
 			return
 		}
 		n.Current++
-		n.ByType[sm.typ]++
+		n.ByType[string(typ)]++
+	}
+	err := c.v.base.scanSummaries(func(i int, key, typ []byte, validTo int64) {
+		if !c.v.dropped[uint64(i)] {
+			count(key, typ, validTo)
+		}
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range c.v.added {
+		if d.dead {
+			continue
+		}
+		sm, err := d.summary()
+		if err != nil {
+			return nil, err
+		}
+		count([]byte(sm.key), []byte(sm.typ), sm.validTo)
+	}
+	return out, nil
 }
 
 // Count counts the set's memories per store: from the recall snapshot's

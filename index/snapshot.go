@@ -617,6 +617,31 @@ func (s *snapshot) summaries() ([]docSum, error) {
 	return sums, nil
 }
 
+// scanSummaries calls fn with each summary of the table by position,
+// without keeping them: key and typ are valid only during the call. Counting
+// needs no string per memory.
+func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, validTo int64)) error {
+	if s.ndocs == 0 {
+		return nil
+	}
+	data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
+	if err != nil {
+		return err
+	}
+	r := &byteReader{b: data}
+	for i := range s.ndocs {
+		key := r.bytes(int(r.uvarint()))
+		typ := r.bytes(int(r.uvarint()))
+		r.varint() // created
+		validTo := r.varint()
+		if r.err != nil {
+			return fmt.Errorf("%w: summary table", ErrSnapshot)
+		}
+		fn(i, key, typ, validTo)
+	}
+	return nil
+}
+
 func (r *byteReader) varint() int64 {
 	if r.err != nil {
 		return 0
