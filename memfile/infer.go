@@ -3,16 +3,17 @@ package memfile
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
 
 var (
-	decisionText   = regexp.MustCompile(`(?i)\b(we|i|the team)\s+(decided|chose|agreed|picked|settled on|opted)\b|\bdecided (to|that|on)\b|^decision:`)
-	gotchaText     = regexp.MustCompile(`(?i)\b(gotchas?|beware|careful|watch out|caveats?|pitfalls?|breaks|fails|throws|hangs|flaky|crashes)\b`)
-	preferenceText = regexp.MustCompile(`(?i)\b(i|user|the user)\s+(prefers?|likes?|wants?|dislikes?|hates?)\b`)
-	ruleText       = regexp.MustCompile(`(?i)\b(never|always|must|do not|don't|dont|should|shouldn't|avoid)\b`)
-	codeSpan       = regexp.MustCompile("`([^`\n]+)`")
+	decisionText   = lazyRegexp(`(?i)\b(we|i|the team)\s+(decided|chose|agreed|picked|settled on|opted)\b|\bdecided (to|that|on)\b|^decision:`)
+	gotchaText     = lazyRegexp(`(?i)\b(gotchas?|beware|careful|watch out|caveats?|pitfalls?|breaks|fails|throws|hangs|flaky|crashes)\b`)
+	preferenceText = lazyRegexp(`(?i)\b(i|user|the user)\s+(prefers?|likes?|wants?|dislikes?|hates?)\b`)
+	ruleText       = lazyRegexp(`(?i)\b(never|always|must|do not|don't|dont|should|shouldn't|avoid)\b`)
+	codeSpan       = lazyRegexp("`([^`\n]+)`")
 )
 
 // commandWords are programs a command in backticks commonly starts with.
@@ -46,7 +47,7 @@ func looksLikeCommand(span string) bool {
 
 // hasCommand reports a command in backticks in text.
 func hasCommand(text string) bool {
-	for _, m := range codeSpan.FindAllStringSubmatch(text, -1) {
+	for _, m := range codeSpan().FindAllStringSubmatch(text, -1) {
 		if looksLikeCommand(m[1]) {
 			return true
 		}
@@ -85,11 +86,11 @@ func sectionType(heading string) string {
 // is; fact when neither says. See the package documentation for the order.
 func InferType(text, heading string) string {
 	switch {
-	case decisionText.MatchString(text):
+	case decisionText().MatchString(text):
 		return gitstore.TypeDecision
-	case gotchaText.MatchString(text):
+	case gotchaText().MatchString(text):
 		return gitstore.TypeGotcha
-	case preferenceText.MatchString(text):
+	case preferenceText().MatchString(text):
 		return gitstore.TypePreference
 	}
 	section := sectionType(heading)
@@ -97,10 +98,16 @@ func InferType(text, heading string) string {
 		return section
 	}
 	switch {
-	case ruleText.MatchString(text):
+	case ruleText().MatchString(text):
 		return gitstore.TypeConvention
 	case hasCommand(text) || section == gitstore.TypeCommand && strings.Contains(text, "`"):
 		return gitstore.TypeCommand
 	}
 	return gitstore.TypeFact
+}
+
+// lazyRegexp compiles a pattern on its first use, not when the package is
+// initialized: every git-mem process links this package, few import files.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

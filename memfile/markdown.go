@@ -1,7 +1,6 @@
 package memfile
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -20,16 +19,16 @@ const (
 const exportMarker = "<!-- git-mem export"
 
 var (
-	headingLine = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	bulletLine  = regexp.MustCompile(`^(\s*)([-*+]|\d{1,3}[.)])(\s+)(.*)$`)
-	ruleLine    = regexp.MustCompile(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`)
-	tableSep    = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
-	taskBox     = regexp.MustCompile(`^\[[ xX]\]\s+`)
-	commentRe   = regexp.MustCompile(`<!--[\s\S]*?-->`)
-	exportID    = regexp.MustCompile(`^<!--\s*([0-9a-f]{16})(\s+retired)?\s*-->$`)
-	mdLink      = regexp.MustCompile(`^\[[^\]]*\]\(([^)\s]+\.md)\)`)
+	headingLine = lazyRegexp(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	bulletLine  = lazyRegexp(`^(\s*)([-*+]|\d{1,3}[.)])(\s+)(.*)$`)
+	ruleLine    = lazyRegexp(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`)
+	tableSep    = lazyRegexp(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
+	taskBox     = lazyRegexp(`^\[[ xX]\]\s+`)
+	commentRe   = lazyRegexp(`<!--[\s\S]*?-->`)
+	exportID    = lazyRegexp(`^<!--\s*([0-9a-f]{16})(\s+retired)?\s*-->$`)
+	mdLink      = lazyRegexp(`^\[[^\]]*\]\(([^)\s]+\.md)\)`)
 	// boilerplate is the first line of a CLAUDE.md written by Claude Code's /init.
-	boilerplate = regexp.MustCompile(`(?i)^this file provides guidance to .{1,80}? when working with code in this repository`)
+	boilerplate = lazyRegexp(`(?i)^this file provides guidance to .{1,80}? when working with code in this repository`)
 )
 
 // line is one line of a file with its 1-based number.
@@ -88,12 +87,12 @@ func stripComments(lines []line) ([]line, map[int]string) {
 			}
 		}
 		if !inBlock && s != "" {
-			for _, c := range commentRe.FindAllString(s, -1) {
-				if m := exportID.FindStringSubmatch(c); m != nil {
+			for _, c := range commentRe().FindAllString(s, -1) {
+				if m := exportID().FindStringSubmatch(c); m != nil {
 					ids[i] = m[1] + m[2]
 				}
 			}
-			s = commentRe.ReplaceAllString(s, "")
+			s = commentRe().ReplaceAllString(s, "")
 			if j := strings.Index(s, "<!--"); j >= 0 {
 				inComment = true
 				s = s[:j]
@@ -230,7 +229,7 @@ func (p *mdParser) run() {
 			p.flush()
 			continue
 		}
-		if m := headingLine.FindStringSubmatch(s); m != nil && indentOf(s) < 4 {
+		if m := headingLine().FindStringSubmatch(s); m != nil && indentOf(s) < 4 {
 			p.flush()
 			p.headers = nil
 			if len(m[1]) > 1 {
@@ -238,7 +237,7 @@ func (p *mdParser) run() {
 			}
 			continue
 		}
-		if ruleLine.MatchString(s) {
+		if ruleLine().MatchString(s) {
 			p.flush()
 			continue
 		}
@@ -247,9 +246,9 @@ func (p *mdParser) run() {
 			continue
 		}
 		p.headers = nil
-		if m := bulletLine.FindStringSubmatch(s); m != nil {
+		if m := bulletLine().FindStringSubmatch(s); m != nil {
 			indent := indentOf(m[1])
-			content := taskBox.ReplaceAllString(m[4], "")
+			content := taskBox().ReplaceAllString(m[4], "")
 			if p.cur != nil && p.cur.list && indent >= p.cur.content-1 && indent > 0 {
 				p.cur.parts = append(p.cur.parts, "\n"+strings.Repeat(" ", max(0, indent-p.cur.content))+"- "+content)
 				p.cur.wrapped = true
@@ -291,10 +290,10 @@ func (p *mdParser) continues(i int) bool {
 // tableRow makes each body row of a table one item: "header: cell; …".
 func (p *mdParser) tableRow(l line, t string, i int) {
 	cells := splitRow(t)
-	if tableSep.MatchString(t) {
+	if tableSep().MatchString(t) {
 		return
 	}
-	if i+1 < len(p.lines) && tableSep.MatchString(p.lines[i+1].s) {
+	if i+1 < len(p.lines) && tableSep().MatchString(p.lines[i+1].s) {
 		p.flush()
 		p.headers = cells
 		return
@@ -355,10 +354,10 @@ func (p *mdParser) flush() {
 		}
 	}
 	text := strings.TrimSpace(strings.Join(c.parts, ""))
-	if text == "" || boilerplate.MatchString(text) {
+	if text == "" || boilerplate().MatchString(text) {
 		return
 	}
-	if p.index && mdLink.MatchString(text) {
+	if p.index && mdLink().MatchString(text) {
 		return // a line of Claude Code's MEMORY.md index: the topic file is read itself
 	}
 	if p.export && c.id == "" {

@@ -65,7 +65,7 @@ func decisionRecord(body []line) (Item, bool) {
 	var title, current, status string
 	titleLine := 0
 	for _, l := range body {
-		if m := headingLine.FindStringSubmatch(l.s); m != nil {
+		if m := headingLine().FindStringSubmatch(l.s); m != nil {
 			h := plainHeading(m[2])
 			if len(m[1]) == 1 && title == "" {
 				title, titleLine = adrTitleNumber.ReplaceAllString(h, ""), l.n
@@ -138,7 +138,7 @@ func unwrap(lines []string) string {
 			if para != "" {
 				out, para = append(out, para), ""
 			}
-		case bulletLine.MatchString(s) || para == "":
+		case bulletLine().MatchString(s) || para == "":
 			if para != "" {
 				out = append(out, para)
 			}
