@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -82,7 +83,7 @@ type deltaDoc struct {
 	baseDoc int // the base document a removal removes; -1: none
 	raw     []byte
 	n       int
-	tf      map[string]int
+	tf      termFreqs
 	sum     *docSum // nil: read from raw when needed
 	dead    bool
 }
@@ -182,17 +183,21 @@ func readTips(r *byteReader) map[string]string {
 	return tips
 }
 
-func readTerms(r *byteReader) (int, map[string]int) {
+func readTerms(r *byteReader) (int, termFreqs) {
 	n := int(r.uvarint())
 	k := r.uvarint()
 	if r.err != nil || k > uint64(len(r.b)) {
 		r.err = errShort
 		return 0, nil
 	}
-	tf := make(map[string]int, k)
+	tf := make(termFreqs, 0, k)
 	for i := uint64(0); i < k && r.err == nil; i++ {
 		t := r.str()
-		tf[t] = int(r.uvarint())
+		tf = append(tf, termFreq{t, int32(r.uvarint())})
+	}
+	// written in ascending order; a segment that is not stays readable
+	if !slices.IsSortedFunc(tf, compareTermFreq) {
+		slices.SortFunc(tf, compareTermFreq)
 	}
 	return n, tf
 }
@@ -227,8 +232,8 @@ func (v *snapView) remove(d *deltaDoc) {
 	v.droppedKeys[d.key] = true
 	v.ndocs--
 	v.tokens -= d.n
-	for t := range d.tf {
-		v.droppedDF[t]++
+	for _, e := range d.tf {
+		v.droppedDF[e.term]++
 	}
 }
 
@@ -262,7 +267,7 @@ func (v *snapView) segmentFor(tips map[string]string, ch *snapChanges) (*segment
 					return nil, fmt.Errorf("%w: document %s: %v", ErrSnapshot, k, err)
 				}
 				d.baseDoc = doc
-				sd := analyzedDoc(m, raw)
+				sd := analyzedDoc(m, raw, nil)
 				d.n, d.tf = sd.n, sd.tf
 			}
 		}
@@ -297,15 +302,10 @@ func (sg *segment) encode(base *snapshot) []byte {
 		}
 		return b
 	}
-	appendTerms := func(b []byte, n int, tf map[string]int) []byte {
-		terms := make([]string, 0, len(tf))
-		for t := range tf {
-			terms = append(terms, t)
-		}
-		sort.Strings(terms)
-		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(n)), uint64(len(terms)))
-		for _, t := range terms {
-			b = binary.AppendUvarint(appendStr(b, t), uint64(tf[t]))
+	appendTerms := func(b []byte, n int, tf termFreqs) []byte {
+		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(n)), uint64(len(tf)))
+		for _, e := range tf {
+			b = binary.AppendUvarint(appendStr(b, e.term), uint64(e.n))
 		}
 		return b
 	}
@@ -425,8 +425,8 @@ func (v *snapView) postIndex() map[string][]int {
 			if d.dead {
 				continue
 			}
-			for t := range d.tf {
-				v.addPost[t] = append(v.addPost[t], i)
+			for _, e := range d.tf {
+				v.addPost[e.term] = append(v.addPost[e.term], i)
 			}
 		}
 	}
@@ -455,7 +455,7 @@ func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error 
 	}
 	for _, i := range v.postIndex()[term] {
 		d := v.added[i]
-		fn(uint64(v.base.ndocs+i), d.tf[term], normLen(lenAsNorm(d.n)))
+		fn(uint64(v.base.ndocs+i), d.tf.get(term), normLen(lenAsNorm(d.n)))
 	}
 	return nil
 }

@@ -7,7 +7,9 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -405,31 +407,78 @@ func (s *snapshot) load(key string) (*entry, error) {
 type snapDoc struct {
 	raw []byte // canonical JSON
 	n   int    // number of terms, repeats included
-	tf  map[string]int
+	tf  termFreqs
 	sum docSum
 }
 
-func newSnapDoc(m *gitstore.Memory) (*snapDoc, error) {
+func newSnapDoc(m *gitstore.Memory, in interner) (*snapDoc, error) {
 	raw, err := m.Encode()
 	if err != nil {
 		return nil, err
 	}
-	return analyzedDoc(m, raw), nil
+	return analyzedDoc(m, raw, in), nil
 }
 
-// analyzedDoc is a memory with its canonical JSON raw, analyzed.
-func analyzedDoc(m *gitstore.Memory, raw []byte) *snapDoc {
+// analyzedDoc is a memory with its canonical JSON raw, analyzed; in, when
+// not nil, shares the term strings between documents.
+func analyzedDoc(m *gitstore.Memory, raw []byte, in interner) *snapDoc {
 	terms := docTerms(m, analyzer{})
-	d := &snapDoc{raw: raw, n: len(terms), tf: make(map[string]int, len(terms)), sum: sumOf("", m)}
-	for _, t := range terms {
-		d.tf[t]++
+	return &snapDoc{raw: raw, n: len(terms), tf: countTerms(terms, in), sum: sumOf("", m)}
+}
+
+// termFreq is a term of a document and how often it occurs there.
+type termFreq struct {
+	term string
+	n    int32
+}
+
+// termFreqs are a document's distinct terms in ascending order with their
+// counts: a slice, not a map, as a rebuild holds one per memory.
+type termFreqs []termFreq
+
+// countTerms counts terms (it sorts them in place).
+func countTerms(terms []string, in interner) termFreqs {
+	sort.Strings(terms)
+	var out termFreqs
+	for i, t := range terms {
+		if i > 0 && t == terms[i-1] {
+			out[len(out)-1].n++
+			continue
+		}
+		out = append(out, termFreq{in.of(t), 1})
 	}
-	return d
+	return slices.Clip(out)
+}
+
+func compareTermFreq(a, b termFreq) int { return strings.Compare(a.term, b.term) }
+
+// get is how often term occurs (0: not at all).
+func (tf termFreqs) get(term string) int {
+	i, ok := slices.BinarySearchFunc(tf, termFreq{term: term}, compareTermFreq)
+	if !ok {
+		return 0
+	}
+	return int(tf[i].n)
+}
+
+// interner shares equal term strings while a snapshot is built, so that
+// 100,000 memories do not each hold their own copy of common words.
+type interner map[string]string
+
+func (in interner) of(s string) string {
+	if in == nil {
+		return s
+	}
+	if v, ok := in[s]; ok {
+		return v
+	}
+	in[s] = s
+	return s
 }
 
 // post is one posting while a snapshot is written: document number, term
 // frequency and document length as scoring reads it.
-type post struct{ doc, tf, dl int }
+type post struct{ doc, tf, dl int32 }
 
 // encodeSnapshot writes documents by key as a snapshot reflecting tips.
 func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
@@ -448,10 +497,11 @@ func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
 		sums[i] = d.sum
 		sums[i].key = k
 		tokens += d.n
-		dl := normLen(lenAsNorm(d.n))
-		for t, tf := range d.tf {
-			postings[t] = append(postings[t], post{i, tf, dl})
+		dl := int32(normLen(lenAsNorm(d.n)))
+		for _, e := range d.tf {
+			postings[e.term] = append(postings[e.term], post{int32(i), e.n, dl})
 		}
+		d.tf = nil // the documents are this function's now: let them go as they are read
 	}
 	terms := make([]string, 0, len(postings))
 	for t := range postings {
@@ -493,7 +543,7 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, sums []do
 		if len(ps) == 0 {
 			return
 		}
-		off, prev := len(out), 0
+		off, prev := len(out), int32(0)
 		for _, p := range ps {
 			out = binary.AppendUvarint(out, uint64(p.doc-prev))
 			out = binary.AppendUvarint(out, uint64(p.tf))

@@ -127,10 +127,11 @@ type snapChanges struct {
 	drop   map[string]bool
 	scopes map[gitstore.Scope]bool
 	put    map[string]*snapDoc
+	terms  interner
 }
 
 func newSnapChanges() *snapChanges {
-	return &snapChanges{drop: map[string]bool{}, scopes: map[gitstore.Scope]bool{}, put: map[string]*snapDoc{}}
+	return &snapChanges{drop: map[string]bool{}, scopes: map[gitstore.Scope]bool{}, put: map[string]*snapDoc{}, terms: interner{}}
 }
 
 // advanceStore records the changes of one store from commit oldTip (had:
@@ -160,7 +161,7 @@ func advanceStore(ch *snapChanges, s *gitstore.Store, oldTip string, had bool, t
 				if err != nil {
 					return err
 				}
-				if ch.put[key], err = newSnapDoc(m); err != nil {
+				if ch.put[key], err = newSnapDoc(m, ch.terms); err != nil {
 					return err
 				}
 			}
@@ -170,7 +171,7 @@ func advanceStore(ch *snapChanges, s *gitstore.Store, oldTip string, had bool, t
 	ch.scopes[s.Scope] = true
 	// one memory at a time: only its JSON and terms are kept
 	return rd.Each(func(m *gitstore.Memory) error {
-		d, err := newSnapDoc(m)
+		d, err := newSnapDoc(m, ch.terms)
 		ch.put[docKey(s.Scope, m.ID)] = d
 		return err
 	})
@@ -228,9 +229,9 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 	for _, k := range putKeys {
 		d := ch.put[k]
 		tokens += d.n
-		dl := normLen(lenAsNorm(d.n))
-		for t, tf := range d.tf {
-			added[t] = append(added[t], post{putID[k], tf, dl})
+		dl := int32(normLen(lenAsNorm(d.n)))
+		for _, e := range d.tf {
+			added[e.term] = append(added[e.term], post{int32(putID[k]), e.n, dl})
 		}
 	}
 	addedTerms := make([]string, 0, len(added))
@@ -255,7 +256,7 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 				kept = kept[:0]
 				ferr = s.postingsOf(ti, func(doc uint64, tf, dl int) {
 					if n := oldToNew[doc]; n >= 0 {
-						kept = append(kept, post{n, tf, dl})
+						kept = append(kept, post{int32(n), int32(tf), int32(dl)})
 						tokens += tf
 					}
 				})
