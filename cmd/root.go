@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -17,10 +18,20 @@ import (
 
 // Main runs git-mem with the process's arguments and returns the exit code.
 func Main() int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, ProcessEnv(), os.Args[1:])
 }
+
+// softMemoryLimit is the heap git-mem's garbage collector keeps under when
+// it can (GOMEMLIMIT overrides it): the everyday commands stay far below
+// it, and a rebuild of a large store's caches (reindex, or the first
+// command after a clone) collects harder instead of letting its heap
+// double; a live heap over it is still served.
+const softMemoryLimit = 192 << 20
 
 // Run runs one git-mem command line in env and returns its exit code.
 func Run(ctx context.Context, env *Env, args []string) int {
