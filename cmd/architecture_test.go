@@ -2,7 +2,14 @@ package cmd_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,4 +125,147 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
 		}
 	}
+}
+
+// TestGitstoreAPIHidesGoGit: go-git is gitstore's own business. Its exported
+// functions, methods, types, fields, variables and constants name gitstore's
+// types (gitstore.Hash, not go-git's), so no caller needs go-git to hold or
+// compare what the store returns, and go-git can change under gitstore alone.
+func TestGitstoreAPIHidesGoGit(t *testing.T) {
+	leaks := goGitInExportedAPI(t, "../gitstore")
+	require.Empty(t, leaks, "gitstore's exported API names go-git types; give gitstore its own type and convert inside")
+}
+
+// goGitInExportedAPI lists each exported declaration of the package in dir
+// (its non-test files) whose type refers to a go-git package.
+func goGitInExportedAPI(t *testing.T, dir string) []string {
+	t.Helper()
+	const goGit = "github.com/go-git/"
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	require.NoError(t, err)
+	var leaks []string
+	parsed := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		parsed++
+		// the names this file gives go-git's packages
+		gogit := map[string]bool{}
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			require.NoError(t, err)
+			if !strings.HasPrefix(p, goGit) {
+				continue
+			}
+			local := packageName(p)
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			gogit[local] = true
+		}
+		if len(gogit) == 0 {
+			continue
+		}
+		check := func(what string, n ast.Node) {
+			if n == nil {
+				return
+			}
+			ast.Inspect(n, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && gogit[x.Name] {
+						leaks = append(leaks, fmt.Sprintf("%s: %s names %s.%s", fset.Position(sel.Pos()), what, x.Name, sel.Sel.Name))
+					}
+				}
+				return true
+			})
+		}
+		// fields checks what a struct or interface shows: its exported
+		// fields and methods, and what it embeds (promoted to its surface).
+		fields := func(what string, fl *ast.FieldList) {
+			if fl == nil {
+				return
+			}
+			for _, fd := range fl.List {
+				if len(fd.Names) == 0 {
+					check(what+" (embedded)", fd.Type)
+				}
+				for _, n := range fd.Names {
+					if n.IsExported() {
+						check(what+"."+n.Name, fd.Type)
+					}
+				}
+			}
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				what := d.Name.Name
+				if d.Recv != nil {
+					recv := d.Recv.List[0].Type
+					if star, ok := recv.(*ast.StarExpr); ok {
+						recv = star.X
+					}
+					if id, ok := recv.(*ast.Ident); !ok || !id.IsExported() {
+						continue
+					}
+					what = recv.(*ast.Ident).Name + "." + what
+				}
+				check(what, d.Type)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						switch ty := s.Type.(type) {
+						case *ast.StructType:
+							fields(s.Name.Name, ty.Fields)
+						case *ast.InterfaceType:
+							fields(s.Name.Name, ty.Methods)
+						default:
+							check(s.Name.Name, s.Type)
+						}
+					case *ast.ValueSpec:
+						for i, n := range s.Names {
+							if !n.IsExported() {
+								continue
+							}
+							check(n.Name, s.Type)
+							if s.Type != nil || i >= len(s.Values) {
+								continue
+							}
+							// without a written type the value gives it
+							switch v := s.Values[i].(type) {
+							case *ast.SelectorExpr:
+								check(n.Name, v)
+							case *ast.CompositeLit:
+								check(n.Name, v.Type)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	require.Greater(t, parsed, 3, "no Go files in %s", dir)
+	return leaks
+}
+
+// packageName is the name an import path's package goes by without a local
+// name, as go-git's are written: the last element, "go-git/v5" is git.
+func packageName(importPath string) string {
+	elems := strings.Split(importPath, "/")
+	name := elems[len(elems)-1]
+	if regexp.MustCompile(`^v[0-9]+$`).MatchString(name) && len(elems) > 1 {
+		name = elems[len(elems)-2]
+	}
+	return strings.TrimPrefix(name, "go-")
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // This file holds the git facts recall needs about the code, not the memory
@@ -19,16 +17,8 @@ import (
 // its commit-graph and pathspec machinery in a few milliseconds, so these use
 // the git executable. Without one (or outside a worktree) they report nothing.
 
-// HashOf parses a full hex commit id; "" is the zero hash (an empty store).
-func HashOf(s string) (plumbing.Hash, bool) {
-	if s == "" {
-		return plumbing.ZeroHash, true
-	}
-	return parseHash(s)
-}
-
 // CommitTime returns the committer time of a commit of this repository.
-func (r *Repo) CommitTime(h plumbing.Hash) (time.Time, error) {
+func (r *Repo) CommitTime(h Hash) (time.Time, error) {
 	c, err := r.readCommit(h)
 	if err != nil {
 		return time.Time{}, err

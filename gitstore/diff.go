@@ -3,7 +3,6 @@ package gitstore
 import (
 	"context"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -12,7 +11,7 @@ import (
 // added or changed in to, and ids removed from it. Fan-out trees with equal
 // hashes are skipped, so the cost follows the size of the change, not of the
 // store. Either commit may be zero (an empty store).
-func (s *Store) Diff(from, to plumbing.Hash) (changed, removed []string, err error) {
+func (s *Store) Diff(from, to Hash) (changed, removed []string, err error) {
 	a, err := s.Repo.snapshotAt(from)
 	if err != nil {
 		return nil, nil, err
@@ -59,15 +58,15 @@ func (s *Store) Diff(from, to plumbing.Hash) (changed, removed []string, err err
 	return changed, removed, nil
 }
 
-func fanEntries(s *snapshot, prefix string) (map[string]plumbing.Hash, error) {
-	out := map[string]plumbing.Hash{}
+func fanEntries(s *snapshot, prefix string) (map[string]Hash, error) {
+	out := map[string]Hash{}
 	t, err := s.fan(prefix)
 	if err != nil || t == nil {
 		return out, err
 	}
 	for _, e := range t.Entries {
 		if id, ok := docID(prefix, e.Name); ok {
-			out[id] = e.Hash
+			out[id] = Hash(e.Hash)
 		}
 	}
 	return out, nil
@@ -76,13 +75,13 @@ func fanEntries(s *snapshot, prefix string) (map[string]plumbing.Hash, error) {
 // IsAncestor reports whether commit a is reachable from commit b (a zero a is
 // an ancestor of everything): whether the ref moved forward from a to b rather
 // than being rewritten.
-func (s *Store) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error) {
+func (s *Store) IsAncestor(ctx context.Context, a, b Hash) (bool, error) {
 	if a.IsZero() || a == b {
 		return true, nil
 	}
 	found := false
 	err := s.Repo.walk(ctx, b, func(c *object.Commit) (bool, error) {
-		if c.Hash == a {
+		if Hash(c.Hash) == a {
 			found = true
 			return false, nil
 		}

@@ -75,7 +75,7 @@ const maxListedInvalid = 50
 // checkRef checks one memory ref. For refs/memory/main and private it also
 // returns one finding per invalid document (at most maxListedInvalid), each
 // with the command that removes it.
-func (r *Repo) checkRef(name string, tip plumbing.Hash) (Finding, []Finding) {
+func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 	f := Finding{Check: name}
 	rest := strings.TrimPrefix(name, "refs/memory/")
 	full := name == RefMain || name == RefPrivate
@@ -98,7 +98,7 @@ func (r *Repo) checkRef(name string, tip plumbing.Hash) (Finding, []Finding) {
 	n, unreadable, bad := 0, 0, 0
 	var firstBad string
 	var invalid []Finding
-	err = snap.entries(func(id string, h plumbing.Hash) error {
+	err = snap.entries(func(id string, h Hash) error {
 		n++
 		if !full {
 			return nil
@@ -127,13 +127,13 @@ func (r *Repo) checkRef(name string, tip plumbing.Hash) (Finding, []Finding) {
 	case unreadable > 0:
 		f.Status, f.Message, f.Fix = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), "git mem history ID to find a good version; git fsck"
 	case bad > 0:
-		f.Status, f.Message = FindingFail, fmt.Sprintf("%d memories at %s, %d of them invalid (listed below)", n, short(tip), bad)
+		f.Status, f.Message = FindingFail, fmt.Sprintf("%d memories at %s, %d of them invalid (listed below)", n, tip.Short(), bad)
 		if bad > len(invalid) {
 			f.Message += fmt.Sprintf("; the first %d are listed", len(invalid))
 		}
 		f.Fix = "git mem forget ID for each invalid document"
 	default:
-		f.Status, f.Message = FindingOK, fmt.Sprintf("%d memories at %s", n, short(tip))
+		f.Status, f.Message = FindingOK, fmt.Sprintf("%d memories at %s", n, tip.Short())
 	}
 	return f, invalid
 }
@@ -195,7 +195,7 @@ func CheckPersonal() Finding {
 	return f
 }
 
-func mustRead(r *Repo, name string) plumbing.Hash {
+func mustRead(r *Repo, name string) Hash {
 	h, _ := r.refs.read(name)
 	return h
 }
@@ -205,7 +205,7 @@ type RemoteStatus struct {
 	Remote *Remote
 	// RemoteTip is the remote's refs/memory/main (zero: it has no memory);
 	// Tracking is refs/memory/remotes/<remote>/main; Local is refs/memory/main.
-	RemoteTip, Tracking, Local plumbing.Hash
+	RemoteTip, Tracking, Local Hash
 	// Fetched: the remote tip's commit is in this repository.
 	Fetched bool
 	// Merged: the remote tip is contained in refs/memory/main.
@@ -239,7 +239,7 @@ func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOption
 	// or from refs/memory/main.
 	have := false
 	if !st.RemoteTip.IsZero() {
-		_, err := r.objects.EncodedObject(plumbing.CommitObject, st.RemoteTip)
+		_, err := r.objects.EncodedObject(plumbing.CommitObject, plumbing.Hash(st.RemoteTip))
 		have = err == nil
 	}
 	if have {
@@ -280,18 +280,18 @@ func (st *RemoteStatus) Findings() []Finding {
 		out = append(out, f)
 	case !st.Fetched && st.Tracking.IsZero():
 		out = append(out, Finding{Check: check, Status: FindingWarn,
-			Message: fmt.Sprintf("%s has memory that was never fetched here (refs/memory/main at %s)", name, short(st.RemoteTip)),
+			Message: fmt.Sprintf("%s has memory that was never fetched here (refs/memory/main at %s)", name, st.RemoteTip.Short()),
 			Fix:     "git mem pull " + name})
 	case !st.Fetched:
 		out = append(out, Finding{Check: check, Status: FindingWarn,
-			Message: fmt.Sprintf("%s has memory not fetched here yet (its refs/memory/main is at %s)", name, short(st.RemoteTip)),
+			Message: fmt.Sprintf("%s has memory not fetched here yet (its refs/memory/main is at %s)", name, st.RemoteTip.Short()),
 			Fix:     "git mem pull " + name})
 	case !st.Merged:
 		out = append(out, Finding{Check: check, Status: FindingWarn,
-			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; the next git mem command or hook merges it", name, short(st.RemoteTip)),
+			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; the next git mem command or hook merges it", name, st.RemoteTip.Short()),
 			Fix:     "git mem pull --no-fetch " + name})
 	default:
-		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, short(st.RemoteTip))})
+		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, st.RemoteTip.Short())})
 	}
 	if st.Unpushed {
 		out = append(out, Finding{Check: check, Status: FindingInfo, Message: "refs/memory/main has memory " + name + " lacks", Fix: "git mem push " + name})

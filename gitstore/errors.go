@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-mem/git-mem/secret"
 )
 
@@ -41,7 +39,7 @@ type DocumentError struct {
 	// ID is the id its file name gives (memories/ab/<ID>.json).
 	ID string
 	// Blob is the document's object.
-	Blob plumbing.Hash
+	Blob Hash
 	// Reason says what is wrong with it.
 	Reason string
 }

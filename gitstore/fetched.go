@@ -4,8 +4,6 @@ import (
 	"context"
 	"sort"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // After git mem share, a plain git fetch (or git pull) brings a remote's
@@ -26,7 +24,7 @@ const TrackingRefPrefix = "refs/memory/remotes/"
 
 // FetchedPending lists the tracking refs (refs/memory/remotes/<remote>/main)
 // holding memory that refs/memory/main does not contain yet, by name.
-func (r *Repo) FetchedPending(ctx context.Context) (map[string]plumbing.Hash, error) {
+func (r *Repo) FetchedPending(ctx context.Context) (map[string]Hash, error) {
 	refs, err := r.refs.list(TrackingRefPrefix)
 	if err != nil {
 		return nil, err
@@ -35,7 +33,7 @@ func (r *Repo) FetchedPending(ctx context.Context) (map[string]plumbing.Hash, er
 	if err != nil {
 		return nil, err
 	}
-	pending := map[string]plumbing.Hash{}
+	pending := map[string]Hash{}
 	for name, h := range refs {
 		if !strings.HasSuffix(name, "/main") || h.IsZero() || h == tip {
 			continue
@@ -54,12 +52,12 @@ func (r *Repo) FetchedPending(ctx context.Context) (map[string]plumbing.Hash, er
 // recentlyContains reports whether h is among the fetchedWalk most recent
 // commits reachable from tip. false may still mean contained (further
 // back): the merge then finds it up to date.
-func (r *Repo) recentlyContains(tip, h plumbing.Hash) bool {
+func (r *Repo) recentlyContains(tip, h Hash) bool {
 	if tip.IsZero() {
 		return false
 	}
-	seen := map[plumbing.Hash]bool{tip: true}
-	queue := []plumbing.Hash{tip}
+	seen := map[Hash]bool{tip: true}
+	queue := []Hash{tip}
 	for n := 0; len(queue) > 0 && n < fetchedWalk; n++ {
 		c := queue[0]
 		queue = queue[1:]
@@ -71,9 +69,9 @@ func (r *Repo) recentlyContains(tip, h plumbing.Hash) bool {
 			return false
 		}
 		for _, p := range commit.ParentHashes {
-			if !seen[p] {
-				seen[p] = true
-				queue = append(queue, p)
+			if !seen[Hash(p)] {
+				seen[Hash(p)] = true
+				queue = append(queue, Hash(p))
 			}
 		}
 	}

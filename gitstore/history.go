@@ -9,13 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Version is one state of a memory in the history of its ref.
 type Version struct {
-	Commit  plumbing.Hash
+	Commit  Hash
 	Time    time.Time
 	Op      string
 	Agent   string
@@ -31,7 +30,7 @@ type Version struct {
 
 // Change is one commit of a memory ref, as git mem log shows it.
 type Change struct {
-	Commit  plumbing.Hash
+	Commit  Hash
 	Time    time.Time
 	Op      string
 	IDs     []string
@@ -72,7 +71,7 @@ func changeOf(c *object.Commit) Change {
 		op = "merge"
 	}
 	return Change{
-		Commit: c.Hash, Time: c.Committer.When, Op: op, IDs: t[TrailerID],
+		Commit: Hash(c.Hash), Time: c.Committer.When, Op: op, IDs: t[TrailerID],
 		Agent: first(t[TrailerAgent]), Session: first(t[TrailerSession]),
 		Author:  c.Author.Name + " <" + c.Author.Email + ">",
 		Subject: subject, Merge: len(c.ParentHashes) > 1,
@@ -94,7 +93,7 @@ func (q *commitQueue) Pop() any {
 }
 
 // walk visits every commit reachable from tip, newest first, until fn returns false.
-func (r *Repo) walk(ctx context.Context, tip plumbing.Hash, fn func(c *object.Commit) (bool, error)) error {
+func (r *Repo) walk(ctx context.Context, tip Hash, fn func(c *object.Commit) (bool, error)) error {
 	if tip.IsZero() {
 		return nil
 	}
@@ -102,7 +101,7 @@ func (r *Repo) walk(ctx context.Context, tip plumbing.Hash, fn func(c *object.Co
 	if err != nil {
 		return err
 	}
-	seen := map[plumbing.Hash]bool{tip: true}
+	seen := map[Hash]bool{tip: true}
 	q := &commitQueue{c}
 	for q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
@@ -114,11 +113,11 @@ func (r *Repo) walk(ctx context.Context, tip plumbing.Hash, fn func(c *object.Co
 			return err
 		}
 		for _, p := range c.ParentHashes {
-			if seen[p] {
+			if seen[Hash(p)] {
 				continue
 			}
-			seen[p] = true
-			pc, err := r.readCommit(p)
+			seen[Hash(p)] = true
+			pc, err := r.readCommit(Hash(p))
 			if err != nil {
 				return err
 			}
@@ -149,22 +148,22 @@ func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	blobAt := func(h plumbing.Hash) (plumbing.Hash, error) {
+	blobAt := func(h Hash) (Hash, error) {
 		snap, err := s.Repo.snapshotAt(h)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		return snap.blobHash(id)
 	}
 	var out []Version
 	err = s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
-		h, err := blobAt(c.Hash)
+		h, err := blobAt(Hash(c.Hash))
 		if err != nil {
 			return false, err
 		}
 		changed := true
 		for _, p := range c.ParentHashes {
-			ph, err := blobAt(p)
+			ph, err := blobAt(Hash(p))
 			if err != nil {
 				return false, err
 			}
@@ -177,7 +176,7 @@ func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
 			return true, nil
 		}
 		ch := changeOf(c)
-		v := Version{Commit: c.Hash, Time: ch.Time, Op: ch.Op, Agent: ch.Agent, Author: ch.Author, Session: ch.Session}
+		v := Version{Commit: Hash(c.Hash), Time: ch.Time, Op: ch.Op, Agent: ch.Agent, Author: ch.Author, Session: ch.Session}
 		if !containsString(ch.IDs, id) && !ch.Merge {
 			v.Op = "rewrite"
 		}
@@ -209,31 +208,31 @@ func containsString(xs []string, x string) bool {
 
 // CommitAt returns the commit the ref pointed to at time t: the newest commit
 // on its first-parent line committed at or before t; zero when none was.
-func (s *Store) CommitAt(t time.Time) (plumbing.Hash, error) {
+func (s *Store) CommitAt(t time.Time) (Hash, error) {
 	h, err := s.Tip()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	for !h.IsZero() {
 		c, err := s.Repo.readCommit(h)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		if !c.Committer.When.After(t) {
 			return h, nil
 		}
 		if len(c.ParentHashes) == 0 {
-			return plumbing.ZeroHash, nil
+			return zeroHash, nil
 		}
-		h = c.ParentHashes[0]
+		h = Hash(c.ParentHashes[0])
 	}
-	return plumbing.ZeroHash, nil
+	return zeroHash, nil
 }
 
 // ResolveCommit resolves a commit of the memory ref: a full or abbreviated
 // commit id reachable from the ref, or the ref itself ("main", "refs/memory/main"),
 // either followed by ~N.
-func (s *Store) ResolveCommit(ctx context.Context, spec string) (plumbing.Hash, error) {
+func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 	base, back := spec, 0
 	if i := strings.LastIndex(spec, "~"); i >= 0 {
 		n, err := strconv.Atoi(spec[i+1:])
@@ -241,51 +240,51 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (plumbing.Hash, 
 			n, err = 1, nil
 		}
 		if err != nil || n < 0 {
-			return plumbing.ZeroHash, fmt.Errorf("%w: %q: write ~N with a number", ErrInvalid, spec)
+			return zeroHash, fmt.Errorf("%w: %q: write ~N with a number", ErrInvalid, spec)
 		}
 		base, back = spec[:i], n
 	}
 	tip, err := s.Tip()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
-	var h plumbing.Hash
+	var h Hash
 	switch base {
 	case s.Ref, strings.TrimPrefix(s.Ref, "refs/memory/"), "HEAD", "":
 		h = tip
 	default:
 		p := strings.ToLower(base)
 		if len(p) < MinPrefixLen || !isHex(p) {
-			return plumbing.ZeroHash, &InvalidInputError{Field: FieldAsOf, Value: spec, Reason: fmt.Sprintf("%q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s", spec, s.Ref)}
+			return zeroHash, &InvalidInputError{Field: FieldAsOf, Value: spec, Reason: fmt.Sprintf("%q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s", spec, s.Ref)}
 		}
-		var matches []plumbing.Hash
+		var matches []Hash
 		err := s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
 			if strings.HasPrefix(c.Hash.String(), p) {
-				matches = append(matches, c.Hash)
+				matches = append(matches, Hash(c.Hash))
 			}
 			return true, nil
 		})
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		switch len(matches) {
 		case 0:
-			return plumbing.ZeroHash, fmt.Errorf("%w: no commit %q on %s", ErrNotFound, base, s.Ref)
+			return zeroHash, fmt.Errorf("%w: no commit %q on %s", ErrNotFound, base, s.Ref)
 		case 1:
 			h = matches[0]
 		default:
-			return plumbing.ZeroHash, fmt.Errorf("%w: commit prefix %q is ambiguous on %s; give more digits", ErrInvalid, base, s.Ref)
+			return zeroHash, fmt.Errorf("%w: commit prefix %q is ambiguous on %s; give more digits", ErrInvalid, base, s.Ref)
 		}
 	}
 	for ; back > 0 && !h.IsZero(); back-- {
 		c, err := s.Repo.readCommit(h)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		if len(c.ParentHashes) == 0 {
-			return plumbing.ZeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s", ErrNotFound, spec, s.Ref)
+			return zeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s", ErrNotFound, spec, s.Ref)
 		}
-		h = c.ParentHashes[0]
+		h = Hash(c.ParentHashes[0])
 	}
 	return h, nil
 }

@@ -52,9 +52,9 @@ const (
 type MergeResult struct {
 	Kind MergeKind
 	// Ours and Theirs are the two tips merged; Commit is the ref's new tip.
-	Ours, Theirs, Commit plumbing.Hash
+	Ours, Theirs, Commit Hash
 	// Bases are the merge bases (best common ancestors), sorted.
-	Bases []plumbing.Hash
+	Bases []Hash
 	// Ids of memories, sorted, by what the merge did with them:
 	New       []string // only theirs had it (added there, or unchanged here and revised there... see Changed)
 	Changed   []string // changed there only since the base: theirs taken
@@ -77,7 +77,7 @@ func (m *MergeResult) Incoming() int {
 // Summary is one line saying what merged, for commit messages and the CLI.
 func (m *MergeResult) Summary(from string) string {
 	if m.Kind == MergeFastForward && len(m.Rejected) == 0 {
-		return fmt.Sprintf("fast-forward to %s: %s new, %d changed, %d forgotten by %s", short(m.Commit), plural(len(m.New), "memory", "memories"), len(m.Changed), len(m.Removed), from)
+		return fmt.Sprintf("fast-forward to %s: %s new, %d changed, %d forgotten by %s", m.Commit.Short(), plural(len(m.New), "memory", "memories"), len(m.Changed), len(m.Removed), from)
 	}
 	var parts []string
 	add := func(n int, what string) {
@@ -99,8 +99,6 @@ func (m *MergeResult) Summary(from string) string {
 	return strings.Join(parts, ", ")
 }
 
-func short(h plumbing.Hash) string { return h.String()[:7] }
-
 // MergeOptions describe a merge for its commit message.
 type MergeOptions struct {
 	// From names what is merged in, e.g. "origin" (default: the theirs commit).
@@ -117,9 +115,9 @@ type MergeOptions struct {
 // is behind, else a merge commit (parents ours, theirs). The ref moves by
 // compare-and-swap; when another writer moves it first, the merge is redone on
 // the new tip.
-func (s *Store) Merge(ctx context.Context, w Writer, theirs plumbing.Hash, opt MergeOptions) (*MergeResult, error) {
+func (s *Store) Merge(ctx context.Context, w Writer, theirs Hash, opt MergeOptions) (*MergeResult, error) {
 	if opt.From == "" {
-		opt.From = short(theirs)
+		opt.From = theirs.Short()
 	}
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -161,17 +159,17 @@ func (s *Store) Merge(ctx context.Context, w Writer, theirs plumbing.Hash, opt M
 // mergePlan is a MergeResult with the tree it leads to.
 type mergePlan struct {
 	*MergeResult
-	tree plumbing.Hash
+	tree Hash
 	// theirsTime and oursTime are the tips' commit times.
 	oursTime, theirsTime time.Time
 	// keep: for a fast-forward, the documents of theirs that were rejected,
 	// with the version ours has of them (zero: none).
-	keep map[string]plumbing.Hash
+	keep map[string]Hash
 }
 
 // planMerge decides the merge of theirs into ours and, for a real merge,
 // writes the merged tree.
-func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop []string) (*mergePlan, error) {
+func (r *Repo) planMerge(ctx context.Context, ours, theirs Hash, drop []string) (*mergePlan, error) {
 	p, err := r.planMergeTrees(ctx, ours, theirs)
 	if err != nil || (len(drop) == 0 && len(p.keep) == 0) || (p.Kind != MergeFastForward && p.Kind != MergeCommitted) {
 		return p, err
@@ -182,13 +180,13 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop [
 		if err != nil {
 			return nil, err
 		}
-		tree = tc.TreeHash
+		tree = Hash(tc.TreeHash)
 	}
 	snap, err := r.snapshotOfTree(tree)
 	if err != nil {
 		return nil, err
 	}
-	changes := map[string]plumbing.Hash{}
+	changes := map[string]Hash{}
 	for id, h := range p.keep { // a fast-forward that brings invalid documents: keep ours instead
 		changes[id] = h
 	}
@@ -199,7 +197,7 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop [
 		if h, err := snap.blobHash(id); err != nil {
 			return nil, err
 		} else if !h.IsZero() {
-			changes[id] = plumbing.ZeroHash
+			changes[id] = zeroHash
 			p.Dropped = append(p.Dropped, id)
 		}
 	}
@@ -228,7 +226,7 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs plumbing.Hash, drop [
 // checkIncoming reads a document theirs brings (memory id, blob h): nil
 // when it is valid; a *DocumentError is recorded in res.Rejected and
 // returned as rejected.
-func (r *Repo) checkIncoming(res *MergeResult, id string, h plumbing.Hash) (rejected bool, err error) {
+func (r *Repo) checkIncoming(res *MergeResult, id string, h Hash) (rejected bool, err error) {
 	_, err = r.readMemory(h, id)
 	var de *DocumentError
 	if errors.As(err, &de) {
@@ -238,7 +236,7 @@ func (r *Repo) checkIncoming(res *MergeResult, id string, h plumbing.Hash) (reje
 	return false, err
 }
 
-func (r *Repo) commitTime(h plumbing.Hash) (time.Time, error) {
+func (r *Repo) commitTime(h Hash) (time.Time, error) {
 	c, err := r.readCommit(h)
 	if err != nil {
 		return time.Time{}, err
@@ -247,21 +245,21 @@ func (r *Repo) commitTime(h plumbing.Hash) (time.Time, error) {
 }
 
 // snapshotOfTree reads a root tree that no commit points to yet.
-func (r *Repo) snapshotOfTree(h plumbing.Hash) (*snapshot, error) {
+func (r *Repo) snapshotOfTree(h Hash) (*snapshot, error) {
 	s := &snapshot{repo: r, fans: map[string]*object.Tree{}}
 	var err error
 	if s.root, err = r.readTree(h); err != nil {
 		return nil, err
 	}
 	if e := findEntry(s.root, memoriesDir); e != nil {
-		if s.mems, err = r.readTree(e.Hash); err != nil {
+		if s.mems, err = r.readTree(Hash(e.Hash)); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-func without(ids []string, drop map[string]plumbing.Hash) []string {
+func without(ids []string, drop map[string]Hash) []string {
 	var out []string
 	for _, id := range ids {
 		if _, ok := drop[id]; !ok {
@@ -271,7 +269,7 @@ func without(ids []string, drop map[string]plumbing.Hash) []string {
 	return out
 }
 
-func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs plumbing.Hash) (*mergePlan, error) {
+func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs Hash) (*mergePlan, error) {
 	res := &MergeResult{Ours: ours, Theirs: theirs}
 	p := &mergePlan{MergeResult: res}
 	switch {
@@ -330,7 +328,7 @@ func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs plumbing.Hash) (
 // describeFastForward fills in what a fast-forward brings, checking every
 // document it brings: the invalid ones are rejected and returned with the
 // version ours has of them (zero: none), which the merge keeps instead.
-func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash) (map[string]plumbing.Hash, error) {
+func (r *Repo) describeFastForward(res *MergeResult, ours, theirs Hash) (map[string]Hash, error) {
 	o, err := r.snapshotAt(ours)
 	if err != nil {
 		return nil, err
@@ -339,8 +337,8 @@ func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash)
 	if err != nil {
 		return nil, err
 	}
-	var keep map[string]plumbing.Hash
-	err = diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
+	var keep map[string]Hash
+	err = diffSnapshots(o, t, func(id string, ho, ht Hash) error {
 		if !ht.IsZero() {
 			rejected, err := r.checkIncoming(res, id, ht)
 			if err != nil {
@@ -348,7 +346,7 @@ func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash)
 			}
 			if rejected {
 				if keep == nil {
-					keep = map[string]plumbing.Hash{}
+					keep = map[string]Hash{}
 				}
 				keep[id] = ho
 				return nil
@@ -370,21 +368,21 @@ func (r *Repo) describeFastForward(res *MergeResult, ours, theirs plumbing.Hash)
 // mergeBases returns the best common ancestors of a and b, sorted by hash:
 // common ancestors that are not ancestors of another common ancestor. None
 // when the histories are unrelated. A zero a has none.
-func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.Hash, error) {
+func (r *Repo) mergeBases(ctx context.Context, a, b Hash) ([]Hash, error) {
 	if a.IsZero() || b.IsZero() {
 		return nil, nil
 	}
 	if bases, ok := r.gitMergeBases(ctx, a, b); ok {
 		return bases, nil
 	}
-	inA := map[plumbing.Hash]bool{}
-	if err := r.walk(ctx, a, func(c *object.Commit) (bool, error) { inA[c.Hash] = true; return true, nil }); err != nil {
+	inA := map[Hash]bool{}
+	if err := r.walk(ctx, a, func(c *object.Commit) (bool, error) { inA[Hash(c.Hash)] = true; return true, nil }); err != nil {
 		return nil, err
 	}
 	// Walk b, stopping at commits a also reaches: those are the candidates.
-	var cands []plumbing.Hash
-	seen := map[plumbing.Hash]bool{b: true}
-	queue := []plumbing.Hash{b}
+	var cands []Hash
+	seen := map[Hash]bool{b: true}
+	queue := []Hash{b}
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -400,9 +398,9 @@ func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.H
 			return nil, err
 		}
 		for _, p := range c.ParentHashes {
-			if !seen[p] {
-				seen[p] = true
-				queue = append(queue, p)
+			if !seen[Hash(p)] {
+				seen[Hash(p)] = true
+				queue = append(queue, Hash(p))
 			}
 		}
 	}
@@ -410,7 +408,7 @@ func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.H
 		return cands, nil
 	}
 	// Drop candidates reachable from another candidate.
-	redundant := map[plumbing.Hash]bool{}
+	redundant := map[Hash]bool{}
 	for _, c := range cands {
 		if redundant[c] {
 			continue
@@ -420,15 +418,15 @@ func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.H
 			return nil, err
 		}
 		for _, p := range cc.ParentHashes {
-			if err := r.walk(ctx, p, func(x *object.Commit) (bool, error) {
-				redundant[x.Hash] = true
+			if err := r.walk(ctx, Hash(p), func(x *object.Commit) (bool, error) {
+				redundant[Hash(x.Hash)] = true
 				return true, nil
 			}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var out []plumbing.Hash
+	var out []Hash
 	for _, c := range cands {
 		if !redundant[c] {
 			out = append(out, c)
@@ -441,7 +439,7 @@ func (r *Repo) mergeBases(ctx context.Context, a, b plumbing.Hash) ([]plumbing.H
 // gitMergeBases asks git merge-base --all, which is much faster than walking
 // the history through go-git on a large store; ok is false when git cannot
 // answer (in-memory repository, no git), and the caller walks itself.
-func (r *Repo) gitMergeBases(ctx context.Context, a, b plumbing.Hash) (bases []plumbing.Hash, ok bool) {
+func (r *Repo) gitMergeBases(ctx context.Context, a, b Hash) (bases []Hash, ok bool) {
 	if r.GitDir == "" {
 		return nil, false
 	}
@@ -467,7 +465,7 @@ func (r *Repo) gitMergeBases(ctx context.Context, a, b plumbing.Hash) (bases []p
 // diffSnapshots calls fn, in id order, for every memory whose document differs
 // between a and b (zero hash: absent on that side). Equal fan-out trees are
 // skipped without being read.
-func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb plumbing.Hash) error) error {
+func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb Hash) error) error {
 	prefixes := map[string]bool{}
 	for _, s := range []*snapshot{a, b} {
 		if s.mems == nil {
@@ -512,34 +510,34 @@ func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb plumbing.Hash) erro
 
 // mergeTrees builds the merged tree of ours and theirs and records in res what
 // happened to each memory. Its result does not depend on which side is ours.
-func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) mergeTrees(res *MergeResult, ours, theirs Hash, bases []Hash) (Hash, error) {
 	o, err := r.snapshotAt(ours)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	t, err := r.snapshotAt(theirs)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	var bs []*snapshot
 	for _, b := range bases {
 		s, err := r.snapshotAt(b)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		bs = append(bs, s)
 	}
-	changes := map[string]plumbing.Hash{} // zero: delete
-	rejected := map[string]bool{}         // fan-out directories holding a rejected document
-	take := func(id string, ht plumbing.Hash) (bool, error) {
+	changes := map[string]Hash{}  // zero: delete
+	rejected := map[string]bool{} // fan-out directories holding a rejected document
+	take := func(id string, ht Hash) (bool, error) {
 		bad, err := r.checkIncoming(res, id, ht)
 		if bad {
 			rejected[fanout(id)] = true
 		}
 		return !bad && err == nil, err
 	}
-	err = diffSnapshots(o, t, func(id string, ho, ht plumbing.Hash) error {
-		inBase := map[plumbing.Hash]bool{}
+	err = diffSnapshots(o, t, func(id string, ho, ht Hash) error {
+		inBase := map[Hash]bool{}
 		for _, b := range bs {
 			h, err := b.blobHash(id)
 			if err != nil {
@@ -571,7 +569,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		case ht.IsZero(): // forgotten there
 			if inBase[ho] {
 				res.Removed = append(res.Removed, id)
-				changes[id] = plumbing.ZeroHash
+				changes[id] = zeroHash
 				return nil
 			}
 			res.Revived = append(res.Revived, id)
@@ -624,7 +622,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 				return err
 			}
 			res.Merged = append(res.Merged, id)
-			if plumbing.ComputeHash(plumbing.BlobObject, data) != ho {
+			if Hash(plumbing.ComputeHash(plumbing.BlobObject, data)) != ho {
 				if changes[id], err = r.writeBlob(data); err != nil {
 					return err
 				}
@@ -633,17 +631,17 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 		return nil
 	})
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	if len(changes) == 0 {
 		if o.root == nil {
 			return r.writeTree(nil)
 		}
-		return o.root.Hash, nil
+		return Hash(o.root.Hash), nil
 	}
 	// With one merge base, a fan-out directory that ours left as in the base
 	// becomes theirs as a whole: no need to rebuild it entry by entry.
-	whole := map[string]plumbing.Hash{}
+	whole := map[string]Hash{}
 	if len(bs) == 1 {
 		for id := range changes {
 			p := fanout(id)
@@ -661,18 +659,18 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs plumbing.Hash, bases []
 }
 
 // fanHash is the tree hash of a fan-out directory, zero when absent.
-func fanHash(s *snapshot, prefix string) plumbing.Hash {
+func fanHash(s *snapshot, prefix string) Hash {
 	if e := findEntry(s.mems, prefix); e != nil {
-		return e.Hash
+		return Hash(e.Hash)
 	}
-	return plumbing.ZeroHash
+	return zeroHash
 }
 
 // buildTreeFromHashes is buildTree for documents already in the object
 // database (a merge takes them from the other side): it writes only trees.
 // A zero hash deletes the document.
 // whole replaces entire fan-out directories by tree hash (zero: remove).
-func (s *snapshot) buildTreeFromHashes(changes map[string]plumbing.Hash, whole map[string]plumbing.Hash) (plumbing.Hash, error) {
+func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string]Hash) (Hash, error) {
 	byFan := map[string][]string{}
 	for id := range changes {
 		byFan[fanout(id)] = append(byFan[fanout(id)], id)
@@ -687,7 +685,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]plumbing.Hash, whole m
 	for _, prefix := range sortedFans(byFan) {
 		t, err := s.fan(prefix)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		entries := map[string]object.TreeEntry{}
 		if t != nil {
@@ -699,17 +697,17 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]plumbing.Hash, whole m
 			if h := changes[id]; h.IsZero() {
 				delete(entries, blobName(id))
 			} else {
-				entries[blobName(id)] = object.TreeEntry{Name: blobName(id), Mode: filemode.Regular, Hash: h}
+				entries[blobName(id)] = object.TreeEntry{Name: blobName(id), Mode: filemode.Regular, Hash: plumbing.Hash(h)}
 			}
 		}
 		list := make([]object.TreeEntry, 0, len(entries))
 		for _, e := range entries {
 			list = append(list, e)
 		}
-		fh := plumbing.ZeroHash
+		fh := zeroHash
 		if len(list) > 0 {
 			if fh, err = s.writeTree(list); err != nil {
-				return plumbing.ZeroHash, err
+				return zeroHash, err
 			}
 		}
 		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
@@ -885,10 +883,10 @@ func mergeReinforced(a, b []time.Time) []time.Time {
 // writeMerge writes the merge commit of a plan: parents ours and theirs, a
 // message that says what merged, trailers Memory-Op: merge and one Memory-Id
 // per memory merged from both sides or kept against a forget.
-func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (plumbing.Hash, error) {
+func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (Hash, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.Incoming(), "memory", "memories"))
-	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), short(p.Theirs), into, short(p.Ours))
+	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), p.Theirs.Short(), into, p.Ours.Short())
 	b.WriteString(wrap(p.Summary(oneLine(opt.From))+".", 72) + "\n")
 	if len(p.Dropped) > 0 {
 		b.WriteString("\nLeft out because they were purged here (git config mem.purged):\n")
@@ -925,7 +923,7 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 	if p.theirsTime.After(when) {
 		when = p.theirsTime
 	}
-	parents := []plumbing.Hash{p.Ours, p.Theirs}
+	parents := []Hash{p.Ours, p.Theirs}
 	if p.Ours.IsZero() {
 		parents = parents[1:]
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,7 +44,7 @@ func (f *mtFixture) add(s *Store, text string) *Memory {
 }
 
 // branch makes theirs start where ours is: the merge base.
-func (f *mtFixture) branch() plumbing.Hash {
+func (f *mtFixture) branch() Hash {
 	f.t.Helper()
 	tip, err := f.ours.Tip()
 	require.NoError(f.t, err)
@@ -82,19 +81,19 @@ func (f *mtFixture) has(s *Store, id string) bool {
 	return len(ids) == 1
 }
 
-func (f *mtFixture) treeOf(h plumbing.Hash) plumbing.Hash {
+func (f *mtFixture) treeOf(h Hash) Hash {
 	f.t.Helper()
 	c, err := f.repo.readCommit(h)
 	require.NoError(f.t, err)
-	return c.TreeHash
+	return Hash(c.TreeHash)
 }
 
 // mergeSwapped merges ours into a copy of theirs and returns the tree, to
 // check that the result does not depend on which side is ours.
-func (f *mtFixture) mergeSwapped(ours, theirs plumbing.Hash) plumbing.Hash {
+func (f *mtFixture) mergeSwapped(ours, theirs Hash) Hash {
 	f.t.Helper()
 	const ref = "refs/memory/swapped"
-	require.NoError(f.t, f.repo.refs.update(ref, theirs, plumbing.ZeroHash))
+	require.NoError(f.t, f.repo.refs.update(ref, theirs, zeroHash))
 	res, err := NewStore(f.repo, ref, ScopeProject).Merge(context.Background(), Writer{}, ours, MergeOptions{})
 	require.NoError(f.t, err)
 	return f.treeOf(res.Commit)
@@ -416,7 +415,7 @@ func TestMergeCases(t *testing.T) {
 			}
 			c, err := f.repo.readCommit(res.Commit)
 			require.NoError(t, err)
-			require.Equal(t, []plumbing.Hash{oursBefore, theirs}, c.ParentHashes, "ours first")
+			require.Equal(t, []Hash{oursBefore, theirs}, hashesOf(c.ParentHashes), "ours first")
 			require.Contains(t, c.Message, TrailerOp+": "+OpMerge)
 			require.True(t, strings.HasPrefix(c.Message, "mem: merge them: "), c.Message)
 			oc, _ := f.repo.readCommit(oursBefore)
@@ -427,7 +426,7 @@ func TestMergeCases(t *testing.T) {
 			}
 			require.True(t, c.Committer.When.Equal(want), "merge time is the later tip's")
 			// Deterministic: merging the other way round gives the same tree.
-			require.Equal(t, c.TreeHash, f.mergeSwapped(oursBefore, theirs))
+			require.Equal(t, Hash(c.TreeHash), f.mergeSwapped(oursBefore, theirs))
 			// Merging again is a no-op.
 			again := f.merge()
 			require.Equal(t, MergeUpToDate, again.Kind)

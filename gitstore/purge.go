@@ -99,7 +99,7 @@ func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) 
 	return rep, nil
 }
 
-func sortedKeys(m map[string]plumbing.Hash) []string {
+func sortedKeys(m map[string]Hash) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -113,7 +113,7 @@ func sortedKeys(m map[string]plumbing.Hash) []string {
 type purger struct {
 	repo    *Repo
 	ids     map[string]bool
-	mapped  map[plumbing.Hash]plumbing.Hash
+	mapped  map[Hash]Hash
 	texts   map[string]bool
 	touched bool
 	commits int
@@ -123,21 +123,21 @@ type purger struct {
 // rewrite returns the rewritten commit for h, rewriting its ancestors first
 // (iteratively: memory histories can be far deeper than the goroutine stack likes).
 func newPurger(r *Repo, ids []string, texts map[string]bool) *purger {
-	p := &purger{repo: r, ids: map[string]bool{}, mapped: map[plumbing.Hash]plumbing.Hash{}, texts: texts}
+	p := &purger{repo: r, ids: map[string]bool{}, mapped: map[Hash]Hash{}, texts: texts}
 	for _, id := range ids {
 		p.ids[id] = true
 	}
 	return p
 }
 
-func (p *purger) rewrite(ctx context.Context, tip plumbing.Hash) (plumbing.Hash, error) {
+func (p *purger) rewrite(ctx context.Context, tip Hash) (Hash, error) {
 	if tip.IsZero() {
 		return tip, nil
 	}
-	stack := []plumbing.Hash{tip}
+	stack := []Hash{tip}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		h := stack[len(stack)-1]
 		if _, done := p.mapped[h]; done {
@@ -146,12 +146,12 @@ func (p *purger) rewrite(ctx context.Context, tip plumbing.Hash) (plumbing.Hash,
 		}
 		c, err := p.repo.readCommit(h)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		pending := false
 		for _, ph := range c.ParentHashes {
-			if _, done := p.mapped[ph]; !done {
-				stack = append(stack, ph)
+			if _, done := p.mapped[Hash(ph)]; !done {
+				stack = append(stack, Hash(ph))
 				pending = true
 			}
 		}
@@ -160,23 +160,23 @@ func (p *purger) rewrite(ctx context.Context, tip plumbing.Hash) (plumbing.Hash,
 		}
 		stack = stack[:len(stack)-1]
 		if p.mapped[h], err = p.rewriteOne(c); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 	}
 	return p.mapped[tip], nil
 }
 
-func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
-	snap, err := p.repo.snapshotAt(c.Hash)
+func (p *purger) rewriteOne(c *object.Commit) (Hash, error) {
+	snap, err := p.repo.snapshotAt(Hash(c.Hash))
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
-	tree := c.TreeHash
+	tree := Hash(c.TreeHash)
 	removed := map[string][]byte{}
 	for id := range p.ids {
 		bh, err := snap.blobHash(id)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		if bh.IsZero() {
 			continue
@@ -194,12 +194,12 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 	if len(removed) > 0 {
 		p.touched = true
 		if tree, err = snap.buildTree(removed); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 	}
-	var parents []plumbing.Hash
+	var parents []Hash
 	for _, ph := range c.ParentHashes {
-		if np := p.mapped[ph]; !np.IsZero() && !containsHash(parents, np) {
+		if np := p.mapped[Hash(ph)]; !np.IsZero() && !containsHash(parents, np) {
 			parents = append(parents, np)
 		}
 	}
@@ -213,20 +213,20 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 	}
 	// A commit whose change was only to the purged memory now changes nothing: drop it.
 	if len(parents) <= 1 && (aboutIt || len(removed) > 0) {
-		parentTree := plumbing.ZeroHash
+		parentTree := zeroHash
 		if len(parents) == 1 {
 			pc, err := p.repo.readCommit(parents[0])
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return zeroHash, err
 			}
-			parentTree = pc.TreeHash
+			parentTree = Hash(pc.TreeHash)
 		}
 		if tree == parentTree || (len(parents) == 0 && p.emptyTree(tree)) {
 			p.dropped++
 			if len(parents) == 1 {
 				return parents[0], nil
 			}
-			return plumbing.ZeroHash, nil
+			return zeroHash, nil
 		}
 	}
 	msg := c.Message
@@ -235,24 +235,24 @@ func (p *purger) rewriteOne(c *object.Commit) (plumbing.Hash, error) {
 		op := first(trailers(msg)[TrailerOp])
 		msg = "mem: " + op + " " + Clip(ids[0], MinShownPrefix) + " [purged]\n" + rest
 	}
-	if tree == c.TreeHash && msg == c.Message && slices.Equal(parents, c.ParentHashes) {
-		return c.Hash, nil
+	if tree == Hash(c.TreeHash) && msg == c.Message && slices.Equal(parents, hashesOf(c.ParentHashes)) {
+		return Hash(c.Hash), nil
 	}
-	nc := &object.Commit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: tree, ParentHashes: parents}
+	nc := &object.Commit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
 	o := p.repo.objects.NewEncodedObject()
 	if err := nc.Encode(o); err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	p.commits++
 	return p.repo.writeObject(o)
 }
 
-func (p *purger) emptyTree(h plumbing.Hash) bool {
+func (p *purger) emptyTree(h Hash) bool {
 	t, err := p.repo.readTree(h)
 	return err == nil && len(t.Entries) == 0
 }
 
-func containsHash(hs []plumbing.Hash, h plumbing.Hash) bool {
+func containsHash(hs []Hash, h Hash) bool {
 	for _, x := range hs {
 		if x == h {
 			return true
@@ -334,7 +334,7 @@ func (r *Repo) ReachableLeaks(ctx context.Context, texts []string) ([]string, er
 
 // looseText is the text field of a document that is not a valid memory, when
 // it has one within the size limits: what a purge must prove gone.
-func (r *Repo) looseText(h plumbing.Hash) string {
+func (r *Repo) looseText(h Hash) string {
 	o, err := r.object(plumbing.BlobObject, h)
 	if err != nil || o.Size() > MaxDocumentBytes {
 		return ""

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // errRefMoved: the ref no longer holds the value the caller built on.
@@ -21,9 +19,9 @@ var errRefMoved = errors.New("ref moved")
 // refDB reads and updates refs. Updates are compare-and-swap: the ref moves to
 // newHash only if it still holds oldHash (zero meaning "absent").
 type refDB interface {
-	read(name string) (plumbing.Hash, error)
-	update(name string, newHash, oldHash plumbing.Hash) error
-	list(prefix string) (map[string]plumbing.Hash, error)
+	read(name string) (Hash, error)
+	update(name string, newHash, oldHash Hash) error
+	list(prefix string) (map[string]Hash, error)
 }
 
 // diskRefs implements git's files ref backend: loose refs under the common dir,
@@ -45,13 +43,13 @@ func (d *diskRefs) refPath(name string) string {
 	return filepath.Join(d.commonDir, filepath.FromSlash(name))
 }
 
-func (d *diskRefs) read(name string) (plumbing.Hash, error) {
+func (d *diskRefs) read(name string) (Hash, error) {
 	return d.resolve(name, 0)
 }
 
-func (d *diskRefs) resolve(name string, depth int) (plumbing.Hash, error) {
+func (d *diskRefs) resolve(name string, depth int) (Hash, error) {
 	if depth > 5 {
-		return plumbing.ZeroHash, fmt.Errorf("%w: symbolic ref %s nests too deeply", ErrCorrupt, name)
+		return zeroHash, fmt.Errorf("%w: symbolic ref %s nests too deeply", ErrCorrupt, name)
 	}
 	data, err := os.ReadFile(d.refPath(name))
 	switch {
@@ -62,17 +60,17 @@ func (d *diskRefs) resolve(name string, depth int) (plumbing.Hash, error) {
 		}
 		h, ok := parseHash(s)
 		if !ok {
-			return plumbing.ZeroHash, fmt.Errorf("%w: ref %s holds %q, not a commit id; run git fsck", ErrCorrupt, name, Summary(s, 50))
+			return zeroHash, fmt.Errorf("%w: ref %s holds %q, not a commit id; run git fsck", ErrCorrupt, name, Summary(s, 50))
 		}
 		return h, nil
 	case errors.Is(err, os.ErrNotExist), isNotDir(err):
 		packed, err := d.packed()
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		return packed[name], nil
 	default:
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 }
 
@@ -81,23 +79,16 @@ func isNotDir(err error) bool {
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
 }
 
-func parseHash(s string) (plumbing.Hash, bool) {
-	if len(s) != 40 || !isHex(s) {
-		return plumbing.ZeroHash, false
-	}
-	return plumbing.NewHash(s), true
-}
-
 // packed reads packed-refs; a missing file means no packed refs.
-func (d *diskRefs) packed() (map[string]plumbing.Hash, error) {
+func (d *diskRefs) packed() (map[string]Hash, error) {
 	data, err := os.ReadFile(filepath.Join(d.commonDir, "packed-refs"))
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]plumbing.Hash{}, nil
+		return map[string]Hash{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	refs := map[string]plumbing.Hash{}
+	refs := map[string]Hash{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -113,7 +104,7 @@ func (d *diskRefs) packed() (map[string]plumbing.Hash, error) {
 	return refs, sc.Err()
 }
 
-func (d *diskRefs) list(prefix string) (map[string]plumbing.Hash, error) {
+func (d *diskRefs) list(prefix string) (map[string]Hash, error) {
 	out, err := d.packed()
 	if err != nil {
 		return nil, err
@@ -148,7 +139,7 @@ func (d *diskRefs) list(prefix string) (map[string]plumbing.Hash, error) {
 	return out, err
 }
 
-func (d *diskRefs) update(name string, newHash, oldHash plumbing.Hash) error {
+func (d *diskRefs) update(name string, newHash, oldHash Hash) error {
 	path := d.refPath(name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
@@ -306,18 +297,18 @@ func (d *diskRefs) removePacked(name string) error {
 // memRefs is the ref database of an in-memory repository (tests, previews).
 type memRefs struct {
 	mu   sync.Mutex
-	refs map[string]plumbing.Hash
+	refs map[string]Hash
 }
 
-func newMemRefs() *memRefs { return &memRefs{refs: map[string]plumbing.Hash{}} }
+func newMemRefs() *memRefs { return &memRefs{refs: map[string]Hash{}} }
 
-func (m *memRefs) read(name string) (plumbing.Hash, error) {
+func (m *memRefs) read(name string) (Hash, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.refs[name], nil
 }
 
-func (m *memRefs) update(name string, newHash, oldHash plumbing.Hash) error {
+func (m *memRefs) update(name string, newHash, oldHash Hash) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.refs[name] != oldHash {
@@ -331,10 +322,10 @@ func (m *memRefs) update(name string, newHash, oldHash plumbing.Hash) error {
 	return nil
 }
 
-func (m *memRefs) list(prefix string) (map[string]plumbing.Hash, error) {
+func (m *memRefs) list(prefix string) (map[string]Hash, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := map[string]plumbing.Hash{}
+	out := map[string]Hash{}
 	for k, v := range m.refs {
 		if strings.HasPrefix(k, prefix) {
 			out[k] = v

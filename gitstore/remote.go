@@ -13,8 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Sharing (docs/architecture.md) moves refs/memory/main, and nothing else, through an
@@ -394,10 +392,10 @@ func (rem *Remote) remoteConfig() []string {
 
 // LsRemote asks the remote where its refs/memory/main points, without
 // fetching anything; zero when the remote has no memory.
-func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (plumbing.Hash, error) {
+func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
 	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, RefMain)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		h, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
@@ -407,13 +405,13 @@ func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (p
 			}
 		}
 	}
-	return plumbing.ZeroHash, nil
+	return zeroHash, nil
 }
 
 // Fetch brings the remote's refs/memory/main into
 // refs/memory/remotes/<remote>/main and returns it; zero when the remote has
 // no memory yet (the tracking ref is then left as it was).
-func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (plumbing.Hash, error) {
+func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-prune", "--refmap=", "--no-write-fetch-head",
 		"--recurse-submodules=no", "--no-auto-gc", "--", rem.arg, RemoteFetchRefspec(rem.Slug)}
 	var err error
@@ -421,7 +419,7 @@ func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (plum
 		_, err = r.runGit(ctx, t, rem.remoteConfig(), args...)
 		var ge *gitError
 		if errors.As(err, &ge) && strings.Contains(ge.stderr, "couldn't find remote ref") {
-			return plumbing.ZeroHash, nil
+			return zeroHash, nil
 		}
 		if !errors.As(err, &ge) || !strings.Contains(ge.stderr, "cannot lock ref") {
 			break
@@ -430,7 +428,7 @@ func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (plum
 		time.Sleep(time.Duration(10+rand.IntN(40*(attempt+1))) * time.Millisecond)
 	}
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("%w: fetching memory from %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return zeroHash, fmt.Errorf("%w: fetching memory from %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
 	}
 	// git wrote new objects, maybe a new pack: look again.
 	r.reopenObjects()
@@ -451,7 +449,7 @@ const (
 // pushOnce runs one git push of refs/memory/main:refs/memory/main. With
 // lease, the push is forced but only while the remote still holds *lease
 // (git push --force-with-lease); without, it must fast-forward.
-func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, lease *plumbing.Hash, verify bool) (pushStatus, error) {
+func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, lease *Hash, verify bool) (pushStatus, error) {
 	args := []string{"push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no"}
 	if !verify {
 		args = append(args, "--no-verify")

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 )
 
@@ -370,7 +369,7 @@ func TestPushForceOnlyWhenAsked(t *testing.T) {
 	require.Len(t, w.texts(w.remote), 3)
 
 	// Now Bob rewrites his memory (a fresh history) and forces it.
-	require.NoError(t, b.refs.update(RefMain, plumbing.ZeroHash, mustRead(b, RefMain)))
+	require.NoError(t, b.refs.update(RefMain, zeroHash, mustRead(b, RefMain)))
 	w.addN(b, "b", 1, "rewritten")
 	res, err = b.Push(ctx, Writer{}, rem, PushOptions{Force: true})
 	require.NoError(t, err)

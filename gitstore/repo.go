@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -46,7 +45,7 @@ type Repo struct {
 	ident     identityConfig // user, author and committer settings, as git reads them
 
 	skipMu  sync.Mutex
-	skipped map[plumbing.Hash]*DocumentError // invalid documents reads skipped
+	skipped map[Hash]*DocumentError // invalid documents reads skipped
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
@@ -286,10 +285,10 @@ func (r *Repo) Head() Anchor {
 }
 
 // ResolveRef returns the commit a ref points to, zero when the ref does not exist.
-func (r *Repo) ResolveRef(name string) (plumbing.Hash, error) { return r.refs.read(name) }
+func (r *Repo) ResolveRef(name string) (Hash, error) { return r.refs.read(name) }
 
 // ListRefs returns the refs under prefix (e.g. "refs/memory/").
-func (r *Repo) ListRefs(prefix string) (map[string]plumbing.Hash, error) { return r.refs.list(prefix) }
+func (r *Repo) ListRefs(prefix string) (map[string]Hash, error) { return r.refs.list(prefix) }
 
 // Author is the identity memory commits are written as, "Name <email>".
 func (r *Repo) Author() string {

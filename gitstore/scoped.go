@@ -2,8 +2,6 @@ package gitstore
 
 import (
 	"errors"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // InScope marks m as read from a store of scope s and returns it: a memory
@@ -17,7 +15,7 @@ func (m *Memory) InScope(s Scope) *Memory {
 // a time, so that a caller indexing a large store never holds all of it.
 // Invalid documents are skipped and recorded (Repo.Skipped), as All does.
 func (rd *Reader) Each(fn func(*Memory) error) error {
-	return rd.snap.entries(func(id string, h plumbing.Hash) error {
+	return rd.snap.entries(func(id string, h Hash) error {
 		m, err := rd.snap.repo.readMemory(h, id)
 		var de *DocumentError
 		if errors.As(err, &de) {

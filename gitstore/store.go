@@ -45,7 +45,7 @@ func NewStore(repo *Repo, ref string, scope Scope) *Store {
 }
 
 // Tip returns the commit the memory ref points to; zero for an empty store.
-func (s *Store) Tip() (plumbing.Hash, error) { return s.Repo.refs.read(s.Ref) }
+func (s *Store) Tip() (Hash, error) { return s.Repo.refs.read(s.Ref) }
 
 // Writer says who makes a change: recorded in the commit and the memory.
 type Writer struct {
@@ -104,17 +104,17 @@ func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+
 // with compare-and-swap. When another writer moved the ref first, fn runs again
 // on the new tip (bounded by maxAttempts). It returns the new commit; when fn
 // stages nothing, the tip is returned unchanged.
-func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (plumbing.Hash, error) {
+func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Hash, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		// a write starts only when it can finish before ctx's deadline (a
 		// hook's): objects, then the ref's lock
 		if err := checkBudget(ctx); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		tip, err := s.Tip()
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		commit, err := s.attempt(tip, w, fn)
 		if err == nil && commit == tip {
@@ -122,7 +122,7 @@ func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (pl
 		}
 		if err == nil {
 			if err := checkBudget(ctx); err != nil {
-				return plumbing.ZeroHash, err // the objects stay unreachable; the ref is untouched
+				return zeroHash, err // the objects stay unreachable; the ref is untouched
 			}
 			err = s.Repo.refs.update(s.Ref, commit, tip)
 			if err == nil {
@@ -136,22 +136,22 @@ func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (pl
 			// listed as loose; reopen the object database and try again.
 			s.Repo.reopenObjects()
 		default:
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		lastErr = err
 		time.Sleep(time.Duration(rand.IntN(1000*(1+min(attempt, 20)))) * time.Microsecond)
 	}
-	return plumbing.ZeroHash, fmt.Errorf("%w: gave up after %d attempts (%v); try again", ErrBusy, maxAttempts, lastErr)
+	return zeroHash, fmt.Errorf("%w: gave up after %d attempts (%v); try again", ErrBusy, maxAttempts, lastErr)
 }
 
-func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plumbing.Hash, error) {
+func (s *Store) attempt(tip Hash, w Writer, fn func(tx *Tx) error) (Hash, error) {
 	snap, err := s.Repo.snapshotAt(tip)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	tx := &Tx{snap: snap, staged: map[string]*Memory{}, now: s.Repo.Now().UTC().Truncate(time.Second), author: s.Repo.Author()}
 	if err := fn(tx); err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	if len(tx.staged) == 0 {
 		return tip, nil
@@ -164,13 +164,13 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 		}
 		// Never write a document that a reader would refuse.
 		if !validID(m.ID) || m.ID != id {
-			return plumbing.ZeroHash, fmt.Errorf("%w: memory id %s is malformed", ErrInvalid, quoteShort(m.ID))
+			return zeroHash, fmt.Errorf("%w: memory id %s is malformed", ErrInvalid, quoteShort(m.ID))
 		}
 		if err := m.check(); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		if changes[id], err = m.Encode(); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 	}
 	if len(changes) >= packAtLeast {
@@ -178,15 +178,15 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 	}
 	tree, err := snap.buildTree(changes)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
-	var parents []plumbing.Hash
+	var parents []Hash
 	if !tip.IsZero() {
 		parents = append(parents, tip)
 	}
 	o, err := s.Repo.commitObject(tree, parents, commitMessage(tx, w), tx.now)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	commit, err := snap.put(o)
 	if err != nil || snap.pack == nil {
@@ -195,22 +195,22 @@ func (s *Store) attempt(tip plumbing.Hash, w Writer, fn func(tx *Tx) error) (plu
 	return commit, s.Repo.writePack(snap.pack)
 }
 
-func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.Hash, error) {
+func (r *Repo) writeCommit(tree Hash, parents []Hash, msg string, when time.Time) (Hash, error) {
 	o, err := r.commitObject(tree, parents, msg, when)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	return r.writeObject(o)
 }
 
-func (r *Repo) commitObject(tree plumbing.Hash, parents []plumbing.Hash, msg string, when time.Time) (plumbing.EncodedObject, error) {
+func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Time) (plumbing.EncodedObject, error) {
 	ids := r.identities()
 	sig := object.Signature{Name: ids.author.name, Email: ids.author.email, When: when}
 	committer := object.Signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
 	if r.CommitterNow != nil {
 		committer.When = r.CommitterNow().Truncate(time.Second)
 	}
-	c := &object.Commit{Author: sig, Committer: committer, Message: msg, TreeHash: tree, ParentHashes: parents}
+	c := &object.Commit{Author: sig, Committer: committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
 	o := r.objects.NewEncodedObject()
 	return o, c.Encode(o)
 }
@@ -266,7 +266,7 @@ func (s *Store) Read() (*Reader, error) {
 }
 
 // ReadAt returns a reader of the store as of one commit of the memory ref.
-func (s *Store) ReadAt(commit plumbing.Hash) (*Reader, error) {
+func (s *Store) ReadAt(commit Hash) (*Reader, error) {
 	snap, err := s.Repo.snapshotAt(commit)
 	if err != nil {
 		return nil, err
@@ -281,7 +281,7 @@ type Reader struct {
 }
 
 // Commit is the memory-ref commit this reader shows; zero for an empty store.
-func (rd *Reader) Commit() plumbing.Hash { return rd.snap.commit }
+func (rd *Reader) Commit() Hash { return rd.snap.commit }
 
 // Get reads the memory with the full id.
 func (rd *Reader) Get(id string) (*Memory, error) {
@@ -303,9 +303,9 @@ func (rd *Reader) All() ([]*Memory, error) {
 }
 
 // BlobHashes returns the document hash of every memory, by id.
-func (rd *Reader) BlobHashes() (map[string]plumbing.Hash, error) {
-	out := map[string]plumbing.Hash{}
-	err := rd.snap.entries(func(id string, h plumbing.Hash) error { out[id] = h; return nil })
+func (rd *Reader) BlobHashes() (map[string]Hash, error) {
+	out := map[string]Hash{}
+	err := rd.snap.entries(func(id string, h Hash) error { out[id] = h; return nil })
 	return out, err
 }
 

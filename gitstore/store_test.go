@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 )
 
@@ -608,7 +607,7 @@ func TestDiffBetweenCommits(t *testing.T) {
 		ok, err = s.IsAncestor(ctx, to, from)
 		require.NoError(t, err)
 		require.False(t, ok)
-		changed, _, err = s.Diff(plumbing.ZeroHash, to)
+		changed, _, err = s.Diff(zeroHash, to)
 		require.NoError(t, err)
 		require.Len(t, changed, 2)
 	})

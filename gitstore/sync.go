@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // PushPatience bounds how long a push keeps pulling, merging and pushing
@@ -41,7 +39,7 @@ type PullOptions struct {
 type PullResult struct {
 	Remote *Remote
 	// Fetched is the remote's memory tip; zero when it has none.
-	Fetched plumbing.Hash
+	Fetched Hash
 	// Merge is what merging it did to refs/memory/main (nil when the remote
 	// has no memory).
 	Merge *MergeResult
@@ -120,14 +118,14 @@ type PushOptions struct {
 
 	// replace is the remote tip a pull rewrote without purged memories: the
 	// push replaces it, with a lease on it.
-	replace *plumbing.Hash
+	replace *Hash
 }
 
 // PushResult says what a push did.
 type PushResult struct {
 	Remote *Remote
 	// Old is the remote's memory before the push (as last known), New after.
-	Old, New plumbing.Hash
+	Old, New Hash
 	UpToDate bool
 	Forced   bool
 	// Pulls are the merges made because the remote moved (one per retry).
@@ -158,7 +156,7 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 			return nil, err
 		}
 		res.Old = tracking
-		var lease *plumbing.Hash
+		var lease *Hash
 		switch {
 		case opt.Force:
 			cur, err := r.LsRemote(ctx, rem, opt.TransportOptions)

@@ -39,7 +39,7 @@ const TrailerPurged = "Memory-Purged"
 func tombstoneDoc(id string) []byte { return []byte(`{"id":"` + id + `"}` + "\n") }
 
 // Tombstones lists the ids purged according to the tree of commit, sorted.
-func (r *Repo) Tombstones(commit plumbing.Hash) ([]string, error) {
+func (r *Repo) Tombstones(commit Hash) ([]string, error) {
 	set, err := r.tombstones(commit)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (r *Repo) Tombstones(commit plumbing.Hash) ([]string, error) {
 	return out, nil
 }
 
-func (r *Repo) tombstones(commit plumbing.Hash) (map[string]bool, error) {
+func (r *Repo) tombstones(commit Hash) (map[string]bool, error) {
 	out := map[string]bool{}
 	if commit.IsZero() {
 		return out, nil
@@ -61,7 +61,7 @@ func (r *Repo) tombstones(commit plumbing.Hash) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := r.readTree(c.TreeHash)
+	root, err := r.readTree(Hash(c.TreeHash))
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (r *Repo) tombstones(commit plumbing.Hash) (map[string]bool, error) {
 	if e == nil || e.Mode != filemode.Dir {
 		return out, nil
 	}
-	t, err := r.readTree(e.Hash)
+	t, err := r.readTree(Hash(e.Hash))
 	if err != nil {
 		return nil, err
 	}
@@ -83,21 +83,21 @@ func (r *Repo) tombstones(commit plumbing.Hash) (map[string]bool, error) {
 
 // withTombstones returns the root tree root with purged/<id> for every id
 // (those already there kept).
-func (r *Repo) withTombstones(root plumbing.Hash, ids map[string]bool) (plumbing.Hash, error) {
+func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 	var entries []object.TreeEntry
 	if !root.IsZero() {
 		t, err := r.readTree(root)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		entries = append(entries, t.Entries...)
 	}
 	var stones []object.TreeEntry
 	have := map[string]bool{}
 	if e := findEntryIn(entries, purgedDir); e != nil && e.Mode == filemode.Dir {
-		t, err := r.readTree(e.Hash)
+		t, err := r.readTree(Hash(e.Hash))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 		for _, te := range t.Entries {
 			stones = append(stones, te)
@@ -111,9 +111,9 @@ func (r *Repo) withTombstones(root plumbing.Hash, ids map[string]bool) (plumbing
 		}
 		h, err := r.writeBlob(tombstoneDoc(id))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
-		stones = append(stones, object.TreeEntry{Name: id, Mode: filemode.Regular, Hash: h})
+		stones = append(stones, object.TreeEntry{Name: id, Mode: filemode.Regular, Hash: plumbing.Hash(h)})
 		added = true
 	}
 	if !added && !root.IsZero() {
@@ -121,7 +121,7 @@ func (r *Repo) withTombstones(root plumbing.Hash, ids map[string]bool) (plumbing
 	}
 	th, err := r.writeTree(stones)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	return r.writeTree(setEntry(entries, purgedDir, filemode.Dir, th))
 }
@@ -152,14 +152,14 @@ func (r *Repo) recordTombstone(ctx context.Context, id string) error {
 		if have[id] {
 			return nil
 		}
-		root := plumbing.ZeroHash
-		var parents []plumbing.Hash
+		root := zeroHash
+		var parents []Hash
 		if !tip.IsZero() {
 			c, err := r.readCommit(tip)
 			if err != nil {
 				return err
 			}
-			root, parents = c.TreeHash, []plumbing.Hash{tip}
+			root, parents = Hash(c.TreeHash), []Hash{tip}
 		}
 		tree, err := r.withTombstones(root, map[string]bool{id: true})
 		if err != nil {
@@ -186,7 +186,7 @@ func (r *Repo) recordTombstone(ctx context.Context, id string) error {
 // rewritten without every memory either side, or git config mem.purged
 // (extra), says was purged. It returns the tip to merge (fetched itself when
 // nothing had to change).
-func (r *Repo) honourTombstones(ctx context.Context, fetched plumbing.Hash, extra []string) (theirs plumbing.Hash, teammate []string, err error) {
+func (r *Repo) honourTombstones(ctx context.Context, fetched Hash, extra []string) (theirs Hash, teammate []string, err error) {
 	if fetched.IsZero() {
 		return fetched, nil, nil
 	}
@@ -246,7 +246,7 @@ func (r *Repo) honourTombstones(ctx context.Context, fetched plumbing.Hash, extr
 
 // seedKnown marks the commits reachable from ours as already clean, so the
 // purger stops where the fetched history joins this repository's.
-func (r *Repo) seedKnown(ctx context.Context, p *purger, fetched, ours plumbing.Hash) error {
+func (r *Repo) seedKnown(ctx context.Context, p *purger, fetched, ours Hash) error {
 	if ours.IsZero() {
 		return nil
 	}
@@ -267,7 +267,7 @@ func (r *Repo) seedKnown(ctx context.Context, p *purger, fetched, ours plumbing.
 		}
 	}
 	return r.walk(ctx, ours, func(c *object.Commit) (bool, error) {
-		p.mapped[c.Hash] = c.Hash
+		p.mapped[Hash(c.Hash)] = Hash(c.Hash)
 		return true, nil
 	})
 }

@@ -28,7 +28,7 @@ func fanout(id string) string { return Clip(id, 2) }
 func MemoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" + blobName(id) }
 
 // wrapObjectErr turns a missing or unreadable object into ErrCorrupt with advice.
-func wrapObjectErr(what string, h plumbing.Hash, err error) error {
+func wrapObjectErr(what string, h Hash, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return &DamagedError{What: what, Object: h.String(), Missing: true, Err: err}
 	}
@@ -38,9 +38,9 @@ func wrapObjectErr(what string, h plumbing.Hash, err error) error {
 // snapshot is the memory tree of one commit, read lazily.
 type snapshot struct {
 	repo   *Repo
-	commit plumbing.Hash // zero for an empty store
-	root   *object.Tree  // nil for an empty store
-	mems   *object.Tree  // nil when there are no memories
+	commit Hash         // zero for an empty store
+	root   *object.Tree // nil for an empty store
+	mems   *object.Tree // nil when there are no memories
 	fans   map[string]*object.Tree
 	pack   *memory.Storage // objects of a large change, written as one pack
 }
@@ -49,19 +49,19 @@ type snapshot struct {
 // packs; a concurrent git gc may pack loose objects and delete the old packs
 // under it, so on a miss the database is reopened and the read retried, as
 // git itself re-scans its packs before declaring an object missing.
-func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := r.objects.EncodedObject(t, h)
+func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	o, err := r.objects.EncodedObject(t, plumbing.Hash(h))
 	for retry := 0; err != nil && r.CommonDir != "" && retry < 3; retry++ {
 		if retry > 0 {
 			time.Sleep(time.Duration(retry) * 5 * time.Millisecond)
 		}
 		r.reopenObjects()
-		o, err = r.objects.EncodedObject(t, h)
+		o, err = r.objects.EncodedObject(t, plumbing.Hash(h))
 	}
 	return o, err
 }
 
-func (r *Repo) readTree(h plumbing.Hash) (*object.Tree, error) {
+func (r *Repo) readTree(h Hash) (*object.Tree, error) {
 	o, err := r.object(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
@@ -73,11 +73,11 @@ func (r *Repo) readTree(h plumbing.Hash) (*object.Tree, error) {
 	return t, nil
 }
 
-func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
+func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
 	o, err := r.object(plumbing.CommitObject, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// a ref set by hand to a blob or a tree is no missing commit
-		if other, err2 := r.objects.EncodedObject(plumbing.AnyObject, h); err2 == nil {
+		if other, err2 := r.objects.EncodedObject(plumbing.AnyObject, plumbing.Hash(h)); err2 == nil {
 			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, other.Type())
 		}
 	}
@@ -91,7 +91,7 @@ func (r *Repo) readCommit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-func (r *Repo) snapshotAt(commit plumbing.Hash) (*snapshot, error) {
+func (r *Repo) snapshotAt(commit Hash) (*snapshot, error) {
 	s := &snapshot{repo: r, commit: commit, fans: map[string]*object.Tree{}}
 	if commit.IsZero() {
 		return s, nil
@@ -100,11 +100,11 @@ func (r *Repo) snapshotAt(commit plumbing.Hash) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.root, err = r.readTree(c.TreeHash); err != nil {
+	if s.root, err = r.readTree(Hash(c.TreeHash)); err != nil {
 		return nil, err
 	}
 	if e := findEntry(s.root, memoriesDir); e != nil {
-		if s.mems, err = r.readTree(e.Hash); err != nil {
+		if s.mems, err = r.readTree(Hash(e.Hash)); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +142,7 @@ func (s *snapshot) fan(prefix string) (*object.Tree, error) {
 	var t *object.Tree
 	if e := findEntry(s.mems, prefix); e != nil && e.Mode == filemode.Dir {
 		var err error
-		if t, err = s.repo.readTree(e.Hash); err != nil {
+		if t, err = s.repo.readTree(Hash(e.Hash)); err != nil {
 			return nil, err
 		}
 	}
@@ -151,15 +151,15 @@ func (s *snapshot) fan(prefix string) (*object.Tree, error) {
 }
 
 // blobHash returns the hash of a memory's document, zero when absent.
-func (s *snapshot) blobHash(id string) (plumbing.Hash, error) {
+func (s *snapshot) blobHash(id string) (Hash, error) {
 	t, err := s.fan(fanout(id))
 	if err != nil || t == nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	if e := findEntry(t, blobName(id)); e != nil {
-		return e.Hash, nil
+		return Hash(e.Hash), nil
 	}
-	return plumbing.ZeroHash, nil
+	return zeroHash, nil
 }
 
 // get reads one memory by full id; ErrNotFound when absent.
@@ -179,7 +179,7 @@ func (s *snapshot) get(id string) (*Memory, error) {
 	return m, err
 }
 
-func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
+func (r *Repo) readBlob(h Hash) ([]byte, error) {
 	o, err := r.object(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
@@ -188,7 +188,7 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 }
 
 // objectData reads the content of an object read as h.
-func objectData(o plumbing.EncodedObject, h plumbing.Hash) ([]byte, error) {
+func objectData(o plumbing.EncodedObject, h Hash) ([]byte, error) {
 	rd, err := o.Reader()
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
@@ -204,7 +204,7 @@ func objectData(o plumbing.EncodedObject, h plumbing.Hash) ([]byte, error) {
 // readMemory reads and checks the document of the memory with the full id
 // (its file name). An invalid document is a *DocumentError; a missing or
 // unreadable object is ErrCorrupt.
-func (r *Repo) readMemory(h plumbing.Hash, id string) (*Memory, error) {
+func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
 	o, err := r.object(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
@@ -228,7 +228,7 @@ func (r *Repo) noteSkipped(e *DocumentError) {
 	r.skipMu.Lock()
 	defer r.skipMu.Unlock()
 	if r.skipped == nil {
-		r.skipped = map[plumbing.Hash]*DocumentError{}
+		r.skipped = map[Hash]*DocumentError{}
 	}
 	r.skipped[e.Blob] = e
 }
@@ -271,7 +271,7 @@ func (s *snapshot) idsWithPrefix(prefix string) ([]string, error) {
 }
 
 // entries calls fn with the id and blob hash of every memory, in id order.
-func (s *snapshot) entries(fn func(id string, h plumbing.Hash) error) error {
+func (s *snapshot) entries(fn func(id string, h Hash) error) error {
 	if s.mems == nil {
 		return nil
 	}
@@ -285,7 +285,7 @@ func (s *snapshot) entries(fn func(id string, h plumbing.Hash) error) error {
 		}
 		for _, e := range t.Entries {
 			if id, ok := docID(fe.Name, e.Name); ok {
-				if err := fn(id, e.Hash); err != nil {
+				if err := fn(id, Hash(e.Hash)); err != nil {
 					return err
 				}
 			}
@@ -309,7 +309,7 @@ func docID(fan, name string) (string, bool) {
 // skipped (and recorded: Repo.Skipped); a missing object is an error.
 func (s *snapshot) all() ([]*Memory, error) {
 	var out []*Memory
-	err := s.entries(func(id string, h plumbing.Hash) error {
+	err := s.entries(func(id string, h Hash) error {
 		m, err := s.repo.readMemory(h, id)
 		var de *DocumentError
 		if errors.As(err, &de) {
@@ -329,19 +329,19 @@ func (s *snapshot) all() ([]*Memory, error) {
 // is written to a temporary file and renamed into its fan-out directory; a
 // concurrent git gc removes fan-out directories it emptied, so the rename can
 // find its directory gone: like git, try again (the directory is re-created).
-func (r *Repo) writeObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+func (r *Repo) writeObject(o plumbing.EncodedObject) (Hash, error) {
 	h, err := r.objects.SetEncodedObject(o)
 	for retry := 0; err != nil && errors.Is(err, os.ErrNotExist) && retry < 5; retry++ {
 		time.Sleep(time.Duration(retry+1) * time.Millisecond)
 		h, err = r.objects.SetEncodedObject(o)
 	}
-	return h, err
+	return Hash(h), err
 }
 
-func (r *Repo) writeBlob(data []byte) (plumbing.Hash, error) {
+func (r *Repo) writeBlob(data []byte) (Hash, error) {
 	o, err := r.blobObject(data)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	return r.writeObject(o)
 }
@@ -359,10 +359,10 @@ func (r *Repo) blobObject(data []byte) (plumbing.EncodedObject, error) {
 	return o, w.Close()
 }
 
-func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+func (r *Repo) writeTree(entries []object.TreeEntry) (Hash, error) {
 	o, err := r.treeObject(entries)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	return r.writeObject(o)
 }
@@ -376,31 +376,32 @@ func (r *Repo) treeObject(entries []object.TreeEntry) (plumbing.EncodedObject, e
 
 // put stores an object written by a change built on this snapshot: in its
 // pack when the change writes one (see writePack), else loose.
-func (s *snapshot) put(o plumbing.EncodedObject) (plumbing.Hash, error) {
+func (s *snapshot) put(o plumbing.EncodedObject) (Hash, error) {
 	if s.pack != nil {
-		return s.pack.SetEncodedObject(o)
+		h, err := s.pack.SetEncodedObject(o)
+		return Hash(h), err
 	}
 	return s.repo.writeObject(o)
 }
 
-func (s *snapshot) writeBlob(data []byte) (plumbing.Hash, error) {
+func (s *snapshot) writeBlob(data []byte) (Hash, error) {
 	o, err := s.repo.blobObject(data)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	return s.put(o)
 }
 
-func (s *snapshot) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+func (s *snapshot) writeTree(entries []object.TreeEntry) (Hash, error) {
 	o, err := s.repo.treeObject(entries)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return zeroHash, err
 	}
 	return s.put(o)
 }
 
 // setEntry returns entries with name set to (mode, h), or removed when h is zero.
-func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h plumbing.Hash) []object.TreeEntry {
+func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h Hash) []object.TreeEntry {
 	out := make([]object.TreeEntry, 0, len(entries)+1)
 	for _, e := range entries {
 		if e.Name != name {
@@ -408,7 +409,7 @@ func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h
 		}
 	}
 	if !h.IsZero() {
-		out = append(out, object.TreeEntry{Name: name, Mode: mode, Hash: h})
+		out = append(out, object.TreeEntry{Name: name, Mode: mode, Hash: plumbing.Hash(h)})
 	}
 	return out
 }
@@ -417,14 +418,14 @@ func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h
 // (nil data deletes). Only the touched fan-out trees, the memories tree and the
 // root are rewritten: the cost of a write grows with the size of one fan-out
 // directory, not with the store.
-func (s *snapshot) buildTree(changes map[string][]byte) (plumbing.Hash, error) {
-	hashes := make(map[string]plumbing.Hash, len(changes))
+func (s *snapshot) buildTree(changes map[string][]byte) (Hash, error) {
+	hashes := make(map[string]Hash, len(changes))
 	for id, data := range changes {
-		h := plumbing.ZeroHash
+		h := zeroHash
 		if data != nil {
 			var err error
 			if h, err = s.writeBlob(data); err != nil {
-				return plumbing.ZeroHash, err
+				return zeroHash, err
 			}
 		}
 		hashes[id] = h
@@ -434,16 +435,16 @@ func (s *snapshot) buildTree(changes map[string][]byte) (plumbing.Hash, error) {
 
 // writeRoot writes the memories tree with the given fan-out entries and a root
 // tree that keeps the snapshot's other root entries.
-func (s *snapshot) writeRoot(memEntries []object.TreeEntry) (plumbing.Hash, error) {
+func (s *snapshot) writeRoot(memEntries []object.TreeEntry) (Hash, error) {
 	var rootEntries []object.TreeEntry
 	if s.root != nil {
 		rootEntries = append(rootEntries, s.root.Entries...)
 	}
-	mh := plumbing.ZeroHash
+	mh := zeroHash
 	if len(memEntries) > 0 {
 		var err error
 		if mh, err = s.writeTree(memEntries); err != nil {
-			return plumbing.ZeroHash, err
+			return zeroHash, err
 		}
 	}
 	rootEntries = setEntry(rootEntries, memoriesDir, filemode.Dir, mh)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/require"
 )
 
@@ -98,7 +97,7 @@ func TestValidateDocument(t *testing.T) {
 
 // plant commits raw document data as memory id on the store's ref, as a
 // hand edit, an older version or a teammate's clone could.
-func plant(t testing.TB, s *Store, id string, data []byte) plumbing.Hash {
+func plant(t testing.TB, s *Store, id string, data []byte) Hash {
 	t.Helper()
 	tip, err := s.Tip()
 	require.NoError(t, err)
@@ -106,7 +105,7 @@ func plant(t testing.TB, s *Store, id string, data []byte) plumbing.Hash {
 	require.NoError(t, err)
 	tree, err := snap.buildTree(map[string][]byte{id: data})
 	require.NoError(t, err)
-	var parents []plumbing.Hash
+	var parents []Hash
 	if !tip.IsZero() {
 		parents = append(parents, tip)
 	}
