@@ -65,7 +65,8 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 		findings = append(findings, check(ctx, env, set, o)...)
 	}
 	failed := 0
-	for _, f := range findings {
+	for i, f := range findings {
+		findings[i].Fix = fixWords(f)
 		if f.Status == gitstore.FindingFail {
 			failed++
 		}
@@ -100,7 +101,40 @@ func checkRefs(ctx context.Context, _ *Env, set *gitstore.Set, _ *doctorOptions)
 }
 
 func checkPersonal(context.Context, *Env, *gitstore.Set, *doctorOptions) []gitstore.Finding {
-	return []gitstore.Finding{gitstore.CheckPersonal()}
+	f, bad := gitstore.CheckPersonal()
+	// the personal store's invalid documents are told within its finding
+	for _, b := range bad {
+		f.Message += "\n  " + b.Check + ": " + b.Message + " (fix: " + fixWords(b) + ")"
+	}
+	return []gitstore.Finding{f}
+}
+
+// fixWords is a finding's fix as the CLI says it: the store names the
+// operation (Action), the CLI its command.
+func fixWords(f gitstore.Finding) string {
+	switch f.Action {
+	case gitstore.FixSaveOrPull:
+		return "git mem add -- TEXT, or git mem pull to bring the team's"
+	case gitstore.FixRestore:
+		return "git fsck; then git mem pull from a clone that has the memory"
+	case gitstore.FixForget:
+		return "git mem forget " + f.Target + "   (git mem history " + f.Target + " shows its earlier versions)"
+	case gitstore.FixForgetEach:
+		return "git mem forget ID for each invalid document"
+	case gitstore.FixFindGoodVersion:
+		return "git mem history ID to find a good version; git fsck"
+	case gitstore.FixRecreatePersonal:
+		return "move it aside; git-mem creates a new one on the next git mem add --global"
+	case gitstore.FixPush:
+		return "git mem push " + f.Target
+	case gitstore.FixPull:
+		return "git mem pull " + f.Target
+	case gitstore.FixMergeFetched:
+		return "git mem pull --no-fetch " + f.Target
+	case gitstore.FixShare:
+		return "git mem share " + f.Target + "   (git config --add remote." + f.Target + ".fetch '" + gitstore.RemoteFetchRefspec(f.Target) + "')"
+	}
+	return f.Fix
 }
 
 func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []gitstore.Finding {
@@ -110,9 +144,9 @@ func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOpti
 	rem, err := set.Repo.ResolveRemote(ctx, o.remote)
 	switch {
 	case err != nil && o.remote == "" && errors.Is(err, gitstore.ErrRemote):
-		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingInfo, Message: "memory is not shared: " + err.Error(), Fix: "git remote add origin URL, or git config mem.remote URL"}}
+		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingInfo, Message: "memory is not shared: " + message(err), Fix: "git remote add origin URL, or git config mem.remote URL"}}
 	case err != nil:
-		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingFail, Message: err.Error()}}
+		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingFail, Message: message(err)}}
 	case o.offline:
 		return []gitstore.Finding{{Check: "remote " + rem.Display, Status: gitstore.FindingInfo, Message: "not contacted (--offline)"}}
 	}

@@ -14,6 +14,7 @@ func message(err error) string {
 	msg := err.Error()
 	for _, r := range []func(error) (words string, typed error){
 		wordsNotFound, wordsInvalid, wordsSecret, wordsNoRepo, wordsDamaged, wordsDocument,
+		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous,
 	} {
 		if words, typed := r(err); typed != nil {
 			msg = strings.Replace(msg, typed.Error(), words, 1)
@@ -88,4 +89,45 @@ func wordsDocument(err error) (string, error) {
 // removes it.
 func documentWords(e *gitstore.DocumentError) string {
 	return e.Error() + ": remove it with git mem forget " + e.ID + " (git mem history " + e.ID + " shows its earlier versions)"
+}
+
+func wordsNoRemote(err error) (string, error) {
+	var e *gitstore.NoRemoteError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	return e.Error() + "; add one with git remote add " + e.Remote + " URL, set git config mem.remote NAME-OR-URL, or give the remote: git mem pull URL", e
+}
+
+func wordsNothingToPush(err error) (string, error) {
+	var e *gitstore.NothingToPushError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	return e.Error() + " (git mem add, or git mem pull " + e.Remote + ")", e
+}
+
+func wordsBusy(err error) (string, error) {
+	var e *gitstore.BusyError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	switch e.Op {
+	case gitstore.BusyPush:
+		return e.Error() + "; run git mem sync " + e.Remote + " again", e
+	case gitstore.BusyPurge:
+		return e.Error() + "; run git mem forget --purge again", e
+	}
+	return "", nil
+}
+
+// wordsAmbiguous points at doctor for each invalid document among the
+// candidates.
+func wordsAmbiguous(err error) (string, error) {
+	var e *gitstore.AmbiguousError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	invalid := gitstore.TypeInvalid + ": " + gitstore.InvalidText
+	return strings.ReplaceAll(e.Error(), invalid, strings.TrimSuffix(invalid, ")")+": see git mem doctor)"), e
 }

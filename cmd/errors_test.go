@@ -25,6 +25,11 @@ func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
 		{"no repository", &gitstore.NoRepoError{Dir: "/src"}, "not a git repository: no git repository at or above /src; run git init, or pass --global to use your personal store"},
 		{"private", &gitstore.NoRepoError{Scope: gitstore.ScopePrivate}, "not a git repository: --private needs a repository; run it inside one, or use --global for your personal store"},
 		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "it is skipped: remove it with git mem forget 3f2a9c41d0e8b7a2 (git mem history 3f2a9c41d0e8b7a2 shows its earlier versions)"},
+		{"no remote", &gitstore.NoRemoteError{Remote: "upstream"}, `memory remote: no remote "upstream" is configured; add one with git remote add upstream URL, set git config mem.remote NAME-OR-URL, or give the remote: git mem pull URL`},
+		{"nothing to push", &gitstore.NothingToPushError{Remote: "origin"}, "no memories yet: nothing to push: this repository has no project memory yet (git mem add, or git mem pull origin)"},
+		{"push race", &gitstore.BusyError{Op: gitstore.BusyPush, Remote: "origin", Reason: "origin kept moving while pushing (9 attempts in 5m0s)"}, "memory ref is busy: origin kept moving while pushing (9 attempts in 5m0s); run git mem sync origin again"},
+		{"purge race", &gitstore.BusyError{Op: gitstore.BusyPurge, Reason: "could not record the purge on refs/memory/main"}, "memory ref is busy: could not record the purge on refs/memory/main; run git mem forget --purge again"},
+		{"ambiguous with an invalid document", &gitstore.AmbiguousError{Prefix: "3f2a", Candidates: []gitstore.Memory{{ID: "3f2a9c41d0e8b7a2", Type: gitstore.TypeInvalid, Text: gitstore.InvalidText}}}, "3f2a9c41d0e8b7a2  invalid: (invalid document: see git mem doctor)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

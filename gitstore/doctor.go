@@ -22,13 +22,53 @@ const (
 )
 
 // Finding is one result of a health check: what was checked, how it stands,
-// and the command that fixes it when something is wrong.
+// and what fixes it when something is wrong.
 type Finding struct {
 	Check   string `json:"check"`
 	Status  string `json:"status"`
 	Message string `json:"message"`
-	Fix     string `json:"fix,omitempty"`
+	// Fix is the fix in git's or the system's words (git fsck, rm FILE). A
+	// fix that is a git-mem operation is Action instead, which each surface
+	// says in its own words (the CLI fills Fix from it, cmd/doctor.go).
+	Fix string `json:"fix,omitempty"`
+	// Action is the git-mem operation that fixes the finding; Target is
+	// what it applies to (a memory id, a remote).
+	Action FixAction `json:"-"`
+	Target string    `json:"-"`
 }
+
+// FixAction names a git-mem operation that fixes a doctor finding.
+type FixAction string
+
+// The operations a finding can ask for.
+const (
+	// FixSaveOrPull: there is no memory yet; save one, or pull the team's.
+	FixSaveOrPull FixAction = "save-or-pull"
+	// FixRestore: a ref's objects are damaged; check them with git fsck,
+	// then pull from a clone that has the memory.
+	FixRestore FixAction = "restore"
+	// FixForget: forget the invalid document Target (its history shows
+	// its earlier versions).
+	FixForget FixAction = "forget"
+	// FixForgetEach: forget each invalid document listed.
+	FixForgetEach FixAction = "forget-each"
+	// FixFindGoodVersion: documents are unreadable; find a good version in
+	// a memory's history, and check the objects with git fsck.
+	FixFindGoodVersion FixAction = "find-good-version"
+	// FixRecreatePersonal: the personal store's directory is not a
+	// repository; move it aside and the next personal write creates one.
+	FixRecreatePersonal FixAction = "recreate-personal"
+	// FixPush: push the memory to the remote Target.
+	FixPush FixAction = "push"
+	// FixPull: fetch and merge the memory of the remote Target.
+	FixPull FixAction = "pull"
+	// FixMergeFetched: merge the already fetched memory of the remote
+	// Target, without contacting it.
+	FixMergeFetched FixAction = "merge-fetched"
+	// FixShare: configure the remote Target so that a plain git fetch
+	// brings its memory.
+	FixShare FixAction = "share"
+)
 
 // GitVersion runs git --version; sharing needs the git command.
 func GitVersion(ctx context.Context) Finding {
@@ -57,7 +97,7 @@ func (r *Repo) CheckMemoryRefs(ctx context.Context) []Finding {
 		return []Finding{{Check: "memory refs", Status: FindingFail, Message: "cannot list refs/memory/*: " + err.Error(), Fix: "git fsck"}}
 	}
 	if len(refs) == 0 {
-		out = append(out, Finding{Check: "memory refs", Status: FindingInfo, Message: "no memory yet (no refs/memory/* ref)", Fix: "git mem add -- TEXT, or git mem pull to bring the team's"})
+		out = append(out, Finding{Check: "memory refs", Status: FindingInfo, Message: "no memory yet (no refs/memory/* ref)", Action: FixSaveOrPull})
 	}
 	for _, name := range sortedKeys(refs) {
 		if err := ctx.Err(); err != nil {
@@ -92,7 +132,7 @@ func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 	}
 	snap, err := r.snapshotAt(tip)
 	if err != nil {
-		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck; then git mem pull from a clone that has the memory"
+		f.Status, f.Message, f.Action = FindingFail, err.Error(), FixRestore
 		return f, nil
 	}
 	n, unreadable, bad := 0, 0, 0
@@ -111,7 +151,7 @@ func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 			if len(invalid) < maxListedInvalid {
 				invalid = append(invalid, Finding{Check: name + " " + de.Path(), Status: FindingFail,
 					Message: "invalid memory document: " + de.Reason + "; reads skip it and a pull does not merge it",
-					Fix:     "git mem forget " + id + "   (git mem history " + id + " shows its earlier versions)"})
+					Action:  FixForget, Target: id})
 			}
 		case err != nil:
 			unreadable++
@@ -125,13 +165,13 @@ func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 	case err != nil:
 		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck"
 	case unreadable > 0:
-		f.Status, f.Message, f.Fix = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), "git mem history ID to find a good version; git fsck"
+		f.Status, f.Message, f.Action = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), FixFindGoodVersion
 	case bad > 0:
 		f.Status, f.Message = FindingFail, fmt.Sprintf("%d memories at %s, %d of them invalid (listed below)", n, tip.Short(), bad)
 		if bad > len(invalid) {
 			f.Message += fmt.Sprintf("; the first %d are listed", len(invalid))
 		}
-		f.Fix = "git mem forget ID for each invalid document"
+		f.Action = FixForgetEach
 	default:
 		f.Status, f.Message = FindingOK, fmt.Sprintf("%d memories at %s", n, tip.Short())
 	}
@@ -164,13 +204,14 @@ func (r *Repo) staleLocks() []Finding {
 	return out
 }
 
-// CheckPersonal reports where the personal store is and whether it is usable.
-func CheckPersonal() Finding {
+// CheckPersonal reports where the personal store is and whether it is usable,
+// and each invalid document of it (at most maxListedInvalid).
+func CheckPersonal() (Finding, []Finding) {
 	f := Finding{Check: "personal store"}
 	dir, err := PersonalDir()
 	if err != nil {
 		f.Status, f.Message, f.Fix = FindingWarn, err.Error(), "set XDG_DATA_HOME"
-		return f
+		return f, nil
 	}
 	st, err := os.Stat(dir)
 	switch {
@@ -179,20 +220,18 @@ func CheckPersonal() Finding {
 	case err != nil:
 		f.Status, f.Message = FindingFail, err.Error()
 	case !st.IsDir() || !isGitDir(dir):
-		f.Status, f.Message, f.Fix = FindingFail, dir+" exists but is not a git repository", "move it aside; git-mem creates a new one on the next git mem add --global"
+		f.Status, f.Message, f.Action = FindingFail, dir+" exists but is not a git repository", FixRecreatePersonal
 	default:
 		r, err := openGitDir(dir, "")
 		if err != nil {
 			f.Status, f.Message = FindingFail, err.Error()
-			return f
+			return f, nil
 		}
 		rf, bad := r.checkRef(RefMain, mustRead(r, RefMain))
-		f.Status, f.Message, f.Fix = rf.Status, dir+": "+rf.Message, rf.Fix
-		for _, b := range bad {
-			f.Message += "\n  " + b.Check + ": " + b.Message + " (fix: " + b.Fix + ")"
-		}
+		f.Status, f.Message, f.Fix, f.Action, f.Target = rf.Status, dir+": "+rf.Message, rf.Fix, rf.Action, rf.Target
+		return f, bad
 	}
-	return f
+	return f, nil
 }
 
 func mustRead(r *Repo, name string) Hash {
@@ -275,31 +314,31 @@ func (st *RemoteStatus) Findings() []Finding {
 	case st.RemoteTip.IsZero():
 		f := Finding{Check: check, Status: FindingInfo, Message: name + " has no memory yet"}
 		if !st.Local.IsZero() {
-			f.Fix = "git mem push " + name
+			f.Action, f.Target = FixPush, name
 		}
 		out = append(out, f)
 	case !st.Fetched && st.Tracking.IsZero():
 		out = append(out, Finding{Check: check, Status: FindingWarn,
 			Message: fmt.Sprintf("%s has memory that was never fetched here (refs/memory/main at %s)", name, st.RemoteTip.Short()),
-			Fix:     "git mem pull " + name})
+			Action:  FixPull, Target: name})
 	case !st.Fetched:
 		out = append(out, Finding{Check: check, Status: FindingWarn,
 			Message: fmt.Sprintf("%s has memory not fetched here yet (its refs/memory/main is at %s)", name, st.RemoteTip.Short()),
-			Fix:     "git mem pull " + name})
+			Action:  FixPull, Target: name})
 	case !st.Merged:
 		out = append(out, Finding{Check: check, Status: FindingWarn,
 			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; the next git mem command or hook merges it", name, st.RemoteTip.Short()),
-			Fix:     "git mem pull --no-fetch " + name})
+			Action:  FixMergeFetched, Target: name})
 	default:
 		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, st.RemoteTip.Short())})
 	}
 	if st.Unpushed {
-		out = append(out, Finding{Check: check, Status: FindingInfo, Message: "refs/memory/main has memory " + name + " lacks", Fix: "git mem push " + name})
+		out = append(out, Finding{Check: check, Status: FindingInfo, Message: "refs/memory/main has memory " + name + " lacks", Action: FixPush, Target: name})
 	}
 	if st.Remote.Name != "" && !st.Shared {
 		out = append(out, Finding{Check: check, Status: FindingInfo,
 			Message: "a plain git fetch does not bring memory from " + name,
-			Fix:     "git mem share " + name + "   (git config --add remote." + st.Remote.Name + ".fetch '" + RemoteFetchRefspec(st.Remote.Slug) + "')"})
+			Action:  FixShare, Target: st.Remote.Name})
 	}
 	return out
 }

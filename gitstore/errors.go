@@ -56,6 +56,13 @@ func (e *DocumentError) Is(target error) bool {
 	return target == ErrBadDocument || target == ErrNotFound
 }
 
+// An invalid document among an AmbiguousError's candidates has this type and
+// text: it cannot be read, so there is nothing else to show of it.
+const (
+	TypeInvalid = "invalid"
+	InvalidText = "(invalid document)"
+)
+
 // AmbiguousError is returned when an id prefix matches several memories.
 type AmbiguousError struct {
 	Prefix     string
@@ -179,3 +186,57 @@ func (e *DamagedError) Error() string {
 func (e *DamagedError) Is(target error) bool { return target == ErrCorrupt }
 
 func (e *DamagedError) Unwrap() error { return e.Err }
+
+// NoRemoteError: the remote to share memory with is neither a configured
+// remote nor a URL. It is an ErrRemote.
+type NoRemoteError struct {
+	// Remote is the name looked for (a URL in it redacted).
+	Remote string
+}
+
+func (e *NoRemoteError) Error() string {
+	return fmt.Sprintf("%s: no remote %q is configured", ErrRemote, e.Remote)
+}
+
+// Is makes errors.Is(err, ErrRemote) true.
+func (e *NoRemoteError) Is(target error) bool { return target == ErrRemote }
+
+// NothingToPushError: a push found no project memory to send. It is an
+// ErrEmptyStore.
+type NothingToPushError struct {
+	// Remote is the remote it would have gone to, as shown.
+	Remote string
+}
+
+func (e *NothingToPushError) Error() string {
+	return fmt.Sprintf("%s: nothing to push: this repository has no project memory yet", ErrEmptyStore)
+}
+
+// Is makes errors.Is(err, ErrEmptyStore) true.
+func (e *NothingToPushError) Is(target error) bool { return target == ErrEmptyStore }
+
+// What a BusyError gave up on; running it again is the remedy.
+const (
+	// BusyPush: a push kept losing the race for the remote's ref.
+	BusyPush = "push"
+	// BusyPurge: recording a purge's tombstone kept losing the race for
+	// refs/memory/main.
+	BusyPurge = "purge"
+)
+
+// BusyError: other writers kept winning the race for a ref past the retry
+// budget; nothing is broken, and the same operation may be run again. It is
+// an ErrBusy.
+type BusyError struct {
+	// Op is what gave up (BusyPush, BusyPurge).
+	Op string
+	// Remote is the remote pushed to (BusyPush), as shown.
+	Remote string
+	// Reason says what happened.
+	Reason string
+}
+
+func (e *BusyError) Error() string { return fmt.Sprintf("%s: %s", ErrBusy, e.Reason) }
+
+// Is makes errors.Is(err, ErrBusy) true.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -23,6 +24,20 @@ func TestTypedErrors(t *testing.T) {
 		{"no repo", func() error { _, err := OpenIn(t.TempDir()); return err }(), ErrNoRepo, new(*NoRepoError)},
 		{"private without repo", func() error { _, err := (&Set{}).Writable(ScopePrivate); return err }(), ErrNoRepo, new(*NoRepoError)},
 	}
+	repo, err := OpenIn(gitInit(t))
+	require.NoError(t, err)
+	cases = append(cases, []struct {
+		name     string
+		err      error
+		sentinel error
+		target   any
+	}{
+		{"no remote", func() error { _, err := repo.ResolveRemote(context.Background(), ""); return err }(), ErrRemote, new(*NoRemoteError)},
+		{"nothing to push", func() error {
+			_, err := repo.Push(context.Background(), Writer{}, &Remote{Display: "origin"}, PushOptions{})
+			return err
+		}(), ErrEmptyStore, new(*NothingToPushError)},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.Error(t, c.err)

@@ -304,7 +304,7 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 		return rem, nil
 	}
 	if how == "default" || !looksLikeURL(arg) {
-		return nil, fmt.Errorf("%w: no remote %q is configured; add one with git remote add %s URL, set git config mem.remote NAME-OR-URL, or give the remote: git mem pull URL", ErrRemote, RedactURL(arg), RedactURL(arg))
+		return nil, &NoRemoteError{Remote: RedactURL(arg)}
 	}
 	if rewritesURLs(cfg) {
 		// A URL given directly: check what git will really contact.

@@ -401,7 +401,8 @@ func TestShareRefspecAndNoFetchPull(t *testing.T) {
 	f := st.Findings()
 	require.Equal(t, FindingWarn, f[0].Status)
 	require.Contains(t, f[0].Message, "never fetched")
-	require.Equal(t, "git mem pull origin", f[0].Fix)
+	require.Equal(t, FixPull, f[0].Action)
+	require.Equal(t, "origin", f[0].Target)
 
 	w.git(dirA, "fetch", "-q", "origin") // a plain git fetch
 	res, err := a.Pull(ctx, Writer{}, rem, PullOptions{NoFetch: true})
@@ -440,7 +441,9 @@ func TestResolveRemoteOrder(t *testing.T) {
 
 	_, err = r.ResolveRemote(ctx, "nosuchremote")
 	require.ErrorIs(t, err, ErrRemote)
-	require.Contains(t, err.Error(), "git remote add")
+	var noRemote *NoRemoteError // the CLI adds how to configure one (cmd/errors.go)
+	require.ErrorAs(t, err, &noRemote)
+	require.Equal(t, "nosuchremote", noRemote.Remote)
 	_, err = r.ResolveRemote(ctx, "origin")
 	require.NoError(t, err)
 }

@@ -146,7 +146,7 @@ func (s *Set) Locate(prefix string) (*Store, string, error) {
 		m, err := h.rd.Get(h.id)
 		var de *DocumentError
 		if errors.As(err, &de) {
-			m = &Memory{ID: h.id, Type: "invalid", Text: "(invalid document: see git mem doctor)"}
+			m = &Memory{ID: h.id, Type: TypeInvalid, Text: InvalidText}
 		} else if err != nil {
 			return nil, "", err
 		}

@@ -149,7 +149,7 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 			return nil, err
 		}
 		if local.IsZero() {
-			return nil, fmt.Errorf("%w: nothing to push: this repository has no project memory yet (git mem add, or git mem pull %s)", ErrEmptyStore, rem.Display)
+			return nil, &NothingToPushError{Remote: rem.Display}
 		}
 		tracking, err := r.refs.read(rem.TrackingRef())
 		if err != nil {
@@ -213,7 +213,8 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 			}
 		}
 	}
-	return nil, fmt.Errorf("%w: %s kept moving while pushing (%d attempts in %v); run git mem sync %s again", ErrBusy, rem.Display, attempt+1, PushPatience, rem.Display)
+	return nil, &BusyError{Op: BusyPush, Remote: rem.Display,
+		Reason: fmt.Sprintf("%s kept moving while pushing (%d attempts in %v)", rem.Display, attempt+1, PushPatience)}
 }
 
 // sleepCtx waits d, or until ctx ends.

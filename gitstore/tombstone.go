@@ -3,7 +3,6 @@ package gitstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -177,7 +176,7 @@ func (r *Repo) recordTombstone(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return fmt.Errorf("%w: could not record the purge on %s; run git mem forget --purge again", ErrBusy, RefMain)
+	return &BusyError{Op: BusyPurge, Reason: "could not record the purge on " + RefMain}
 }
 
 // honourTombstones prepares a fetched tip for merging into refs/memory/main:

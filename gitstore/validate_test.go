@@ -171,7 +171,8 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 				if strings.Contains(f.Check, "memories/3f/3f2a9c41d0e8b7a2.json") {
 					listed = true
 					require.Equal(t, FindingFail, f.Status)
-					require.Equal(t, "git mem forget "+bad+"   (git mem history "+bad+" shows its earlier versions)", f.Fix)
+					require.Equal(t, FixForget, f.Action)
+					require.Equal(t, bad, f.Target)
 				}
 			}
 			require.True(t, listed, "doctor lists the invalid document")

@@ -22,6 +22,10 @@ func TestToolErrorWords(t *testing.T) {
 		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "memory_forget 3f2a9c41d0e8b7a2"},
 		{"invalid id", &gitstore.InvalidInputError{Field: gitstore.FieldID, Value: "zz", Reason: `"zz" is not a memory id; give at least 4 hex digits of an id`}, "shown by memory_list"},
 		{"not found", &gitstore.NotFoundError{ID: "ffff"}, "no memory has that id"},
+		{"busy", &gitstore.BusyError{Op: gitstore.BusyPurge, Reason: "could not record the purge on refs/memory/main"}, "call the tool again"},
+		{"no remote", &gitstore.NoRemoteError{Remote: "upstream"}, `no remote "upstream" is configured`},
+		{"nothing to push", &gitstore.NothingToPushError{Remote: "origin"}, "nothing to push"},
+		{"ambiguous with an invalid document", &gitstore.AmbiguousError{Prefix: "3f2a", Candidates: []gitstore.Memory{{ID: "3f2a9c41d0e8b7a2", Type: gitstore.TypeInvalid, Text: gitstore.InvalidText}}}, "3f2a9c41d0e8b7a2 invalid: (invalid document)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
