@@ -81,10 +81,55 @@ func TestImportDirection(t *testing.T) {
 
 // importers: who may import a package of the module other than by the
 // layering alone. The installer is the CLI's; the hooks and the MCP server
-// never link it. So are the import and export file formats.
+// never link it. So are the import and export file formats. The table of
+// agents is asked by the surfaces only, and the test support packages by
+// tests only (test imports are not listed by go list's Imports).
 var importers = map[string][]string{
-	"install": {"cmd"},
-	"memfile": {"cmd"},
+	"agents":                {"hooks", "mcp", "install", "cmd"},
+	"install":               {"cmd"},
+	"memfile":               {"cmd"},
+	"index/indextest":       {},
+	"gitstore/gitstoretest": {},
+}
+
+// imports: what a package of the module may import of the module, where the
+// layering alone would allow more. The table of agents and gitstore's test
+// support stand alone; the file formats and index's test support need the
+// memory model only.
+var imports = map[string][]string{
+	"agents":                {},
+	"memfile":               {"gitstore"},
+	"index/indextest":       {"gitstore"},
+	"gitstore/gitstoretest": {},
+}
+
+func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
+	require.NoError(t, err)
+	const module = "github.com/git-mem/git-mem/"
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := map[string]bool{}
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		require.NoError(t, dec.Decode(&p))
+		from := strings.TrimPrefix(p.ImportPath, module)
+		allowed, owned := imports[from]
+		if !owned {
+			continue
+		}
+		seen[from] = true
+		for _, imp := range p.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				require.Contains(t, allowed, dep, "%s imports %s; it may import only %v of the module", p.ImportPath, imp, allowed)
+			}
+		}
+	}
+	for pkg := range imports {
+		require.True(t, seen[pkg], "no package %s: update the imports table", pkg)
+	}
 }
 
 func TestOwnedPackagesHaveTheirImporters(t *testing.T) {
@@ -121,7 +166,7 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 	deps := strings.Fields(string(out))
 	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
 	for _, dep := range deps {
-		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp", "github.com/git-mem/git-mem/install"} {
+		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp", "github.com/git-mem/git-mem/install", "github.com/git-mem/git-mem/memfile"} {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
 		}
 	}

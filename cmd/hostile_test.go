@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // badID is the file name id of the documents the tests plant.
@@ -45,16 +47,7 @@ func hostileDoc(t *testing.T, id string, set map[string]any) string {
 		"agent": "claude-code", "author": "Eve <eve@example.com>", "anchor": map[string]any{"commit": strings.Repeat("ab", 20), "branch": "main"},
 		"created": "2026-11-29T08:00:00Z", "updated": "2026-11-29T08:00:00Z", "valid_from": "2026-11-29T08:00:00Z",
 	}
-	for k, v := range set {
-		if v == nil {
-			delete(doc, k)
-		} else {
-			doc[k] = v
-		}
-	}
-	data, err := json.Marshal(doc)
-	require.NoError(t, err)
-	return string(data) + "\n"
+	return string(gitstoretest.Patched(t, doc, set))
 }
 
 // TestCLIInvalidDocumentInStore: a store holding an invalid document keeps

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // holdLockEnv makes TestHelperHoldRefLock a child process that takes the ref
@@ -20,33 +21,19 @@ const holdLockEnv = "GITSTORE_TEST_HOLD_REF_LOCK"
 // TestHelperHoldRefLock is not a test: run by killedLockHolder, it takes
 // refs/memory/main.lock the way a write does, says so, and waits to be killed.
 func TestHelperHoldRefLock(t *testing.T) {
-	dir := os.Getenv(holdLockEnv)
-	if dir == "" {
-		t.Skip("a helper process of TestAbandonedRefLock")
-	}
-	r, err := Open(dir)
+	r, err := Open(gitstoretest.Holding(t, holdLockEnv))
 	require.NoError(t, err)
 	d := r.refs.(*diskRefs)
 	_, _, err = d.lock(d.refPath(RefMain))
 	require.NoError(t, err)
-	os.Stdout.WriteString("locked\n")
-	time.Sleep(time.Minute)
+	gitstoretest.Hold()
 }
 
 // killedLockHolder runs a process that takes the repository's memory ref lock
 // mid-write and is killed (as an agent kills a hook), leaving the lock behind.
 func killedLockHolder(t *testing.T, dir string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldRefLock$")
-	cmd.Env = append(os.Environ(), holdLockEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "locked\n", line)
-	require.NoError(t, cmd.Process.Kill())
-	_ = cmd.Wait()
+	gitstoretest.KillHolder(t, "TestHelperHoldRefLock", holdLockEnv, dir)
 }
 
 // TestAbandonedRefLock: a writer killed while holding refs/memory/main.lock

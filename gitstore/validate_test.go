@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // goodDoc is a valid canonical document of the memory with the full id.
@@ -28,16 +30,7 @@ func docWith(t testing.TB, id string, set map[string]any) []byte {
 	t.Helper()
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(goodDoc(t, id), &doc))
-	for k, v := range set {
-		if v == nil {
-			delete(doc, k)
-		} else {
-			doc[k] = v
-		}
-	}
-	data, err := json.Marshal(doc)
-	require.NoError(t, err)
-	return append(data, '\n')
+	return gitstoretest.Patched(t, doc, set)
 }
 
 // badDocs are documents a remote or a hand edit can bring, each invalid.

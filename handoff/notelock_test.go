@@ -1,7 +1,6 @@
 package handoff
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // holdNoteLockEnv makes TestHelperHoldNoteLock a child process that takes
@@ -22,18 +22,13 @@ const holdNoteLockEnv = "HANDOFF_TEST_HOLD_NOTE_LOCK"
 // takes a session's note lock as a session-end hook does, says so, and waits
 // to be killed.
 func TestHelperHoldNoteLock(t *testing.T) {
-	dir := os.Getenv(holdNoteLockEnv)
-	if dir == "" {
-		t.Skip("a helper process of TestAbandonedNoteLock")
-	}
-	repo, err := gitstore.Open(dir)
+	repo, err := gitstore.Open(gitstoretest.Holding(t, holdNoteLockEnv))
 	require.NoError(t, err)
 	s, err := OpenSessions(repo)
 	require.NoError(t, err)
 	_, err = s.lock("s1")
 	require.NoError(t, err)
-	os.Stdout.WriteString("locked\n")
-	time.Sleep(time.Minute)
+	gitstoretest.Hold()
 }
 
 // TestAbandonedNoteLock: a session-end hook killed while it held the
@@ -61,16 +56,7 @@ func TestAbandonedNoteLock(t *testing.T) {
 	git("add", ".")
 	git("commit", "-q", "-m", "Verify refund webhooks against the raw body")
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldNoteLock$")
-	cmd.Env = append(os.Environ(), holdNoteLockEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "locked\n", line)
-	require.NoError(t, cmd.Process.Kill())
-	_ = cmd.Wait()
+	gitstoretest.KillHolder(t, "TestHelperHoldNoteLock", holdNoteLockEnv, dir)
 	require.FileExists(t, s.path("s1", ".lock"), "the killed hook left its lock")
 
 	start := time.Now()

@@ -26,7 +26,7 @@ func FuzzQuery(f *testing.F) {
 	repo.Now = func() time.Time { return testNow }
 	st := gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject)
 	for _, s := range seedMemories {
-		_, err := st.Add(context.Background(), gitstore.Writer{}, gitstore.NewMemory{Type: s.typ, Text: s.text, Paths: s.paths})
+		_, err := st.Add(context.Background(), gitstore.Writer{}, gitstore.NewMemory{Type: s.Type, Text: s.Text, Paths: s.Paths})
 		require.NoError(f, err)
 	}
 	f.Fuzz(func(t *testing.T, q string) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/indextest"
 )
 
 // testRepo is a real git repository in a temp dir, with a worktree.
@@ -23,28 +24,13 @@ type testRepo struct {
 	now  time.Time
 }
 
-var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-func gitEnv() []string {
-	return append(os.Environ(),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=Tess Tester", "GIT_AUTHOR_EMAIL=tess@example.com",
-		"GIT_COMMITTER_NAME=Tess Tester", "GIT_COMMITTER_EMAIL=tess@example.com")
-}
+var testNow = indextest.Now
 
 func newTestRepo(t testing.TB) *testRepo {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("git", "init", "-q", "-b", "main", dir)
-	cmd.Env = gitEnv()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	repo, err := gitstore.Open(dir)
-	require.NoError(t, err)
-	tr := &testRepo{dir: dir, now: testNow}
-	repo.Now = func() time.Time { return tr.now }
-	tr.set = gitstore.NewSet(repo)
-	tr.main = gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject)
+	tr := &testRepo{now: testNow}
+	repo := indextest.NewRepo(t, func() time.Time { return tr.now })
+	tr.dir, tr.set, tr.main = repo.Dir, repo.Set, repo.Main
 	if tt, ok := t.(*testing.T); ok {
 		tr.t = tt
 	}
@@ -54,7 +40,7 @@ func newTestRepo(t testing.TB) *testRepo {
 func (r *testRepo) git(args ...string) string {
 	r.t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", r.dir}, args...)...)
-	cmd.Env = gitEnv()
+	cmd.Env = indextest.GitEnv()
 	out, err := cmd.CombinedOutput()
 	require.NoError(r.t, err, string(out))
 	return strings.TrimSpace(string(out))
@@ -72,13 +58,7 @@ func (r *testRepo) commitFile(path, content string) {
 
 func (r *testRepo) add(text string, mod ...func(*gitstore.NewMemory)) *gitstore.Memory {
 	r.t.Helper()
-	n := gitstore.NewMemory{Type: gitstore.TypeFact, Text: text, Source: gitstore.SourceUser}
-	for _, f := range mod {
-		f(&n)
-	}
-	m, err := r.main.Add(context.Background(), gitstore.Writer{Agent: "test"}, n)
-	require.NoError(r.t, err)
-	return m
+	return indextest.Add(r.t, r.main, text, mod...)
 }
 
 func (r *testRepo) recall(q string, mod ...func(*Options)) *Result {
@@ -109,26 +89,14 @@ func texts(res *Result) []string {
 }
 
 // seedMemories are a small realistic store.
-var seedMemories = []struct {
-	typ, text string
-	paths     []string
-}{
-	{"decision", "Bookings are stored in UTC; convert to the marina's timezone only in the React UI.", nil},
-	{"gotcha", "requireAdmin throws ERR_NO_SESSION before login; call it after the session middleware.", []string{"server/auth.ts"}},
-	{"command", "Run database migrations with pnpm db:migrate before starting the API server.", nil},
-	{"fact", "The API is deployed to Fly.io from the main branch by GitHub Actions.", []string{".github/workflows/deploy.yml"}},
-	{"convention", "Use snake_case for Postgres column names and camelCase in TypeScript.", nil},
-	{"gotcha", "Playwright tests time out in CI unless the webServer timeout is raised to 120 seconds.", []string{"apps/web/playwright.config.ts"}},
-	{"fact", "Stripe webhooks are verified with the signing secret from Doppler; raw body parsing is required.", []string{"server/src/routes/webhooks/stripe.ts"}},
-	{"preference", "Keep pull requests small: one concern per PR, squash merge.", nil},
-}
+var seedMemories = indextest.Seed
 
 func (r *testRepo) seed() map[string]*gitstore.Memory {
 	out := map[string]*gitstore.Memory{}
 	for _, s := range seedMemories {
 		s := s
-		m := r.add(s.text, func(n *gitstore.NewMemory) { n.Type = s.typ; n.Paths = s.paths })
-		out[s.text] = m
+		m := r.add(s.Text, func(n *gitstore.NewMemory) { n.Type = s.Type; n.Paths = s.Paths })
+		out[s.Text] = m
 	}
 	return out
 }

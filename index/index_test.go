@@ -591,10 +591,10 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 			require.NoError(t, err)
 		},
 		func() {
-			r.add("Deploys now go to Render; Fly.io is retired.", func(n *gitstore.NewMemory) { n.Supersedes = mems[seedMemories[3].text].ID })
+			r.add("Deploys now go to Render; Fly.io is retired.", func(n *gitstore.NewMemory) { n.Supersedes = mems[seedMemories[3].Text].ID })
 		},
 		func() {
-			_, err := r.main.Forget(ctx, w, mems[seedMemories[6].text].ID)
+			_, err := r.main.Forget(ctx, w, mems[seedMemories[6].Text].ID)
 			require.NoError(t, err)
 		},
 		func() {

@@ -14,7 +14,7 @@ import (
 func TestSmallStoreUnknownWordsDoNotDominate(t *testing.T) {
 	r := newTestRepo(t)
 	for _, s := range seedMemories[:4] {
-		r.add(s.text)
+		r.add(s.Text)
 	}
 	all := func(o *Options) { o.Point = Unfiltered }
 	deploy := r.recall("how do we deploy to production?", all)

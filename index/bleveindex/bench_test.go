@@ -35,12 +35,12 @@ func BenchmarkRecallCorpora(b *testing.B) {
 			if engine != nil {
 				want = "index"
 			}
-			if res, err := index.Recall(ctx, r.set, index.Options{Query: queries[0]}); err != nil || res.Source != want {
+			if res, err := index.Recall(ctx, r.Set, index.Options{Query: queries[0]}); err != nil || res.Source != want {
 				b.Fatalf("%v %+v", err, res)
 			}
 			i := 0
 			for b.Loop() {
-				if _, err := index.Recall(ctx, r.set, index.Options{Query: queries[i%len(queries)]}); err != nil {
+				if _, err := index.Recall(ctx, r.Set, index.Options{Query: queries[i%len(queries)]}); err != nil {
 					b.Fatal(err)
 				}
 				i++

@@ -13,13 +13,14 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/indextest"
 )
 
 func TestIncrementalSync(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
 	require.NotEmpty(t, r.recall("deploy fly.io").Hits)
-	dir := index.Dir(r.set)
+	dir := index.Dir(r.Set)
 	st := readState(dir)
 	require.NotNil(t, st)
 	docs := st.Docs
@@ -31,7 +32,7 @@ func TestIncrementalSync(t *testing.T) {
 	require.Equal(t, []string{m.ID}, ids(res))
 	require.Equal(t, docs+1, readState(dir).Docs)
 
-	_, err := r.main.Forget(context.Background(), gitstore.Writer{Agent: "test"}, m.ID)
+	_, err := r.Main.Forget(context.Background(), gitstore.Writer{Agent: "test"}, m.ID)
 	require.NoError(t, err)
 	res = r.recall("payments retries backoff")
 	require.Empty(t, res.Hits)
@@ -68,7 +69,7 @@ func TestRebuildWhenNeeded(t *testing.T) {
 		{"history rewritten", func(r *testRepo, dir string) {
 			m := r.add("Temporary memory with a secret-looking value that gets purged.")
 			r.recall("deploy")
-			_, err := r.set.Repo.Purge(context.Background(), m.ID)
+			_, err := r.Set.Repo.Purge(context.Background(), m.ID)
 			require.NoError(t, err)
 		}},
 	}
@@ -78,7 +79,7 @@ func TestRebuildWhenNeeded(t *testing.T) {
 			r.seed()
 			first := r.recall("deploy api fly.io")
 			require.True(t, first.Rebuilt, "the first recall builds the index")
-			tc.break_(r, index.Dir(r.set))
+			tc.break_(r, index.Dir(r.Set))
 			res := r.recall("deploy api fly.io")
 			require.Equal(t, "index", res.Source, res.Fallback)
 			require.True(t, res.Rebuilt)
@@ -94,7 +95,7 @@ func TestRebuildWhenNeeded(t *testing.T) {
 func TestRebuildRemovesLeftovers(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
-	dir := index.Dir(r.set)
+	dir := index.Dir(r.Set)
 	require.NoError(t, os.MkdirAll(filepath.Dir(dir), 0o755))
 	old := dir + ".tmp-1-2"
 	fresh := dir + ".tmp-3-4"
@@ -102,14 +103,14 @@ func TestRebuildRemovesLeftovers(t *testing.T) {
 	require.NoError(t, os.MkdirAll(fresh, 0o755))
 	long := time.Now().Add(-time.Hour)
 	require.NoError(t, os.Chtimes(old, long, long))
-	n, err := index.Rebuild(context.Background(), r.set, nil)
+	n, err := index.Rebuild(context.Background(), r.Set, nil)
 	require.NoError(t, err)
-	require.Equal(t, len(seedTexts), n)
+	require.Equal(t, len(indextest.Seed), n)
 	_, err = os.Stat(old)
 	require.True(t, os.IsNotExist(err), "a killed rebuild's directory is removed")
 	_, err = os.Stat(fresh)
 	require.NoError(t, err, "a rebuild that may be in progress is left alone")
-	_, err = os.Stat(index.SnapshotPath(r.set))
+	_, err = os.Stat(index.SnapshotPath(r.Set))
 	require.NoError(t, err, "reindex writes the recall snapshot too")
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,44 +12,29 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/indextest"
 )
 
-// testRepo is a real git repository in a temp dir, with a worktree.
+// testRepo is a real git repository in a temp dir, with a worktree, on the
+// test's clock.
 type testRepo struct {
-	t    testing.TB
-	dir  string
-	set  *gitstore.Set
-	main *gitstore.Store
-	now  time.Time
+	*indextest.Repo
+	t   testing.TB
+	now time.Time
 }
 
-var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+var testNow = indextest.Now
 
 func newTestRepo(t testing.TB) *testRepo {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("git", "init", "-q", "-b", "main", dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	repo, err := gitstore.Open(dir)
-	require.NoError(t, err)
-	tr := &testRepo{t: t, dir: dir, now: testNow}
-	repo.Now = func() time.Time { return tr.now }
-	tr.set = gitstore.NewSet(repo)
-	tr.main = gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject)
+	tr := &testRepo{t: t, now: testNow}
+	tr.Repo = indextest.NewRepo(t, func() time.Time { return tr.now })
 	return tr
 }
 
 func (r *testRepo) add(text string, mod ...func(*gitstore.NewMemory)) *gitstore.Memory {
 	r.t.Helper()
-	n := gitstore.NewMemory{Type: gitstore.TypeFact, Text: text, Source: gitstore.SourceUser}
-	for _, f := range mod {
-		f(&n)
-	}
-	m, err := r.main.Add(context.Background(), gitstore.Writer{Agent: "test"}, n)
-	require.NoError(r.t, err)
-	return m
+	return indextest.Add(r.t, r.Main, text, mod...)
 }
 
 func (r *testRepo) recall(q string, mod ...func(*index.Options)) *index.Result {
@@ -60,7 +43,7 @@ func (r *testRepo) recall(q string, mod ...func(*index.Options)) *index.Result {
 	for _, f := range mod {
 		f(&o)
 	}
-	res, err := index.Recall(context.Background(), r.set, o)
+	res, err := index.Recall(context.Background(), r.Set, o)
 	require.NoError(r.t, err)
 	return res
 }
@@ -73,20 +56,10 @@ func ids(res *index.Result) []string {
 	return out
 }
 
-var seedTexts = []string{
-	"Bookings are stored in UTC; convert to the marina's timezone only in the React UI.",
-	"requireAdmin throws ERR_NO_SESSION before login; call it after the session middleware.",
-	"Run database migrations with pnpm db:migrate before starting the API server.",
-	"The API is deployed to Fly.io from the main branch by GitHub Actions.",
-	"Use snake_case for Postgres column names and camelCase in TypeScript.",
-	"Playwright tests time out in CI unless the webServer timeout is raised to 120 seconds.",
-	"Stripe webhooks are verified with the signing secret from Doppler; raw body parsing is required.",
-	"Keep pull requests small: one concern per PR, squash merge.",
-}
-
+// seed adds the texts of indextest.Seed, each as a fact.
 func (r *testRepo) seed() {
-	for _, s := range seedTexts {
-		r.add(s)
+	for _, s := range indextest.Seed {
+		r.add(s.Text)
 	}
 }
 
@@ -105,7 +78,7 @@ func (r *testRepo) genMemories(n int, seed uint64) {
 	z := rand.NewZipf(rng, 1.2, 4, uint64(len(genWords)-1))
 	for done := 0; done < n; done += 500 {
 		k := min(500, n-done)
-		_, err := r.main.Update(context.Background(), gitstore.Writer{Agent: "gen"}, func(tx *gitstore.Tx) error {
+		_, err := r.Main.Update(context.Background(), gitstore.Writer{Agent: "gen"}, func(tx *gitstore.Tx) error {
 			now := tx.Now()
 			for i := 0; i < k; i++ {
 				var w []string

@@ -66,7 +66,7 @@ func TestRecallWhileAnotherProcessHoldsTheIndex(t *testing.T) {
 		require.Equal(t, "index", res.Source)
 		want[q] = ids(res)
 	}
-	holdIndex(t, index.Dir(r.set))
+	holdIndex(t, index.Dir(r.Set))
 
 	for _, q := range queries {
 		start := time.Now()
@@ -93,7 +93,7 @@ func TestRecallAfterTheHolderExits(t *testing.T) {
 	r.recall("deploy")
 	func() {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), holdEnv+"="+index.Dir(r.set))
+		cmd.Env = append(os.Environ(), holdEnv+"="+index.Dir(r.Set))
 		cmd.Stdin = nil // EOF at once: the holder opens, closes and exits
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
@@ -117,14 +117,14 @@ func TestConcurrentRecallsAndWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 6; i++ {
-				if _, err := index.Recall(ctx, r.set, index.Options{Query: "deploy api playwright timeout", Now: testNow}); err != nil {
+				if _, err := index.Recall(ctx, r.Set, index.Options{Query: "deploy api playwright timeout", Now: testNow}); err != nil {
 					errs <- err
 				}
 			}
 		}()
 	}
 	for i := 0; i < 8; i++ {
-		_, err := r.main.Add(ctx, gitstore.Writer{Agent: "test"}, gitstore.NewMemory{Text: fmt.Sprintf("Concurrent note %d: the deploy api job number %d uses playwright timeout %d.", i, i*7, i*13)})
+		_, err := r.Main.Add(ctx, gitstore.Writer{Agent: "test"}, gitstore.NewMemory{Text: fmt.Sprintf("Concurrent note %d: the deploy api job number %d uses playwright timeout %d.", i, i*7, i*13)})
 		require.NoError(t, err)
 	}
 	wg.Wait()

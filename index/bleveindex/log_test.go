@@ -27,7 +27,7 @@ func TestBleveLogLinesGoToTheLog(t *testing.T) {
 	out, err := os.ReadFile(stderr.Name())
 	require.NoError(t, err)
 	require.Empty(t, string(out), "nothing on stderr")
-	data, err := os.ReadFile(filepath.Join(r.dir, ".git", "mem", LogName))
+	data, err := os.ReadFile(filepath.Join(r.Dir, ".git", "mem", LogName))
 	require.NoError(t, err)
 	require.Contains(t, string(data), "got err removing file: 000000000042.zap")
 }
