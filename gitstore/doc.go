@@ -1,6 +1,7 @@
 // Package gitstore owns the memory model and its storage as commits on
 // refs/memory/* inside a git repository. It is the only package that imports
-// go-git.
+// go-git, and its API names none of go-git's types: objects are named by
+// gitstore's own Hash (cmd/architecture_test.go checks it).
 //
 // # Refs
 //
