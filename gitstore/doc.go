@@ -63,7 +63,7 @@
 //   - events: [{op, at, agent, author, reason}] — confirm, dispute, reinforce,
 //     supersede — in order.
 //   - reinforced: dates the same fact was learned again (one a day, last 10).
-//   - origin (absent unless imported): {file, line} — the file git mem import
+//   - origin (absent unless imported): {file, line} — the file an import
 //     read the memory from (repository-relative when it was inside the
 //     repository) and the line its text starts on. Readers that predate it
 //     ignore it; a merge keeps it like the other creation fields.

@@ -216,7 +216,7 @@ func CheckPersonal() (Finding, []Finding) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		f.Status, f.Message = FindingOK, dir+" (not created yet: the first git mem add --global creates it)"
+		f.Status, f.Message = FindingOK, dir+" (not created yet: the first memory saved to it creates it)"
 	case err != nil:
 		f.Status, f.Message = FindingFail, err.Error()
 	case !st.IsDir() || !isGitDir(dir):
@@ -327,7 +327,7 @@ func (st *RemoteStatus) Findings() []Finding {
 			Action:  FixPull, Target: name})
 	case !st.Merged:
 		out = append(out, Finding{Check: check, Status: FindingWarn,
-			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; the next git mem command or hook merges it", name, st.RemoteTip.Short()),
+			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; git-mem merges it the next time it runs", name, st.RemoteTip.Short()),
 			Action:  FixMergeFetched, Target: name})
 	default:
 		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, st.RemoteTip.Short())})

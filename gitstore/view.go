@@ -34,7 +34,7 @@ type View struct {
 	Retired      bool        `json:"retired"`
 	Events       []Event     `json:"events,omitempty"`
 	Reinforced   []time.Time `json:"reinforced,omitempty"`
-	Origin       *Origin     `json:"origin,omitempty" jsonschema:"the file git mem import read it from"`
+	Origin       *Origin     `json:"origin,omitempty" jsonschema:"the file an import read it from"`
 }
 
 // NewView is the view of m at now; short is its display id ("" for the
