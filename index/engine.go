@@ -31,11 +31,63 @@ type Engine interface {
 	// returns a corpus reading it; rebuilt reports a rebuild from scratch.
 	// An index held by another process past a timeout is ErrBusy.
 	Open(ctx context.Context, dir string, stores []*gitstore.Store, progress Progress) (c Corpus, rebuilt bool, err error)
-	// Rebuild indexes the stores from scratch into dir.
-	Rebuild(ctx context.Context, dir string, stores []*gitstore.Store, progress Progress) (docs int, err error)
+	// Rebuild indexes docs from scratch into dir, as the stores at tips
+	// (total documents, for the progress).
+	Rebuild(ctx context.Context, dir string, tips map[string]string, total int, docs Docs, progress Progress) (n int, err error)
 	// Discard forgets what the index in dir reflects, so that the next Open
 	// rebuilds it (after it answered badly).
 	Discard(dir string)
+}
+
+// Doc is one memory as a rebuild reads it: its key (DocKey), the memory,
+// its indexed terms (DocTerms) and its canonical JSON.
+type Doc struct {
+	Key    string
+	Memory *gitstore.Memory
+	Terms  []string
+	Raw    []byte
+}
+
+// Docs calls yield with each memory of a rebuild, one at a time, and stops
+// at yield's first error.
+type Docs func(yield func(Doc) error) error
+
+// ReadDocs reads the stores at their tips for a rebuild: the tips, how many
+// documents there are (from the trees, no memory read) and the documents,
+// read one at a time when called, so that a rebuild never holds every
+// memory.
+func ReadDocs(stores []*gitstore.Store) (tips map[string]string, total int, docs Docs, err error) {
+	if tips, err = Tips(stores); err != nil {
+		return nil, 0, nil, err
+	}
+	readers := make([]*gitstore.Reader, len(stores))
+	for i, s := range stores {
+		to, _ := gitstore.HashOf(tips[StoreKey(s)])
+		if readers[i], err = s.ReadAt(to); err != nil {
+			return nil, 0, nil, err
+		}
+		hs, err := readers[i].BlobHashes()
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		total += len(hs)
+	}
+	docs = func(yield func(Doc) error) error {
+		for i, s := range stores {
+			err := readers[i].Each(func(m *gitstore.Memory) error {
+				raw, err := m.Encode()
+				if err != nil {
+					return err
+				}
+				return yield(Doc{Key: DocKey(s.Scope, m.ID), Memory: m, Terms: DocTerms(m), Raw: raw})
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return tips, total, docs, nil
 }
 
 // Corpus is what ranking reads from an engine's index: document counts,

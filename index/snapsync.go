@@ -47,7 +47,13 @@ func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*
 			return nil, err
 		}
 	}
-	data := encodeSnapshot(tips, ch.put)
+	return writeSnapshot(path, tips, ch.put)
+}
+
+// writeSnapshot writes a new base of documents by key reflecting tips (and
+// drops the delta), and returns its view.
+func writeSnapshot(path string, tips map[string]string, docs map[string]*snapDoc) (*snapView, error) {
+	data := encodeSnapshot(tips, docs)
 	v, err := viewOf(data)
 	if err != nil {
 		return nil, err
@@ -323,42 +329,50 @@ func Refresh(ctx context.Context, set *gitstore.Set) error {
 	return nil
 }
 
-// rebuildSnapshot writes the set's snapshot from scratch.
-func rebuildSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (int, error) {
-	if err := removeSnapshot(path); err != nil {
-		return 0, err
-	}
-	s, err := syncSnapshot(ctx, path, stores)
-	if err != nil {
-		return 0, err
-	}
-	s.close()
-	return s.ndocs, nil
-}
-
 // Rebuild rebuilds the set's index (git mem reindex) from scratch: the
-// engine's, when one is wired in, and the recall snapshot. docs is the
-// number of memories indexed.
+// engine's, when one is wired in, and the recall snapshot, from one reading
+// and analysis of each memory. docs is the number of memories indexed.
 func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs int, err error) {
 	dir := Dir(set)
 	if dir == "" {
 		return 0, fmt.Errorf("%w: this store has no directory to hold an index", gitstore.ErrNoRepo)
 	}
-	stores := set.Stores()
-	if e := currentEngine(); e != nil {
-		if docs, err = e.Rebuild(ctx, dir, stores, progress); err != nil {
-			return 0, err
-		}
-	}
-	n, err := rebuildSnapshot(ctx, SnapshotPath(set), stores)
+	tips, total, read, err := ReadDocs(set.Stores())
 	if err != nil {
 		return 0, err
 	}
-	if currentEngine() == nil {
-		docs = n
-		if progress != nil {
-			progress(n, n)
+	ch := newSnapChanges()
+	both := func(yield func(Doc) error) error {
+		return read(func(d Doc) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			// the snapshot counts a copy: the engine keeps the terms' order
+			terms := append([]string(nil), d.Terms...)
+			ch.put[d.Key] = &snapDoc{raw: d.Raw, n: len(terms), tf: countTerms(terms, ch.terms), sum: sumOf("", d.Memory)}
+			return yield(d)
+		})
+	}
+	if e := currentEngine(); e != nil {
+		docs, err = e.Rebuild(ctx, dir, tips, total, both, progress)
+	} else {
+		err = both(func(Doc) error {
+			if docs++; progress != nil && docs%1000 == 0 {
+				progress(docs, max(total, docs))
+			}
+			return nil
+		})
+		if err == nil && progress != nil {
+			progress(docs, docs)
 		}
 	}
+	if err != nil {
+		return 0, err
+	}
+	v, err := writeSnapshot(SnapshotPath(set), tips, ch.put)
+	if err != nil {
+		return 0, err
+	}
+	v.close()
 	return docs, nil
 }

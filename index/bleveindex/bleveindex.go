@@ -133,16 +133,12 @@ func openBleve(dir string, readOnly bool) (bleve.Index, error) {
 	return idx, err
 }
 
-func docFields(m *gitstore.Memory, terms []string) (map[string]interface{}, error) {
-	enc, err := m.Encode()
-	if err != nil {
-		return nil, err
-	}
+func docFields(raw []byte, terms []string) map[string]interface{} {
 	return map[string]interface{}{
 		fieldTerms:  strings.Join(terms, " "),
-		fieldMemory: string(enc),
+		fieldMemory: string(raw),
 		fieldLen:    strconv.Itoa(len(terms)),
-	}, nil
+	}
 }
 
 // storedLen reads the stored term count of a document; false when absent.
@@ -311,11 +307,11 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 				return false, nil
 			}
 			terms := index.DocTerms(m)
-			fields, err := docFields(m, terms)
+			raw, err := m.Encode()
 			if err != nil {
 				return false, err
 			}
-			if err := b.Index(key, fields); err != nil {
+			if err := b.Index(key, docFields(raw, terms)); err != nil {
 				return false, err
 			}
 			st.Tokens += len(terms) - oldLen
@@ -353,29 +349,20 @@ func (e *engine) incremental(ctx context.Context, idx bleve.Index, st *state, ti
 	return true, writeState(e.dir, st)
 }
 
-// rebuild indexes every memory into a fresh directory and swaps it in.
+// rebuild indexes the stores' memories into a fresh directory and swaps
+// it in.
 func (e *engine) rebuild(ctx context.Context, progress index.Progress) (*state, error) {
-	tips, err := index.Tips(e.stores)
+	tips, total, docs, err := index.ReadDocs(e.stores)
 	if err != nil {
 		return nil, err
 	}
-	// the memories are read one at a time, store by store, and indexed in
-	// batches: a rebuild never holds every memory
-	readers := make([]*gitstore.Reader, len(e.stores))
-	total := 0 // for the progress: the documents' names, not their contents
-	for i, s := range e.stores {
-		to, _ := gitstore.HashOf(tips[index.StoreKey(s)])
-		if readers[i], err = s.ReadAt(to); err != nil {
-			return nil, err
-		}
-		if progress != nil {
-			hs, err := readers[i].BlobHashes()
-			if err != nil {
-				return nil, err
-			}
-			total += len(hs)
-		}
-	}
+	return e.rebuildFrom(ctx, tips, total, docs, progress)
+}
+
+// rebuildFrom indexes docs, the stores at tips, into a fresh directory and
+// swaps it in. The documents come one at a time and are indexed in
+// batches: a rebuild never holds every memory.
+func (e *engine) rebuildFrom(ctx context.Context, tips map[string]string, total int, docs index.Docs, progress index.Progress) (*state, error) {
 	if err := os.MkdirAll(filepath.Dir(e.dir), 0o755); err != nil {
 		return nil, err
 	}
@@ -402,30 +389,23 @@ func (e *engine) rebuild(ctx context.Context, progress index.Progress) (*state, 
 		}
 		return nil
 	}
-	for i, s := range e.stores {
-		err := readers[i].Each(func(m *gitstore.Memory) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			terms := index.DocTerms(m)
-			fields, err := docFields(m, terms)
-			if err != nil {
-				return err
-			}
-			if err := b.Index(index.DocKey(s.Scope, m.ID), fields); err != nil {
-				return err
-			}
-			st.Docs++
-			st.Tokens += len(terms)
-			if b.Size() >= batchSize {
-				return flush()
-			}
-			return nil
-		})
-		if err != nil {
-			cleanup()
-			return nil, err
+	err = docs(func(d index.Doc) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		if err := b.Index(d.Key, docFields(d.Raw, d.Terms)); err != nil {
+			return err
+		}
+		st.Docs++
+		st.Tokens += len(d.Terms)
+		if b.Size() >= batchSize {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		cleanup()
+		return nil, err
 	}
 	if err := flush(); err != nil {
 		cleanup()
@@ -640,17 +620,17 @@ func (Engine) Open(ctx context.Context, dir string, stores []*gitstore.Store, pr
 	return c, rebuilt, nil
 }
 
-// Rebuild indexes the stores from scratch (git mem reindex). It waits for a
-// sync in progress rather than giving up.
-func (Engine) Rebuild(ctx context.Context, dir string, stores []*gitstore.Store, progress index.Progress) (int, error) {
+// Rebuild indexes docs from scratch (git mem reindex). It waits for a sync
+// in progress rather than giving up.
+func (Engine) Rebuild(ctx context.Context, dir string, tips map[string]string, total int, docs index.Docs, progress index.Progress) (int, error) {
 	bleveLog.use(dir)
-	e := &engine{dir: dir, stores: stores}
+	e := &engine{dir: dir}
 	unlock, err := lockSync(dir, 10*time.Minute)
 	if err != nil {
 		return 0, err
 	}
 	defer unlock()
-	st, err := e.rebuild(ctx, progress)
+	st, err := e.rebuildFrom(ctx, tips, total, docs, progress)
 	if err != nil {
 		return 0, err
 	}
