@@ -31,7 +31,7 @@ func Main() int {
 // it, and a rebuild of a large store's caches (reindex, or the first
 // command after a clone) collects harder instead of letting its heap
 // double; a live heap over it is still served.
-const softMemoryLimit = 192 << 20
+const softMemoryLimit = 224 << 20
 
 // Run runs one git-mem command line in env and returns its exit code.
 func Run(ctx context.Context, env *Env, args []string) int {
