@@ -65,6 +65,11 @@ func (m MemDir) StartCache() string { return m.join(m.common, "cache", "start.js
 // forward after a hook, <git common dir>/mem/cache/warm.lock.
 func (m MemDir) WarmLock() string { return m.join(m.common, "cache", "warm.lock") }
 
+// Vectors is the embedding vector cache, <git common dir>/mem/vectors: one
+// append-only file per embedding model and the endpoint's back-off state
+// (package embed; docs/architecture.md, "Embeddings").
+func (m MemDir) Vectors() string { return m.join(m.common, "vectors") }
+
 // HooksLog is where hooks write their errors, <git common dir>/mem/hooks.log.
 func (m MemDir) HooksLog() string { return m.join(m.common, "hooks.log") }
 

@@ -1,0 +1,245 @@
+package embed
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of what the endpoint may answer.
+const (
+	maxResponse = 64 << 20
+	maxDim      = 16384
+	// batchSize is how many texts one request carries.
+	batchSize = 32
+)
+
+// ErrEndpoint marks every failure of the endpoint: unreachable, too slow,
+// or an answer that is not what was asked (status, JSON, dimensions).
+var ErrEndpoint = errors.New("embedding endpoint")
+
+// request embeds texts in one round trip within ctx, returning one unit
+// vector per text.
+func (e *Embedder) request(ctx context.Context, texts []string) ([][]float32, error) {
+	u, err := e.cfg.endpoint()
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(map[string]any{"model": e.cfg.Model, "input": texts})
+	if err != nil {
+		return nil, err
+	}
+	status, resp, err := post(ctx, u, e.key, body)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrEndpoint, u.Redacted(), err)
+	}
+	if status != 200 {
+		return nil, fmt.Errorf("%w %s answered HTTP %d: %s", ErrEndpoint, u.Redacted(), status, snippet(resp))
+	}
+	vs, err := decodeVectors(resp, len(texts))
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrEndpoint, u.Redacted(), err)
+	}
+	return vs, nil
+}
+
+// snippet is the start of a response, for an error message.
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// decodeVectors reads an OpenAI-compatible embeddings answer for n inputs.
+func decodeVectors(resp []byte, n int) ([][]float32, error) {
+	var r struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return nil, fmt.Errorf("the answer is not an embeddings response: %v", err)
+	}
+	if len(r.Data) != n {
+		return nil, fmt.Errorf("the answer holds %d embeddings for %d inputs", len(r.Data), n)
+	}
+	out := make([][]float32, n)
+	dim := 0
+	for _, d := range r.Data {
+		if d.Index < 0 || d.Index >= n || out[d.Index] != nil {
+			return nil, fmt.Errorf("the answer's embedding index %d is out of place", d.Index)
+		}
+		if len(d.Embedding) == 0 || len(d.Embedding) > maxDim || (dim != 0 && len(d.Embedding) != dim) {
+			return nil, fmt.Errorf("the answer's embeddings have %d dimensions, expected %d", len(d.Embedding), max(dim, 1))
+		}
+		dim = len(d.Embedding)
+		v, ok := unit(d.Embedding)
+		if !ok {
+			return nil, errors.New("the answer holds a zero or non-finite vector")
+		}
+		out[d.Index] = v
+	}
+	return out, nil
+}
+
+// unit is v scaled to length 1; ok is false for a zero or non-finite vector.
+func unit(v []float64) ([]float32, bool) {
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	if n == 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return nil, false
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x / n)
+	}
+	return out, true
+}
+
+// post sends one HTTP/1.1 POST of a JSON body and reads the whole answer
+// within ctx (which must carry a deadline). It is the smallest client a
+// local model server needs: package net/http would add its start-up cost to
+// every hook, embeddings configured or not.
+func post(ctx context.Context, u *url.URL, key string, body []byte) (int, []byte, error) {
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	var req bytes.Buffer
+	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: git-mem\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", u.RequestURI(), u.Host, len(body))
+	if key != "" {
+		fmt.Fprintf(&req, "Authorization: Bearer %s\r\n", key)
+	}
+	req.WriteString("\r\n")
+	req.Write(body)
+	if _, err := conn.Write(req.Bytes()); err != nil {
+		return 0, nil, ctxErr(ctx, err)
+	}
+	status, resp, err := readResponse(bufio.NewReader(conn))
+	return status, resp, ctxErr(ctx, err)
+}
+
+// ctxErr prefers the context's reason (deadline) to the socket's.
+func ctxErr(ctx context.Context, err error) error {
+	if err != nil && (ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded)) {
+		return fmt.Errorf("no answer in time: %w", ctx.Err())
+	}
+	return err
+}
+
+// readResponse reads a status line, headers and a body framed by
+// Content-Length, chunked encoding or the end of the connection.
+func readResponse(br *bufio.Reader) (int, []byte, error) {
+	line, err := readLine(br)
+	if err != nil {
+		return 0, nil, err
+	}
+	proto, rest, _ := strings.Cut(line, " ")
+	code, _, _ := strings.Cut(rest, " ")
+	status, err := strconv.Atoi(code)
+	if !strings.HasPrefix(proto, "HTTP/1.") || err != nil {
+		return 0, nil, fmt.Errorf("not an HTTP answer: %q", snippet([]byte(line)))
+	}
+	length, chunked := int64(-1), false
+	for {
+		h, err := readLine(br)
+		if err != nil {
+			return 0, nil, err
+		}
+		if h == "" {
+			break
+		}
+		k, v, _ := strings.Cut(h, ":")
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "content-length":
+			if length, err = strconv.ParseInt(v, 10, 64); err != nil || length < 0 || length > maxResponse {
+				return 0, nil, fmt.Errorf("bad Content-Length %q", v)
+			}
+		case "transfer-encoding":
+			chunked = strings.Contains(strings.ToLower(v), "chunked")
+		}
+	}
+	var body []byte
+	switch {
+	case chunked:
+		body, err = readChunked(br)
+	case length >= 0:
+		body = make([]byte, length)
+		_, err = io.ReadFull(br, body)
+	default:
+		body, err = io.ReadAll(io.LimitReader(br, maxResponse+1))
+		if err == nil && len(body) > maxResponse {
+			err = errors.New("the answer is too large")
+		}
+	}
+	return status, body, err
+}
+
+func readChunked(br *bufio.Reader) ([]byte, error) {
+	var body []byte
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			return nil, err
+		}
+		sz, _, _ := strings.Cut(line, ";")
+		n, err := strconv.ParseInt(strings.TrimSpace(sz), 16, 64)
+		if err != nil || n < 0 || int64(len(body))+n > maxResponse {
+			return nil, fmt.Errorf("bad chunk size %q", line)
+		}
+		if n == 0 {
+			return body, nil // trailers, if any, are not needed
+		}
+		start := len(body)
+		body = append(body, make([]byte, n)...)
+		if _, err := io.ReadFull(br, body[start:]); err != nil {
+			return nil, err
+		}
+		if _, err := readLine(br); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func readLine(br *bufio.Reader) (string, error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return "", err
+	}
+	if len(line) > 64<<10 {
+		return "", errors.New("header line too long")
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
