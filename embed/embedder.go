@@ -31,7 +31,7 @@ var ErrSecret = fmt.Errorf("the text looks like it holds a credential; it is not
 // endpoint failed in the last BackoffWindow. A failure is recorded (see
 // State) and returned; the caller answers lexically.
 func (e *Embedder) Query(ctx context.Context, text string, now time.Time) ([]float32, error) {
-	mk := e.cfg.Model + "\x00" + text
+	mk := e.cfg.URL + "\x00" + e.cfg.Model + "\x00" + text
 	queries.Lock()
 	v := queries.m[mk]
 	queries.Unlock()

@@ -265,7 +265,8 @@ func (c *startCache) save(path string) {
 }
 
 // ScrubCaches rebuilds every cache that holds memory text (the search
-// index, the recall snapshot) and removes the start cache, after a purge
+// index, the recall snapshot), removes the start cache and drops the
+// vectors of memories that are gone, after a purge
 // rewrote history: a purged memory's text must not outlive it on disk.
 func ScrubCaches(ctx context.Context, set *gitstore.Set) error {
 	if p := cachePath(set); p != "" {
@@ -276,6 +277,8 @@ func ScrubCaches(ctx context.Context, set *gitstore.Set) error {
 	if index.Dir(set) == "" {
 		return nil
 	}
-	_, err := index.Rebuild(ctx, set, nil)
-	return err
+	if _, err := index.Rebuild(ctx, set, nil); err != nil {
+		return err
+	}
+	return index.PruneVectors(ctx, set)
 }

@@ -103,6 +103,9 @@ func recallFused(ctx context.Context, set *gitstore.Set, o Options) (*Result, er
 			res.Source, res.Fallback = r.Source, r.Fallback
 		}
 		res.Rebuilt = res.Rebuilt || r.Rebuilt
+		if res.Embedding == "" || r.Embedding != "vectors" {
+			res.Embedding = r.Embedding
+		}
 		res.Candidates = max(res.Candidates, r.Candidates)
 		for _, t := range r.Terms {
 			if !slices.Contains(res.Terms, t) {

@@ -74,6 +74,10 @@ type Hit struct {
 	// Stale reports that the memory's files changed since it was written (or vanished).
 	Stale       bool
 	StaleReason string
+	// Similarity is the cosine similarity of the memory's embedding to the
+	// query's, when embeddings are configured and it was among the nearest
+	// (vectors.go); 0 otherwise.
+	Similarity float64
 }
 
 // Result of a recall.
@@ -93,6 +97,9 @@ type Result struct {
 	Fallback string
 	// Rebuilt reports that the index was rebuilt from scratch for this recall.
 	Rebuilt bool
+	// Embedding is "" without embeddings configured, "vectors" when the
+	// vector ranking was fused in, else "lexical only: " and why not.
+	Embedding string
 }
 
 // Recall returns the memories of the set most relevant to the query. It
@@ -191,6 +198,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		return nil, err
 	}
 	res.Hits, res.Matched, res.Candidates = hits, matched, candidates
+	fuseVectors(ctx, set, c, &o, res) // embeddings (vectors.go): nothing when unconfigured
 	if !o.NoStale && set.Repo != nil {
 		markStale(ctx, set.Repo, res.Hits)
 	}
