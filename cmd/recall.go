@@ -96,6 +96,8 @@ type recallJSON struct {
 	LowTrust    bool    `json:"low_trust"`
 	Stale       bool    `json:"stale"`
 	StaleReason string  `json:"stale_reason,omitempty"`
+	// Similarity is the embedding similarity, with embeddings configured.
+	Similarity float64 `json:"similarity,omitempty"`
 }
 
 func hitsJSON(hits []index.Hit, now time.Time) []recallJSON {
@@ -107,7 +109,7 @@ func hitsJSON(hits []index.Hit, now time.Time) []recallJSON {
 		out = append(out, recallJSON{
 			View:  v,
 			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), LowTrust: h.Trust < index.LowTrust,
-			Stale: h.Stale, StaleReason: h.StaleReason,
+			Stale: h.Stale, StaleReason: h.StaleReason, Similarity: round3(h.Similarity),
 		})
 	}
 	return out
@@ -149,6 +151,9 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 	}
 	if res.Fallback != "" && env.Getenv("GIT_MEM_DEBUG") != "" {
 		fmt.Fprintf(env.Err, "git mem: index not used (%s); scanned the store instead\n", res.Fallback)
+	}
+	if strings.HasPrefix(res.Embedding, "lexical only: ") {
+		fmt.Fprintf(env.Err, "git mem: embeddings not used, %s\n", res.Embedding)
 	}
 	more := fmt.Sprintf("git mem recall --limit %d -- %s", max(o.limit*3, 30), shellQuote(o.query))
 	text, shown := index.Pack(res, o.budget, 0, more)

@@ -23,7 +23,9 @@ func newReindexCmd(env *Env) *cobra.Command {
 		Short: "Rebuild the search index from the memory refs",
 		Long: `Rebuild the search index (<git common dir>/mem/index) from scratch. The index
 is a cache: recall keeps it up to date by itself and rebuilds it when needed,
-and deleting it is always safe. Shows a progress bar on stderr when that is
+and deleting it is always safe. With embeddings configured (git config
+mem.embed.url), also embeds every current memory without a vector and drops
+the vectors no memory needs. Shows a progress bar on stderr when that is
 a terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,9 +54,32 @@ func runReindex(ctx context.Context, env *Env, o *reindexOptions) error {
 		return err
 	}
 	took := time.Since(start).Round(time.Millisecond)
+	// embeddings, when configured: the memories without a vector are
+	// embedded; an endpoint that fails leaves the lexical index rebuilt
+	bar = newProgress(env, "embedding", o.json)
+	progress = nil
+	if bar != nil {
+		progress = bar.Update
+	}
+	vec, verr := index.FillVectors(ctx, set, progress)
+	bar.Done()
 	if o.json {
-		return writeJSON(env.Out, map[string]any{"memories": docs, "dir": index.Dir(set), "seconds": took.Seconds()})
+		out := map[string]any{"memories": docs, "dir": index.Dir(set), "seconds": took.Seconds()}
+		if vec != nil {
+			v := map[string]any{"model": vec.Model, "memories": vec.Memories, "cached": vec.Cached, "embedded": vec.Embedded, "removed": vec.Removed}
+			if verr != nil {
+				v["error"] = verr.Error()
+			}
+			out["vectors"] = v
+		}
+		return writeJSON(env.Out, out)
 	}
 	fmt.Fprintf(env.Out, "indexed %d memories in %s (%s)\n", docs, took, index.Dir(set))
+	if vec != nil {
+		fmt.Fprintf(env.Out, "embedded %d memories with %s: %d of %d current memories have a vector\n", vec.Embedded, vec.Model, vec.Cached, vec.Memories)
+	}
+	if verr != nil {
+		fmt.Fprintf(env.Err, "git mem: embeddings not filled: %v\nrecall stays lexical for the memories without a vector; run git mem reindex again when the model server answers\n", verr)
+	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/agents"
+	"github.com/git-mem/git-mem/embed"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
@@ -237,6 +238,11 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 			for _, d := range sr.Skipped() {
 				lg.log(&Outcome{Event: event, Agent: agent}, fmt.Errorf("warning: %w", d))
 			}
+		}
+		// an embedding endpoint that failed is said once per outage (nothing
+		// is read without git config mem.embed.url)
+		if msg := embed.Unreported(repo); msg != "" {
+			lg.log(&Outcome{Event: event, Agent: agent}, errors.New("warning: "+msg))
 		}
 	}()
 	switch event {
