@@ -160,13 +160,17 @@ func TestOwnedPackagesHaveTheirImporters(t *testing.T) {
 // TestHookBinaryStaysSmall: git-mem-hook runs before every agent session and
 // prompt, and Go initializes every linked package at start-up; bleve, cobra
 // and the MCP SDK would multiply its cost (see hooks/bench_test.go); the
-// installer is never run by a hook.
+// installer is never run by a hook. The embedding client speaks HTTP over a
+// socket of its own, so the hook links neither net nor cgo.
 func TestHookBinaryStaysSmall(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "./git-mem-hook").Output()
 	require.NoError(t, err)
 	deps := strings.Fields(string(out))
 	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
 	for _, dep := range deps {
+		// package net (and so net/http) would make the hook a cgo program
+		// with its resolver, dynamically linked (embed/dial_unix.go)
+		require.NotContains(t, []string{"net", "runtime/cgo"}, dep, "git-mem-hook links %s", dep)
 		for _, banned := range []string{"net/http", "crypto/tls", "github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp", "github.com/git-mem/git-mem/install", "github.com/git-mem/git-mem/memfile"} {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
 		}

@@ -221,10 +221,10 @@ func (c *cache) vector(slot int) []int8 { return c.vecs[slot*c.dim : (slot+1)*c.
 
 // opened keeps each vector file read by this process, so that a
 // long-running one (the MCP server) reads only what was appended since.
-var opened = struct {
+var opened struct {
 	sync.Mutex
 	m map[string]*cache
-}{m: map[string]*cache{}}
+}
 
 // load returns path's records, reading only what was appended since the
 // last load when the file is the same one (Prune replaces it).
@@ -259,6 +259,9 @@ func load(path string) (*cache, error) {
 		c.off += int64(decodeRecords(data, c.add))
 	}
 	c.info = st
+	if opened.m == nil {
+		opened.m = map[string]*cache{}
+	}
 	opened.m[path] = c
 	return c, nil
 }

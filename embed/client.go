@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -113,17 +112,22 @@ func unit(v []float64) ([]float32, bool) {
 	return out, true
 }
 
+// stream is a connection: *os.File on unix (dial_unix.go), net.Conn elsewhere.
+type stream interface {
+	io.ReadWriteCloser
+	SetDeadline(time.Time) error
+}
+
 // post sends one HTTP/1.1 POST of a JSON body and reads the whole answer
 // within ctx (which must carry a deadline). It is the smallest client a
 // local model server needs: package net/http would add its start-up cost to
 // every hook, embeddings configured or not.
 func post(ctx context.Context, u *url.URL, key string, body []byte) (int, []byte, error) {
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "80")
+	port := u.Port()
+	if port == "" {
+		port = "80"
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", host)
+	conn, err := dial(ctx, u.Hostname(), port)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -388,3 +388,15 @@ func BenchmarkSearch100k(b *testing.B) {
 		}
 	}
 }
+
+func TestLocalhostAndBaseURLs(t *testing.T) {
+	srv := embedtest.Start(t, nil)
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	for _, u := range []string{"http://localhost:" + port, "http://127.0.0.1:" + port + "/v1/", "http://localhost:" + port + "/v1/embeddings"} {
+		e := open(t, u)
+		_, err := e.Query(context.Background(), "hello from "+u, now)
+		require.NoError(t, err, u)
+	}
+	_, err := open(t, "https://127.0.0.1:"+port).Query(context.Background(), "over tls", now)
+	require.ErrorContains(t, err, "only http:// is supported")
+}

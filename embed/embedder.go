@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -16,16 +17,16 @@ const minRequestTime = 50 * time.Millisecond
 
 // queries remembers this process's recent query vectors (a recall with
 // several phrasings, git mem add's duplicate check then its write).
-var queries = struct {
+var queries struct {
 	sync.Mutex
 	m map[string][]float32
-}{m: map[string][]float32{}}
+}
 
 const maxRemembered = 256
 
 // ErrSecret is returned for a text the secret scanner flags: it is never
 // sent to the endpoint.
-var ErrSecret = fmt.Errorf("the text looks like it holds a credential; it is not sent to the embedding endpoint")
+var ErrSecret = errors.New("the text looks like it holds a credential; it is not sent to the embedding endpoint")
 
 // Query embeds a query within ctx and the configured timeout, unless the
 // endpoint failed in the last BackoffWindow. A failure is recorded (see
@@ -46,8 +47,8 @@ func (e *Embedder) Query(ctx context.Context, text string, now time.Time) ([]flo
 		return nil, err
 	}
 	queries.Lock()
-	if len(queries.m) >= maxRemembered {
-		clear(queries.m)
+	if queries.m == nil || len(queries.m) >= maxRemembered {
+		queries.m = map[string][]float32{}
 	}
 	queries.m[mk] = vs[0]
 	queries.Unlock()
