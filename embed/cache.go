@@ -25,10 +25,12 @@ import (
 //
 // and its body
 //
-//	[32]byte sha256 of the text | uint16 key length | key | uint16 dim | int8 × dim
+//	[32]byte sha256 of the text | uint16 key length | key | uint16 dim |
+//	float32 1/|v| | int8 × dim
 //
-// all little-endian. The vector is the unit vector scaled so that its
-// largest component is ±127; cosine similarity needs no scale. A reader
+// all little-endian. The vector v is the unit vector scaled so that its
+// largest component is ±127, stored with its inverse length, so that a
+// reader copies it as it is. A reader
 // skips a damaged or torn record by looking for the next magic. Later
 // records for a key replace earlier ones; Prune rewrites the file with the
 // live records only.
@@ -46,34 +48,41 @@ func HashOf(text string) Hash { return sha256.Sum256([]byte(text)) }
 type record struct {
 	hash Hash
 	key  string
-	vec  []int8
+	inv  float32 // 1 / |vec|
+	vec  []byte  // int8 components
 }
 
-// quantize turns a unit vector into int8 components.
-func quantize(v []float32) []int8 {
+// quantize turns a unit vector into a record's int8 components (as bytes)
+// and their inverse length.
+func quantize(v []float32) ([]byte, float32) {
 	var m float32
 	for _, x := range v {
 		m = max(m, float32(math.Abs(float64(x))))
 	}
-	q := make([]int8, len(v))
+	q := make([]byte, len(v))
 	if m == 0 {
-		return q
+		return q, 0
 	}
+	var ss int64
 	for i, x := range v {
-		q[i] = int8(math.Round(float64(x / m * 127)))
+		c := int8(math.Round(float64(x / m * 127)))
+		q[i] = byte(c)
+		ss += int64(c) * int64(c)
 	}
-	return q
+	if ss == 0 {
+		return q, 0
+	}
+	return q, float32(1 / math.Sqrt(float64(ss)))
 }
 
 func encodeRecord(buf *bytes.Buffer, r record) {
-	body := make([]byte, 0, 32+2+len(r.key)+2+len(r.vec))
+	body := make([]byte, 0, 32+2+len(r.key)+2+4+len(r.vec))
 	body = append(body, r.hash[:]...)
 	body = binary.LittleEndian.AppendUint16(body, uint16(len(r.key)))
 	body = append(body, r.key...)
 	body = binary.LittleEndian.AppendUint16(body, uint16(len(r.vec)))
-	for _, x := range r.vec {
-		body = append(body, byte(x))
-	}
+	body = binary.LittleEndian.AppendUint32(body, math.Float32bits(r.inv))
+	body = append(body, r.vec...)
 	buf.Write(magic[:])
 	binary.Write(buf, binary.LittleEndian, uint32(len(body)))
 	buf.Write(body)
@@ -157,13 +166,11 @@ func parseBody(b []byte) (record, bool) {
 	b = b[kl:]
 	dim := int(binary.LittleEndian.Uint16(b))
 	b = b[2:]
-	if dim == 0 || len(b) != dim {
+	if dim == 0 || len(b) != 4+dim {
 		return r, false
 	}
-	r.vec = make([]int8, dim)
-	for i, x := range b {
-		r.vec[i] = int8(x)
-	}
+	r.inv = math.Float32frombits(binary.LittleEndian.Uint32(b))
+	r.vec = b[4:] // kept as it is: the buffer is not reused
 	return r, true
 }
 
@@ -173,7 +180,9 @@ type cache struct {
 	keys   []string
 	hashes []Hash
 	inv    []float32 // 1 / |vec|
-	vecs   []int8    // dim per slot
+	// vecs are the slots' int8 components, slices of the buffers the file
+	// was read into (never copied: a cache of 100,000 vectors is ~80 MiB)
+	vecs   [][]byte
 	byKey  map[string]int
 	byHash map[Hash]int
 
@@ -193,31 +202,23 @@ func (c *cache) add(r record) {
 	if len(r.vec) != c.dim {
 		return // another dimension under the same model name: ignored
 	}
-	var ss int64
-	for _, x := range r.vec {
-		ss += int64(x) * int64(x)
-	}
-	inv := float32(0)
-	if ss > 0 {
-		inv = float32(1 / math.Sqrt(float64(ss)))
-	}
+	inv := r.inv
 	slot, ok := c.byKey[r.key]
 	if !ok {
 		slot = len(c.keys)
 		c.keys = append(c.keys, r.key)
 		c.hashes = append(c.hashes, r.hash)
 		c.inv = append(c.inv, inv)
-		c.vecs = append(c.vecs, r.vec...)
+		c.vecs = append(c.vecs, r.vec)
 		c.byKey[r.key] = slot
 	} else {
-		c.hashes[slot], c.inv[slot] = r.hash, inv
-		copy(c.vecs[slot*c.dim:], r.vec)
+		c.hashes[slot], c.inv[slot], c.vecs[slot] = r.hash, inv, r.vec
 	}
 	c.byHash[r.hash] = slot
 }
 
 // vector is the slot's stored vector.
-func (c *cache) vector(slot int) []int8 { return c.vecs[slot*c.dim : (slot+1)*c.dim] }
+func (c *cache) vector(slot int) []byte { return c.vecs[slot] }
 
 // opened keeps each vector file read by this process, so that a
 // long-running one (the MCP server) reads only what was appended since.
@@ -252,8 +253,8 @@ func load(path string) (*cache, error) {
 		if _, err := f.Seek(c.off, io.SeekStart); err != nil {
 			return nil, err
 		}
-		data, err := io.ReadAll(io.LimitReader(f, st.Size()-c.off))
-		if err != nil {
+		data := make([]byte, st.Size()-c.off)
+		if _, err := io.ReadFull(f, data); err != nil {
 			return nil, err
 		}
 		c.off += int64(decodeRecords(data, c.add))

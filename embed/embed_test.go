@@ -87,7 +87,7 @@ func TestFillSearchAndModelKey(t *testing.T) {
 
 	q, err := e.Query(context.Background(), "widget keys cycling every tuesday", now)
 	require.NoError(t, err)
-	ms, err := e.Search(q, 10, 0.5)
+	ms, err := e.Search(context.Background(), q, 10, 0.5)
 	require.NoError(t, err)
 	require.Len(t, ms, 2)
 	require.Equal(t, []string{"project:a", "project:c"}, []string{ms[0].Key, ms[1].Key})
@@ -191,7 +191,7 @@ func TestDimensionChangeUnderSameModel(t *testing.T) {
 	require.ErrorContains(t, err, "64-dimensional")
 	q, err := e.Query(context.Background(), "three", now.Add(time.Hour))
 	require.NoError(t, err)
-	_, err = e.Search(q, 5, 0)
+	_, err = e.Search(context.Background(), q, 5, 0)
 	require.ErrorContains(t, err, "the query vector has 64 dimensions, the cache 256")
 }
 
@@ -365,10 +365,8 @@ func TestWriterProcess(t *testing.T) {
 	}
 }
 
-// BenchmarkSearch100k: an exact search of 100,000 cached 768-dimensional
-// vectors (a common local model's size), the cache already read.
-func BenchmarkSearch100k(b *testing.B) {
-	const n, dim = 100_000, 768
+// benchVectors are n random unit vectors of dim components.
+func benchVectors(n, dim int) [][]float32 {
 	rng := rand.New(rand.NewPCG(1, 2))
 	vecs := make([][]float32, n)
 	for i := range vecs {
@@ -378,8 +376,32 @@ func BenchmarkSearch100k(b *testing.B) {
 		}
 		vecs[i] = embed.Unit(v)
 	}
+	return vecs
+}
+
+// BenchmarkLoad100k: reading a vector file of 100,000 768-dimensional
+// vectors, as a new process (a hook, the CLI) does before its first search.
+func BenchmarkLoad100k(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "v.vec")
+	require.NoError(b, embed.WriteCache(path, benchVectors(100_000, 768)))
+	st, err := os.Stat(path)
+	require.NoError(b, err)
+	b.ReportMetric(float64(st.Size())/(1<<20), "MiB")
+	b.ResetTimer()
+	for b.Loop() {
+		n, err := embed.LoadFresh(path)
+		if err != nil || n != 100_000 {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+// BenchmarkSearch100k: an exact search of 100,000 cached 768-dimensional
+// vectors (a common local model's size), the cache already read.
+func BenchmarkSearch100k(b *testing.B) {
+	vecs := benchVectors(100_000, 768)
 	c := embed.NewCacheOf(vecs)
-	q := vecs[rng.IntN(n)]
+	q := vecs[31_337]
 	b.ResetTimer()
 	for b.Loop() {
 		ms := embed.SearchCache(c, q, 10, 0.5)
@@ -399,4 +421,27 @@ func TestLocalhostAndBaseURLs(t *testing.T) {
 	}
 	_, err := open(t, "https://127.0.0.1:"+port).Query(context.Background(), "over tls", now)
 	require.ErrorContains(t, err, "only http:// is supported")
+}
+
+// TestSearchWithinDeadline: a process with little time left (a hook) does
+// not start reading a vector file it cannot read in time.
+func TestSearchWithinDeadline(t *testing.T) {
+	srv := embedtest.Start(t, nil)
+	e := open(t, srv.URL)
+	require.NoError(t, os.MkdirAll(e.Dir(), 0o755))
+	vecs := benchVectors(20_000, embedtest.Dim) // ~6 MiB
+	require.NoError(t, embed.WriteCache(e.CachePath(), vecs))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := e.Search(ctx, vecs[7], 5, 0.5)
+	require.ErrorContains(t, err, "cannot be read in the time left")
+	ms, err := e.Search(context.Background(), vecs[7], 5, 0.5)
+	require.NoError(t, err)
+	require.Len(t, ms, 1)
+	require.InDelta(t, 1, ms[0].Score, 0.01)
+	// read once, what is left to read is nothing: the short deadline is enough now
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel2()
+	_, err = e.Search(ctx2, vecs[7], 5, 0.5)
+	require.NoError(t, err)
 }

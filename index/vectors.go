@@ -64,7 +64,7 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 	q, err := e.Query(ctx, o.Query, time.Now())
 	if err == nil {
 		var ms []embed.Match
-		if ms, err = e.Search(q, max(minCandidates, candidatesPerResult*o.Limit), floor); err == nil {
+		if ms, err = e.Search(ctx, q, max(minCandidates, candidatesPerResult*o.Limit), floor); err == nil {
 			res.Embedding = "vectors"
 			fuseMatches(c, ms, floor, threshold, o, res)
 			return
