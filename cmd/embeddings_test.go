@@ -118,3 +118,17 @@ func TestCLIEmbeddingsDeadEndpoint(t *testing.T) {
 	require.Contains(t, out, "indexed 1 memories")
 	require.Contains(t, errOut, "embeddings not filled")
 }
+
+func TestCLIReviseEmbedsTheNewText(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	srv := embedtest.Start(t, paraphrases)
+	sb.git("config", "mem.embed.url", srv.URL)
+	sb.git("config", "mem.embed.model", "stand-in")
+	sb.git("config", "mem.embed.minScore", "0.6")
+	id := strings.TrimSpace(mustRun(t, sb, "add", "--", "The nightly job archives old invoices."))
+	mustRun(t, sb, "revise", id, "--", rotateText)
+	hash := embed.HashOf(rotateText)
+	require.Contains(t, vectorFiles(t, sb.repo), string(hash[:]))
+	require.Contains(t, mustRun(t, sb, "recall", "--", "widget keys cycling"), "frobnicator credentials")
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 type reviseOptions struct {
@@ -62,9 +63,11 @@ func runRevise(ctx context.Context, env *Env, o *reviseOptions) error {
 	if o.setKeys {
 		opts = append(opts, gitstore.WithKeys(o.keys))
 	}
-	if _, err := store.Revise(ctx, env.writer(set, o.agent), m.ID, o.text, opts...); err != nil {
+	rev, err := store.Revise(ctx, env.writer(set, o.agent), m.ID, o.text, opts...)
+	if err != nil {
 		return err
 	}
+	index.EmbedMemories(ctx, set, store.Scope, rev)
 	fmt.Fprintf(env.Out, "revised %s; git mem history %s shows every version\n", o.id, o.id)
 	return nil
 }

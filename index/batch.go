@@ -164,7 +164,7 @@ func RememberBatch(ctx context.Context, set *gitstore.Set, store *gitstore.Store
 	res.Commit = br.Commit
 	// the next hook (a process without the engine) then finds the snapshot current
 	_ = Refresh(ctx, set)
-	embedWritten(ctx, set, store.Scope, br.Memories...)
+	EmbedMemories(ctx, set, store.Scope, br.Memories...)
 	return res, nil
 }
 

@@ -170,6 +170,6 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 	}
 	// the next hook (a process without the engine) then finds the snapshot current
 	_ = Refresh(ctx, set)
-	embedWritten(ctx, set, store.Scope, m)
+	EmbedMemories(ctx, set, store.Scope, m)
 	return &Outcome{Memory: m, PossibleDuplicateOf: similar, Similarity: best}, nil
 }

@@ -129,10 +129,11 @@ func indexOfHit(hits []Hit, key string) int {
 	return -1
 }
 
-// embedWritten caches the vectors of memories just written to store, best
-// effort: a failure leaves them for git mem reindex, and the back-off keeps
+// EmbedMemories caches the vectors of memories just written to a store of
+// the set (scope), best effort; nothing happens without embeddings
+// configured: a failure leaves them for git mem reindex, and the back-off keeps
 // a dead endpoint from costing the next write.
-func embedWritten(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, ms ...*gitstore.Memory) {
+func EmbedMemories(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, ms ...*gitstore.Memory) {
 	e := embed.Open(embedRepo(set))
 	if e == nil {
 		return

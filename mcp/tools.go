@@ -719,6 +719,7 @@ func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, M
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	index.EmbedMemories(ctx, c.set, st.Scope, m)
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
 	return fmt.Sprintf("Revised %s; memory_history shows the earlier text.", short), out, nil
