@@ -91,17 +91,19 @@ var importers = map[string][]string{
 	"memfile":               {"cmd"},
 	"index/indextest":       {},
 	"gitstore/gitstoretest": {},
+	"embed/embedtest":       {},
 }
 
 // imports: what a package of the module may import of the module, where the
-// layering alone would allow more. The table of agents and gitstore's test
-// support stand alone; the file formats and index's test support need the
+// layering alone would allow more. The table of agents, gitstore's test
+// support and the stand-in embedding server stand alone; the file formats and index's test support need the
 // memory model only.
 var imports = map[string][]string{
 	"agents":                {},
 	"memfile":               {"gitstore"},
 	"index/indextest":       {"gitstore"},
 	"gitstore/gitstoretest": {},
+	"embed/embedtest":       {},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
