@@ -3,11 +3,9 @@ package handoff
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -74,25 +72,11 @@ func TestNoteKeysFitTheStoreLimits(t *testing.T) {
 // revision of it after more work, carry the keys of what was touched.
 func TestSessionNoteCarriesKeys(t *testing.T) {
 	ctx := context.Background()
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	dir := t.TempDir()
-	git := func(args ...string) {
-		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=A", "-c", "user.email=a@x"}, args...)...).CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
+	dir, git, s := startedSession(t, "s1")
 	write := func(name, body string) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
 	}
-	git("init", "-q", "-b", "main")
-	git("commit", "-q", "--allow-empty", "-m", "init")
-	repo, err := gitstore.Open(dir)
-	require.NoError(t, err)
-	s, err := OpenSessions(repo)
-	require.NoError(t, err)
-	_, _, err = s.Start(ctx, "s1", "test", time.Now())
-	require.NoError(t, err)
 	w := gitstore.Writer{Agent: "test", Session: "s1"}
 
 	write("billing/refund.go", "package billing\n")
@@ -110,7 +94,7 @@ func TestSessionNoteCarriesKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, note)
 	require.Equal(t, []string{"idempotency_key", "verifyRefundSignature", "refund", "post_entry", "billing", "ledger"}, note.Keys)
-	stored, err := gitstore.NewStore(repo, gitstore.RefMain, gitstore.ScopeProject).List(gitstore.Filter{Type: gitstore.TypeSession})
+	stored, err := gitstore.NewStore(s.Repo, gitstore.RefMain, gitstore.ScopeProject).List(gitstore.Filter{Type: gitstore.TypeSession})
 	require.NoError(t, err)
 	require.Len(t, stored, 1, "one note per session")
 	require.Equal(t, note.Keys, stored[0].Keys, "the revision stored the keys")

@@ -31,16 +31,13 @@ func TestHelperHoldNoteLock(t *testing.T) {
 	gitstoretest.Hold()
 }
 
-// TestAbandonedNoteLock: a session-end hook killed while it held the
-// session's note lock does not cost the session its note: the next
-// session end writes it at once (it gave up after half a second, and the
-// note was lost).
-func TestAbandonedNoteLock(t *testing.T) {
-	ctx := context.Background()
+// startedSession is a repository with one commit, run by git, whose
+// session id has started.
+func startedSession(t *testing.T, id string) (dir string, git func(args ...string), s *Sessions) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	dir := t.TempDir()
-	git := func(args ...string) {
+	dir = t.TempDir()
+	git = func(args ...string) {
 		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=A", "-c", "user.email=a@x"}, args...)...).CombinedOutput()
 		require.NoError(t, err, string(out))
 	}
@@ -48,10 +45,20 @@ func TestAbandonedNoteLock(t *testing.T) {
 	git("commit", "-q", "--allow-empty", "-m", "init")
 	repo, err := gitstore.Open(dir)
 	require.NoError(t, err)
-	s, err := OpenSessions(repo)
+	s, err = OpenSessions(repo)
 	require.NoError(t, err)
-	_, _, err = s.Start(ctx, "s1", "test", time.Now())
+	_, _, err = s.Start(context.Background(), id, "test", time.Now())
 	require.NoError(t, err)
+	return dir, git, s
+}
+
+// TestAbandonedNoteLock: a session-end hook killed while it held the
+// session's note lock does not cost the session its note: the next
+// session end writes it at once (it gave up after half a second, and the
+// note was lost).
+func TestAbandonedNoteLock(t *testing.T) {
+	ctx := context.Background()
+	dir, git, s := startedSession(t, "s1")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "refund.go"), []byte("package refund\n"), 0o644))
 	git("add", ".")
 	git("commit", "-q", "-m", "Verify refund webhooks against the raw body")
