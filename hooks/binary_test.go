@@ -168,10 +168,17 @@ func TestHookBinaryWhileWriting(t *testing.T) {
 	var mu sync.Mutex
 	retired := map[string]time.Time{} // text -> when its retirement was committed
 	done := make(chan struct{})
+	// each write waits for a prompt to have run since the last one, so that
+	// the prompts interleave with the writes however slow the machine is
+	prompted := make(chan struct{}, 1)
 	go func() {
 		defer close(done)
 		ctx := context.Background()
 		for i := 0; i < n; i++ {
+			select {
+			case <-prompted:
+			case <-time.After(10 * time.Second):
+			}
 			var err error
 			if i%3 == 2 {
 				_, err = st.Forget(ctx, gitstore.Writer{Agent: "writer"}, ids[i])
@@ -200,6 +207,10 @@ func TestHookBinaryWhileWriting(t *testing.T) {
 		start := time.Now()
 		stdin := payload("claude", "UserPromptSubmit", fmt.Sprintf("w%d", prompts), dir, map[string]any{"prompt": fmt.Sprintf("when is the deploy window for service svc%02d", i)})
 		out := exe(t, hookBin, stdin, "prompt", "--agent", "claude")
+		select {
+		case prompted <- struct{}{}:
+		default:
+		}
 		if out == "" {
 			continue
 		}
