@@ -109,30 +109,11 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 // listCatalog lists from the snapshot's summaries: the filter and the
 // order need no memory decoded, and only the memories shown are read.
 func listCatalog(env *Env, o *listOptions, cat *index.Catalog, limit int) error {
-	all, err := cat.Memories()
+	keep, total, short, err := cat.Newest(limit, o.filter.Type, o.filter.All, o.filter.Now)
 	if err != nil {
 		return err
 	}
-	var keep []index.Summary
-	for _, s := range all {
-		if o.filter.Type != "" && s.Type != o.filter.Type {
-			continue
-		}
-		if !o.filter.All && s.Retired(o.filter.Now) {
-			continue
-		}
-		keep = append(keep, s)
-	}
-	ids := make([]string, len(keep))
-	for i, s := range keep {
-		ids[i] = s.ID
-	}
-	short := gitstore.ShortIDs(ids)
-	more := 0
-	if limit > 0 && len(keep) > limit {
-		keep, more = keep[:limit], len(keep)-limit
-	}
-	return writeList(env, o, len(ids), more, short, func(yield func(*gitstore.Memory) error) error {
+	return writeList(env, o, total, total-len(keep), short, func(yield func(*gitstore.Memory) error) error {
 		for _, s := range keep {
 			m, err := cat.Load(s)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -28,10 +29,10 @@ type Summary struct {
 func (s Summary) Retired(t time.Time) bool { return !s.ValidTo.IsZero() && !t.Before(s.ValidTo) }
 
 // Catalog is the set's memories as the recall snapshot summarizes them;
-// Memories lists them, Count counts them and Load reads one in full.
+// Newest lists the first of them, Count counts them and Load reads one in
+// full.
 type Catalog struct {
-	v        *snapView
-	memories []Summary
+	v *snapView
 }
 
 // OpenCatalog opens the set's recall snapshot, brought up to date first, to
@@ -49,16 +50,23 @@ func OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
 	return &Catalog{v: v}, nil
 }
 
-// each calls fn with every live document's summary, in no order.
-func (c *Catalog) each(fn func(docSum)) error {
-	sums, err := c.v.base.summaries()
+// Counts are one store's memories counted: the current ones by type, and
+// the superseded or expired ones.
+type Counts struct {
+	Current, Retired int
+	ByType           map[string]int
+}
+
+// scan calls fn with each live memory's summary fields, in no order,
+// without building a summary: key and typ are valid only during the call.
+func (c *Catalog) scan(fn func(key, typ []byte, created, validTo int64)) error {
+	err := c.v.base.scanSummaries(func(i int, key, typ []byte, created, validTo int64) {
+		if !c.v.dropped[uint64(i)] {
+			fn(key, typ, created, validTo)
+		}
+	})
 	if err != nil {
 		return err
-	}
-	for i, sm := range sums {
-		if !c.v.dropped[uint64(i)] {
-			fn(sm)
-		}
 	}
 	for _, d := range c.v.added {
 		if d.dead {
@@ -68,82 +76,35 @@ func (c *Catalog) each(fn func(docSum)) error {
 		if err != nil {
 			return err
 		}
-		fn(sm)
+		fn([]byte(sm.key), []byte(sm.typ), sm.created, sm.validTo)
 	}
 	return nil
 }
 
-// Memories are the summaries, newest first (as gitstore.Set.List orders
-// them), built on the first call.
-func (c *Catalog) Memories() ([]Summary, error) {
-	if c.memories != nil {
-		return c.memories, nil
-	}
-	ms := make([]Summary, 0, c.v.ndocs)
-	if err := c.each(func(sm docSum) { ms = append(ms, summaryOf(sm)) }); err != nil {
-		return nil, err
-	}
-	// a total order: no stable sort needed, which at 100,000 memories costs
-	// more than reading them
-	slices.SortFunc(ms, func(a, b Summary) int {
-		if c := b.Created.Compare(a.Created); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.key, b.key)
-	})
-	c.memories = ms
-	return ms, nil
-}
-
-// Counts are one store's memories counted: the current ones by type, and
-// the superseded or expired ones.
-type Counts struct {
-	Current, Retired int
-	ByType           map[string]int
-}
+// retiredAt is Summary.Retired on a summary's fields, at a whole second:
+// summaries keep seconds.
+func retiredAt(validTo, at int64) bool { return validTo != 0 && at >= validTo }
 
 // Count counts the memories of each store of the catalog at now, without
 // building a summary of each.
 func (c *Catalog) Count(now time.Time) (map[gitstore.Scope]*Counts, error) {
 	out := map[gitstore.Scope]*Counts{}
 	at := now.Unix()
-	count := func(key, typ []byte, validTo int64) {
+	err := c.scan(func(key, typ []byte, _, validTo int64) {
 		scope, _, _ := bytes.Cut(key, []byte(":"))
 		n := out[gitstore.Scope(scope)]
 		if n == nil {
 			n = &Counts{ByType: map[string]int{}}
 			out[gitstore.Scope(scope)] = n
 		}
-		// as Summary.Retired, at a whole second: summaries keep seconds
-		if validTo != 0 && at >= validTo {
+		if retiredAt(validTo, at) {
 			n.Retired++
 			return
 		}
 		n.Current++
 		n.ByType[string(typ)]++
-	}
-	err := c.v.base.scanSummaries(func(i int, key, typ []byte, validTo int64) {
-		if !c.v.dropped[uint64(i)] {
-			count(key, typ, validTo)
-		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range c.v.added {
-		if d.dead {
-			continue
-		}
-		sm, err := d.summary()
-		if err != nil {
-			return nil, err
-		}
-		count([]byte(sm.key), []byte(sm.typ), sm.validTo)
-	}
-	return out, nil
+	return out, err
 }
 
 // Count counts the set's memories per store: from the recall snapshot's
@@ -194,3 +155,89 @@ func (c *Catalog) Load(s Summary) (*gitstore.Memory, error) {
 
 // Close releases the snapshot file.
 func (c *Catalog) Close() { c.v.close() }
+
+// Newest returns, of the memories of type typ ("": any) that are current at
+// now (all: retired ones too), the first limit, newest first as Memories
+// orders them; how many there are in all; and the shortest unique prefix
+// of each returned id among all of theirs (as gitstore.ShortIDs gives it).
+// It reads the summary table twice and builds a summary only of the
+// memories it may return, so a screenful of a large store costs no sort
+// of every memory.
+func (c *Catalog) Newest(limit int, typ string, all bool, now time.Time) (shown []Summary, total int, short map[string]string, err error) {
+	at := now.Unix()
+	pass := func(fn func(key, typ []byte, created, validTo int64)) error {
+		return c.scan(func(key, t []byte, created, validTo int64) {
+			if (typ == "" || string(t) == typ) && (all || !retiredAt(validTo, at)) {
+				fn(key, t, created, validTo)
+			}
+		})
+	}
+	// first pass: the newest limit, kept in order (a short insertion list)
+	newer := func(a Summary, created int64, id []byte) bool {
+		if ac := a.Created.Unix(); ac != created {
+			return ac > created
+		}
+		return a.ID < string(id)
+	}
+	err = pass(func(key, t []byte, created, validTo int64) {
+		total++
+		_, id, _ := bytes.Cut(key, []byte(":"))
+		if len(shown) == limit && (limit == 0 || newer(shown[limit-1], created, id)) {
+			return
+		}
+		i := sort.Search(len(shown), func(i int) bool { return !newer(shown[i], created, id) })
+		sm := summaryOf(docSum{key: string(key), typ: string(t), created: created, validTo: validTo})
+		if len(shown) < limit {
+			shown = append(shown, Summary{})
+		}
+		copy(shown[i+1:], shown[i:])
+		shown[i] = sm
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	// second pass: each shown id's neighbours among all the ids listed
+	ids := make([]string, len(shown))
+	for i, s := range shown {
+		ids[i] = s.ID
+	}
+	short, err = shortIDsAmong(ids, func(fn func(id []byte)) error {
+		return pass(func(key, _ []byte, _, _ int64) {
+			_, id, _ := bytes.Cut(key, []byte(":"))
+			fn(id)
+		})
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return shown, total, short, nil
+}
+
+// shortIDsAmong is gitstore.ShortIDs of the ids shown, among all the ids
+// each yields (the shown ones included), found by one pass that keeps only
+// each shown id's nearest neighbours instead of sorting every id.
+func shortIDsAmong(shown []string, each func(fn func(id []byte)) error) (map[string]string, error) {
+	ids := slices.Clone(shown)
+	sort.Strings(ids)
+	pred, succ := make([]string, len(ids)), make([]string, len(ids))
+	err := each(func(id []byte) {
+		// ids[lo-1] < id <= ids[lo] and ids[hi-1] <= id < ids[hi]: id is the
+		// successor candidate of ids[lo-1] and the predecessor one of ids[hi]
+		lo := sort.Search(len(ids), func(i int) bool { return ids[i] >= string(id) })
+		hi := sort.Search(len(ids), func(i int) bool { return ids[i] > string(id) })
+		if lo > 0 && (succ[lo-1] == "" || string(id) < succ[lo-1]) {
+			succ[lo-1] = string(id)
+		}
+		if hi < len(ids) && (pred[hi] == "" || string(id) > pred[hi]) {
+			pred[hi] = string(id)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	short := make(map[string]string, len(ids))
+	for i, id := range ids {
+		short[id] = gitstore.ShortestUnique(id, []string{pred[i], succ[i]})
+	}
+	return short, nil
+}

@@ -670,7 +670,7 @@ func (s *snapshot) summaries() ([]docSum, error) {
 // scanSummaries calls fn with each summary of the table by position,
 // without keeping them: key and typ are valid only during the call. Counting
 // needs no string per memory.
-func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, validTo int64)) error {
+func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) error {
 	if s.ndocs == 0 {
 		return nil
 	}
@@ -682,12 +682,12 @@ func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, validTo int64))
 	for i := range s.ndocs {
 		key := r.bytes(int(r.uvarint()))
 		typ := r.bytes(int(r.uvarint()))
-		r.varint() // created
+		created := r.varint()
 		validTo := r.varint()
 		if r.err != nil {
 			return fmt.Errorf("%w: summary table", ErrSnapshot)
 		}
-		fn(i, key, typ, validTo)
+		fn(i, key, typ, created, validTo)
 	}
 	return nil
 }

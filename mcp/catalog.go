@@ -13,7 +13,8 @@ import (
 // their ids (for the short ids).
 type listed struct {
 	shown []*gitstore.Memory
-	ids   []string
+	total int
+	short map[string]string
 }
 
 // catalogList picks the memories to list from the recall snapshot's
@@ -26,22 +27,17 @@ func catalogList(ctx context.Context, set *gitstore.Set, typ string, now time.Ti
 		return l, false, nil
 	}
 	defer cat.Close()
-	all, err := cat.Memories()
+	newest, total, short, err := cat.Newest(max, typ, false, now)
 	if err != nil {
 		return l, true, err
 	}
-	for _, s := range all {
-		if (typ != "" && s.Type != typ) || s.Retired(now) {
-			continue
+	l.total, l.short = total, short
+	for _, s := range newest {
+		m, err := cat.Load(s)
+		if err != nil {
+			return l, true, err
 		}
-		l.ids = append(l.ids, s.ID)
-		if len(l.shown) < max {
-			m, err := cat.Load(s)
-			if err != nil {
-				return l, true, err
-			}
-			l.shown = append(l.shown, m)
-		}
+		l.shown = append(l.shown, m)
 	}
 	return l, true, nil
 }

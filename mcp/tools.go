@@ -609,13 +609,15 @@ func (s *Server) list(ctx context.Context, c *call, in ListInput) (string, ListO
 		if err != nil {
 			return "", out, toolError(err)
 		}
-		for _, m := range all {
-			l.ids = append(l.ids, m.ID)
+		ids := make([]string, len(all))
+		for i, m := range all {
+			ids[i] = m.ID
 		}
+		l.total, l.short = len(all), gitstore.ShortIDs(ids)
 		l.shown = all[:min(len(all), MaxListed)]
 	}
-	out.Total = len(l.ids)
-	short := gitstore.ShortIDs(l.ids)
+	out.Total = l.total
+	short := l.short
 	ms := l.shown
 	var b strings.Builder
 	if len(ms) == 0 {
