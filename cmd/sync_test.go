@@ -182,6 +182,16 @@ func TestDoctorReportsUnfetchedMemoryAndShare(t *testing.T) {
 	require.Contains(t, out, "has memory that was never fetched here")
 	require.Contains(t, out, "fix: git mem pull origin")
 	require.Contains(t, out, "git mem share origin")
+	// --json names the fix as an operation a script can read, beside the words
+	var unfetched struct {
+		Findings []struct{ Check, Fix, Action, Target string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(w.memOKIn(c, "doctor", "--json")), &unfetched))
+	pull := false
+	for _, f := range unfetched.Findings {
+		pull = pull || (f.Action == "pull" && f.Target == "origin" && f.Fix == "git mem pull origin")
+	}
+	require.True(t, pull, "%+v", unfetched.Findings)
 
 	out = w.memOKIn(c, "share")
 	require.Contains(t, out, "git config --add remote.origin.fetch '+refs/memory/main:refs/memory/remotes/origin/main'")

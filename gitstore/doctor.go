@@ -33,8 +33,8 @@ type Finding struct {
 	Fix string `json:"fix,omitempty"`
 	// Action is the git-mem operation that fixes the finding; Target is
 	// what it applies to (a memory id, a remote).
-	Action FixAction `json:"-"`
-	Target string    `json:"-"`
+	Action FixAction `json:"action,omitempty"`
+	Target string    `json:"target,omitempty"`
 }
 
 // FixAction names a git-mem operation that fixes a doctor finding.
