@@ -5,38 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
 
 // record is a memory in JSON: a simple {text, type, tags} object, or the
-// whole memory as git mem export and --json write it.
-type record struct {
-	ID           string           `json:"id"`
-	Type         string           `json:"type"`
-	Text         string           `json:"text"`
-	Tags         []string         `json:"tags"`
-	Paths        []string         `json:"paths"`
-	Keys         []string         `json:"keys"`
-	Source       string           `json:"source"`
-	Tentative    bool             `json:"tentative"`
-	Pinned       bool             `json:"pinned"`
-	Agent        string           `json:"agent"`
-	Subagent     string           `json:"subagent"`
-	Session      string           `json:"session"`
-	Author       string           `json:"author"`
-	Anchor       *gitstore.Anchor `json:"anchor"`
-	Created      time.Time        `json:"created"`
-	Updated      time.Time        `json:"updated"`
-	ValidFrom    time.Time        `json:"valid_from"`
-	ValidTo      *time.Time       `json:"valid_to"`
-	Supersedes   string           `json:"supersedes"`
-	SupersededBy string           `json:"superseded_by"`
-	Events       []gitstore.Event `json:"events"`
-	Reinforced   []time.Time      `json:"reinforced"`
-	Origin       *gitstore.Origin `json:"origin"`
-}
+// whole memory as git mem export and --json write it (gitstore.View, the
+// one outside shape of a memory; its display fields are ignored).
+type record gitstore.View
 
 func (r *record) item(line int) Item {
 	it := Item{
