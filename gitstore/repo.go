@@ -21,7 +21,10 @@ import (
 // database, and where its directories are.
 type Repo struct {
 	objects storer.EncodedObjectStorer
-	refs    refDB
+	// packs reads packed objects without go-git's whole-index load (nil
+	// for an in-memory repository)
+	packs *packReader
+	refs  refDB
 
 	// GitDir is the repository's git directory (per worktree); CommonDir holds
 	// the objects and the shared refs (the same as GitDir outside linked
@@ -97,6 +100,10 @@ func (r *Repo) reopenObjects() {
 		return
 	}
 	r.objects = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 8})
+	if r.packs != nil {
+		r.packs.close()
+	}
+	r.packs = newPackReader(r.CommonDir)
 }
 
 // OpenIn finds the repository containing dir by its files alone: unlike

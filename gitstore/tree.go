@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +51,9 @@ type snapshot struct {
 // under it, so on a miss the database is reopened and the read retried, as
 // git itself re-scans its packs before declaring an object missing.
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	if o, ok := r.packedObject(t, h); ok {
+		return o, nil
+	}
 	o, err := r.objects.EncodedObject(t, plumbing.Hash(h))
 	for retry := 0; err != nil && r.CommonDir != "" && retry < 3; retry++ {
 		if retry > 0 {
@@ -59,6 +63,29 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 		o, err = r.objects.EncodedObject(t, plumbing.Hash(h))
 	}
 	return o, err
+}
+
+// packedObject reads an object that is not loose from the packs through
+// packReader; ok is false when go-git should read it (a loose object, one
+// the reader cannot find or read, another type than t).
+func (r *Repo) packedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, bool) {
+	if r.packs == nil {
+		return nil, false
+	}
+	hex := h.String()
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:])); err == nil {
+		return nil, false
+	}
+	po, err := r.packs.read(h)
+	if err != nil || (t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t) {
+		return nil, false
+	}
+	o := &plumbing.MemoryObject{}
+	o.SetType(plumbing.ObjectType(po.typ))
+	if _, err := o.Write(po.data); err != nil {
+		return nil, false
+	}
+	return o, true
 }
 
 func (r *Repo) readTree(h Hash) (*object.Tree, error) {

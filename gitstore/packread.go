@@ -1,0 +1,366 @@
+package gitstore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// packReader reads objects from the repository's pack files without
+// loading their indexes. go-git decodes every pack's whole .idx file (and
+// builds a map of its offsets) the first time a process reads a packed
+// object: in a repository whose packs hold its code history that is
+// O(objects in the repository) for every git-mem process, however few
+// objects it reads. Here an object's offset is found by a binary search in
+// the part of the .idx its first byte selects (one read), and the object,
+// with its delta chain, is inflated from the .pack. Anything it cannot
+// read (an idx of version 1, a pack that vanished, an object in an
+// alternate) is left to go-git. See docs/architecture.md, storage.
+type packReader struct {
+	dir string // <common dir>/objects/pack
+
+	mu     sync.Mutex
+	packs  []*packFile // nil: not listed yet
+	listed bool
+	bases  map[baseKey][]byte // recently inflated delta bases
+	order  []baseKey
+	size   int
+}
+
+// packedObject is an object read from a pack: its type (1 commit, 2 tree,
+// 3 blob, 4 tag) and content.
+type packedObject struct {
+	typ  int
+	data []byte
+}
+
+type baseKey struct {
+	pack   *packFile
+	offset int64
+}
+
+// maxBaseCache bounds the bytes of delta bases kept between reads.
+const maxBaseCache = 8 << 20
+
+type packFile struct {
+	idx, pack *os.File
+	fanout    [256]uint32
+}
+
+const (
+	objCommit   = 1
+	objTree     = 2
+	objBlob     = 3
+	objTag      = 4
+	objOfsDelta = 6
+	objRefDelta = 7
+)
+
+// errNotInPacks: the object is in none of the packs this reader reads.
+var errNotInPacks = errors.New("not in the packs")
+
+func newPackReader(commonDir string) *packReader {
+	return &packReader{dir: filepath.Join(commonDir, "objects", "pack")}
+}
+
+// read returns the object h, or errNotInPacks.
+func (p *packReader) read(h Hash) (packedObject, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.listed {
+		p.list()
+	}
+	for _, pf := range p.packs {
+		off, ok, err := pf.find(h)
+		if err != nil {
+			return packedObject{}, err
+		}
+		if ok {
+			return p.at(pf, off, 0)
+		}
+	}
+	return packedObject{}, errNotInPacks
+}
+
+// list opens the packs with an idx of version 2; the others are go-git's.
+func (p *packReader) list() {
+	p.listed = true
+	names, _ := filepath.Glob(filepath.Join(p.dir, "pack-*.idx"))
+	sort.Strings(names)
+	for _, name := range names {
+		if pf, err := openPackFile(name); err == nil {
+			p.packs = append(p.packs, pf)
+		}
+	}
+}
+
+// close releases the packs' files.
+func (p *packReader) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pf := range p.packs {
+		pf.idx.Close()
+		pf.pack.Close()
+	}
+	p.packs, p.listed, p.bases, p.order, p.size = nil, false, nil, nil, 0
+}
+
+func openPackFile(idxPath string) (*packFile, error) {
+	idx, err := os.Open(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 8+256*4)
+	if _, err := idx.ReadAt(head, 0); err != nil || !bytes.Equal(head[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		idx.Close()
+		return nil, fmt.Errorf("%s: not a version 2 pack index", idxPath)
+	}
+	pack, err := os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack")
+	if err != nil {
+		idx.Close()
+		return nil, err
+	}
+	pf := &packFile{idx: idx, pack: pack}
+	for i := range pf.fanout {
+		pf.fanout[i] = binary.BigEndian.Uint32(head[8+4*i:])
+	}
+	return pf, nil
+}
+
+// find looks h up in the idx: the names starting with h's first byte are
+// read at once and searched.
+func (pf *packFile) find(h Hash) (int64, bool, error) {
+	lo := uint32(0)
+	if h[0] > 0 {
+		lo = pf.fanout[h[0]-1]
+	}
+	hi := pf.fanout[h[0]]
+	n := pf.fanout[255]
+	if hi <= lo || hi > n {
+		return 0, false, nil
+	}
+	names := make([]byte, 20*(hi-lo))
+	if _, err := pf.idx.ReadAt(names, 8+256*4+20*int64(lo)); err != nil {
+		return 0, false, err
+	}
+	i := sort.Search(int(hi-lo), func(i int) bool { return bytes.Compare(names[20*i:20*i+20], h[:]) >= 0 })
+	if i == int(hi-lo) || !bytes.Equal(names[20*i:20*i+20], h[:]) {
+		return 0, false, nil
+	}
+	pos := int64(lo) + int64(i)
+	offsets := 8 + 256*4 + 24*int64(n) // after the names and the CRCs
+	var b [8]byte
+	if _, err := pf.idx.ReadAt(b[:4], offsets+4*pos); err != nil {
+		return 0, false, err
+	}
+	off := int64(binary.BigEndian.Uint32(b[:4]))
+	if off&0x80000000 != 0 {
+		// a pack over 2 GiB: the offset is in the table of large ones
+		if _, err := pf.idx.ReadAt(b[:], offsets+4*int64(n)+8*(off&0x7fffffff)); err != nil {
+			return 0, false, err
+		}
+		off = int64(binary.BigEndian.Uint64(b[:]))
+	}
+	return off, true, nil
+}
+
+// maxDeltaDepth bounds a delta chain (git's own default depth is 50).
+const maxDeltaDepth = 1000
+
+// at reads the object at offset in pf, resolving deltas.
+func (p *packReader) at(pf *packFile, offset int64, depth int) (packedObject, error) {
+	if depth > maxDeltaDepth {
+		return packedObject{}, fmt.Errorf("pack: delta chain deeper than %d", maxDeltaDepth)
+	}
+	var head [32]byte
+	n, err := pf.pack.ReadAt(head[:], offset)
+	if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
+		return packedObject{}, err
+	}
+	b := head[:n]
+	typ := int(b[0]>>4) & 7
+	size := uint64(b[0] & 15)
+	i, shift := 1, uint(4)
+	for b[i-1]&0x80 != 0 {
+		if i >= len(b) || shift > 60 {
+			return packedObject{}, fmt.Errorf("pack: bad object header at %d", offset)
+		}
+		size |= uint64(b[i]&0x7f) << shift
+		shift += 7
+		i++
+	}
+	var base packedObject
+	switch typ {
+	case objCommit, objTree, objBlob, objTag:
+	case objOfsDelta:
+		if i >= len(b) {
+			return packedObject{}, fmt.Errorf("pack: bad delta header at %d", offset)
+		}
+		c := b[i]
+		rel := int64(c & 0x7f)
+		i++
+		for c&0x80 != 0 {
+			if i >= len(b) {
+				return packedObject{}, fmt.Errorf("pack: bad delta offset at %d", offset)
+			}
+			c = b[i]
+			rel = (rel+1)<<7 | int64(c&0x7f)
+			i++
+		}
+		if rel <= 0 || rel > offset {
+			return packedObject{}, fmt.Errorf("pack: bad delta offset at %d", offset)
+		}
+		if base, err = p.base(pf, offset-rel, depth); err != nil {
+			return packedObject{}, err
+		}
+	case objRefDelta:
+		if i+20 > len(b) {
+			return packedObject{}, fmt.Errorf("pack: bad delta header at %d", offset)
+		}
+		var bh Hash
+		copy(bh[:], b[i:i+20])
+		i += 20
+		boff, ok, err := pf.find(bh)
+		if err != nil {
+			return packedObject{}, err
+		}
+		if !ok {
+			return packedObject{}, errNotInPacks // a thin pack's base: go-git's
+		}
+		if base, err = p.base(pf, boff, depth); err != nil {
+			return packedObject{}, err
+		}
+	default:
+		return packedObject{}, fmt.Errorf("pack: object type %d at %d", typ, offset)
+	}
+	data, err := inflate(pf.pack, offset+int64(i), size)
+	if err != nil {
+		return packedObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
+	}
+	if typ == objOfsDelta || typ == objRefDelta {
+		if data, err = applyDelta(base.data, data); err != nil {
+			return packedObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
+		}
+		typ = base.typ
+	}
+	return packedObject{typ: typ, data: data}, nil
+}
+
+// base reads a delta's base, from the cache when it was read lately (the
+// objects of one tree share their bases).
+func (p *packReader) base(pf *packFile, offset int64, depth int) (packedObject, error) {
+	k := baseKey{pf, offset}
+	if d, ok := p.bases[k]; ok {
+		return packedObject{typ: int(d[0]), data: d[1:]}, nil
+	}
+	o, err := p.at(pf, offset, depth+1)
+	if err != nil {
+		return o, err
+	}
+	if len(o.data) < maxBaseCache/8 {
+		if p.bases == nil {
+			p.bases = map[baseKey][]byte{}
+		}
+		p.bases[k] = append([]byte{byte(o.typ)}, o.data...)
+		p.order = append(p.order, k)
+		p.size += len(o.data) + 1
+		for p.size > maxBaseCache && len(p.order) > 0 {
+			old := p.order[0]
+			p.order = p.order[1:]
+			p.size -= len(p.bases[old])
+			delete(p.bases, old)
+		}
+	}
+	return o, nil
+}
+
+// inflate reads size bytes of zlib data at offset.
+func inflate(f *os.File, offset int64, size uint64) ([]byte, error) {
+	if size > MaxDocumentBytes*64 {
+		return nil, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
+	}
+	zr, err := zlib.NewReader(io.NewSectionReader(f, offset, 1<<62))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	out := make([]byte, size)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyDelta applies a git delta to base: the sizes, then copies from
+// base and inserts of new bytes.
+func applyDelta(base, delta []byte) ([]byte, error) {
+	bad := errors.New("bad delta")
+	varint := func() (uint64, bool) {
+		var v uint64
+		for shift := uint(0); len(delta) > 0 && shift < 64; shift += 7 {
+			c := delta[0]
+			delta = delta[1:]
+			v |= uint64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	srcSize, ok1 := varint()
+	dstSize, ok2 := varint()
+	if !ok1 || !ok2 || srcSize != uint64(len(base)) || dstSize > MaxDocumentBytes*64 {
+		return nil, bad
+	}
+	out := make([]byte, 0, dstSize)
+	for len(delta) > 0 {
+		op := delta[0]
+		delta = delta[1:]
+		if op&0x80 == 0 {
+			if op == 0 || int(op) > len(delta) {
+				return nil, bad
+			}
+			out = append(out, delta[:op]...)
+			delta = delta[op:]
+			continue
+		}
+		var off, n uint64
+		for k := uint(0); k < 4; k++ {
+			if op&(1<<k) != 0 {
+				if len(delta) == 0 {
+					return nil, bad
+				}
+				off |= uint64(delta[0]) << (8 * k)
+				delta = delta[1:]
+			}
+		}
+		for k := uint(0); k < 3; k++ {
+			if op&(0x10<<k) != 0 {
+				if len(delta) == 0 {
+					return nil, bad
+				}
+				n |= uint64(delta[0]) << (8 * k)
+				delta = delta[1:]
+			}
+		}
+		if n == 0 {
+			n = 0x10000
+		}
+		if off+n > uint64(len(base)) {
+			return nil, bad
+		}
+		out = append(out, base[off:off+n]...)
+	}
+	if uint64(len(out)) != dstSize {
+		return nil, bad
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// catFileAll is every object of the repository in dir as git itself reads
+// it: hash -> type and content.
+func catFileAll(t *testing.T, dir string) map[Hash]packedObject {
+	t.Helper()
+	c := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch")
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := c.Output()
+	require.NoError(t, err)
+	types := map[string]int{"commit": objCommit, "tree": objTree, "blob": objBlob, "tag": objTag}
+	all := map[Hash]packedObject{}
+	r := bufio.NewReader(bytes.NewReader(out))
+	for {
+		line, err := r.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		f := strings.Fields(line)
+		require.Len(t, f, 3, line)
+		h, ok := parseHash(f[0])
+		require.True(t, ok)
+		n, err := strconv.Atoi(f[2])
+		require.NoError(t, err)
+		data := make([]byte, n+1) // the content and its newline
+		_, err = io.ReadFull(r, data)
+		require.NoError(t, err)
+		all[h] = packedObject{typ: types[f[1]], data: data[:n]}
+	}
+	return all
+}
+
+// TestPackReaderReadsWhatGitReads: after git packs a store of memories
+// that were revised many times (so that its trees and blobs are deltas,
+// against an offset and, with repack.useDeltaBaseOffset off, against a
+// hash), every object the reader finds is the one git cat-file shows, and
+// it finds every packed object.
+func TestPackReaderReadsWhatGitReads(t *testing.T) {
+	for _, ofs := range []string{"true", "false"} {
+		t.Run("useDeltaBaseOffset="+ofs, func(t *testing.T) {
+			ctx := context.Background()
+			dir := gitInit(t)
+			repo, err := Open(dir)
+			require.NoError(t, err)
+			st := NewStore(repo, RefMain, ScopeProject)
+			w := Writer{Agent: "test"}
+			var ids []string
+			for i := 0; i < 60; i++ {
+				m, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Fact %d: the nightly export of region %d runs at %02d:00 UTC and writes to bucket exports-%d.", i, i%7, i%24, i), Source: SourceUser})
+				require.NoError(t, err)
+				ids = append(ids, m.ID)
+			}
+			for i, id := range ids[:30] {
+				_, err := st.Revise(ctx, w, id, fmt.Sprintf("Fact %d, revised: the nightly export of region %d runs at %02d:30 UTC and writes to bucket exports-%d-v2.", i, i%7, i%24, i))
+				require.NoError(t, err)
+			}
+			runGit(t, dir, "-c", "repack.useDeltaBaseOffset="+ofs, "gc", "-q", "--aggressive", "--prune=now")
+			loose, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
+			require.Empty(t, loose, "git gc packed everything")
+			verify := runGit(t, dir, "verify-pack", "-v", filepath.Join(dir, ".git", "objects", "pack", mustGlobOne(t, filepath.Join(dir, ".git", "objects", "pack", "*.idx"))))
+			require.Contains(t, verify, "chain length", "the pack holds deltas")
+
+			all := catFileAll(t, dir)
+			require.Greater(t, len(all), 200)
+			p := newPackReader(filepath.Join(dir, ".git"))
+			defer p.close()
+			for h, want := range all {
+				got, err := p.read(h)
+				require.NoError(t, err, h.String())
+				require.Equal(t, want.typ, got.typ, h.String())
+				require.True(t, bytes.Equal(want.data, got.data), h.String())
+			}
+			_, err = p.read(Hash{1, 2, 3})
+			require.ErrorIs(t, err, errNotInPacks)
+
+			// and the store reads through it: every memory, as before the gc
+			repo2, err := Open(dir)
+			require.NoError(t, err)
+			ms, err := NewStore(repo2, RefMain, ScopeProject).List(Filter{})
+			require.NoError(t, err)
+			require.Len(t, ms, 60)
+		})
+	}
+}
+
+func mustGlobOne(t *testing.T, pattern string) string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	require.NoError(t, err)
+	require.Len(t, m, 1)
+	return filepath.Base(m[0])
+}
+
+func TestApplyDeltaRejectsBadDeltas(t *testing.T) {
+	base := []byte("hello, world")
+	tests := []struct {
+		name  string
+		delta []byte
+		want  string
+		ok    bool
+	}{
+		{"copy and insert", []byte{12, 7, 0x90, 5, 2, '!', '!'}, "hello!!", true},
+		{"source size wrong", []byte{11, 5, 0x90, 5}, "", false},
+		{"copy past the base", []byte{12, 20, 0x91, 8, 20}, "", false},
+		{"insert past the delta", []byte{12, 3, 5, 'a'}, "", false},
+		{"result size wrong", []byte{12, 9, 0x90, 5}, "", false},
+		{"truncated sizes", []byte{0x80}, "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := applyDelta(base, tc.delta)
+			if !tc.ok {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(got))
+		})
+	}
+}
