@@ -147,8 +147,9 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 		}
 		matched = max(len(res.Relevant), r.Matched)
 	}
+	recent := recentMs()
 	if len(res.Relevant) == 0 {
-		res.Relevant = recentHits(recentMs, shown, o.Now)
+		res.Relevant = recentHits(recent, shown, o.Now)
 		matched = len(res.Relevant)
 	}
 	if len(res.Relevant) > maxRelevant-newestSlots {
@@ -157,7 +158,7 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 	for _, h := range res.Relevant {
 		shown[h.Memory.ID] = true
 	}
-	res.Newest = newestHits(recentMs, shown, o.Now, newestSlots)
+	res.Newest = newestHits(recent, shown, o.Now, newestSlots)
 	res.pack(o, matched)
 	return res, nil
 }

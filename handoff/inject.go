@@ -206,7 +206,7 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 		matched = max(len(res.Relevant), r.Matched-(len(r.Hits)-len(res.Relevant)), r.Candidates)
 	}
 	if len(res.Relevant) == 0 {
-		for _, h := range recentHits(recentMs, exclude, o.Now) {
+		for _, h := range recentHits(recentMs(), exclude, o.Now) {
 			if isNew(h.Memory) {
 				res.Relevant = append(res.Relevant, h)
 			}

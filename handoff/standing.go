@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,9 +23,16 @@ import (
 // <git common dir>/mem/cache/start.json, that records the commit of each
 // store it reflects and is brought up to date by diffing trees (the cost
 // follows the change, not the store). Deleting it is always safe.
+//
+// The file is read in parts: its first line (a JSON document) holds the
+// tips, the standing memories and the subagent keys, which every session
+// start shows; its second line the recent memories, which a start reads
+// only when nothing matched its branch and files. Decoding the memories
+// costs a hook more than reading the file, so a start with matches decodes
+// only the first line.
 
 // startCacheVersion changes whenever the cache's layout or selection does.
-const startCacheVersion = 1
+const startCacheVersion = 2
 
 // recentKept is how many of the most recently changed memories the cache
 // keeps; below recentMin after removals, it is rebuilt.
@@ -38,16 +46,56 @@ type cachedMem struct {
 	M     *gitstore.Memory `json:"m"`
 }
 
+// startCache is the first line of the cache file, plus the recent
+// memories of its second line once decoded.
 type startCache struct {
 	Version int `json:"version"`
 	// Tips maps each store (scope) to the commit the cache reflects.
 	Tips map[gitstore.Scope]string `json:"tips"`
 	// Standing are handoffs, preferences and pinned memories.
 	Standing map[string]cachedMem `json:"standing"`
-	// Recent are the most recently changed other memories.
-	Recent map[string]cachedMem `json:"recent"`
+	// Recent are the most recently changed other memories (the second
+	// line); nil until decoded from recentRaw.
+	Recent map[string]cachedMem `json:"-"`
 	// Subagent are the keys of memories written by subagents.
 	Subagent map[string]bool `json:"subagent"`
+
+	recentRaw []byte
+}
+
+// readStartCache reads the first line of the cache file; nil when it is
+// missing, unreadable or of another version.
+func readStartCache(path string) *startCache {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	head, rest, _ := bytes.Cut(data, []byte("\n"))
+	c := &startCache{}
+	if json.Unmarshal(head, c) != nil || c.Version != startCacheVersion || c.Tips == nil {
+		return nil
+	}
+	c.recentRaw = rest
+	return c
+}
+
+// recent decodes the second line once; false when it is broken (the
+// caller rebuilds the cache).
+func (c *startCache) recent() bool {
+	if c.Recent != nil {
+		return true
+	}
+	c.Recent = map[string]cachedMem{}
+	raw := bytes.TrimSpace(c.recentRaw)
+	c.recentRaw = nil
+	if len(raw) == 0 {
+		return true
+	}
+	if json.Unmarshal(raw, &c.Recent) != nil {
+		c.Recent = map[string]cachedMem{}
+		return false
+	}
+	return true
 }
 
 func cacheKey(scope gitstore.Scope, id string) string { return string(scope) + "/" + id }
@@ -63,24 +111,24 @@ func isStanding(m *gitstore.Memory) bool {
 	return m.Type == gitstore.TypeHandoff || m.Type == gitstore.TypePreference || m.Pinned
 }
 
-// startMemories returns the handoffs, preferences, pinned, recent and
-// subagent memories of the set, current at now, from the cache kept up to date.
-func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (standing, recentMs []cachedMem, subagent map[string]bool, err error) {
+// startMemories returns the handoffs, preferences, pinned and subagent
+// memories of the set, current at now, from the cache kept up to date, and
+// a function returning its recent memories, which decodes them only when
+// called.
+func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (standing []cachedMem, recentMs func() []cachedMem, subagent map[string]bool, err error) {
 	path := cachePath(set)
-	c := &startCache{}
+	var c *startCache
 	if path != "" {
-		if data, err := os.ReadFile(path); err == nil {
-			if json.Unmarshal(data, c) != nil || c.Version != startCacheVersion {
-				c = &startCache{}
-			}
-		}
+		c = readStartCache(path)
 	}
-	if c.Tips == nil {
+	if c == nil {
 		c = &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{}, Standing: map[string]cachedMem{}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
 	}
-	changed := false
 	seen := map[gitstore.Scope]bool{}
-	for _, st := range set.Stores() {
+	stores := set.Stores()
+	tips := make([]string, len(stores))
+	changed := false
+	for i, st := range stores {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, nil, err
 		}
@@ -89,18 +137,30 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		tips[i] = tip.String()
+		if old, had := c.Tips[st.Scope]; !had || old != tips[i] {
+			changed = true
+		}
+	}
+	if changed && !c.recent() {
+		// the recent line is broken: start over
+		c = &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{}, Standing: map[string]cachedMem{}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
+	}
+	for i, st := range stores {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, err
+		}
 		old, had := c.Tips[st.Scope]
-		if had && old == tip.String() {
+		if had && old == tips[i] {
 			continue
 		}
-		changed = true
-		if err := c.update(st, old, tip.String()); err != nil {
+		if err := c.update(st, old, tips[i]); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	// a store this set does not see (the personal store, read by another
 	// caller) keeps its entries: they are filtered out below, not dropped
-	if len(c.Recent) < recentMin && changed {
+	if changed && len(c.Recent) < recentMin {
 		// removals thinned the recent list: read it again in full
 		for _, st := range set.Stores() {
 			c.drop(st.Scope)
@@ -113,18 +173,15 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 			}
 		}
 	}
-	c.trimRecent()
-	if changed && path != "" {
-		c.save(path)
+	if changed {
+		c.trimRecent()
+		if path != "" {
+			c.save(path)
+		}
 	}
 	for _, e := range c.Standing {
 		if seen[e.Scope] && !e.M.Retired(now) {
 			standing = append(standing, e)
-		}
-	}
-	for _, e := range c.Recent {
-		if seen[e.Scope] && !e.M.Retired(now) {
-			recentMs = append(recentMs, e)
 		}
 	}
 	subagent = map[string]bool{}
@@ -133,17 +190,31 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 			subagent[k] = true
 		}
 	}
-	byNewest := func(xs []cachedMem) {
-		sort.Slice(xs, func(i, j int) bool {
-			if !xs[i].M.Updated.Equal(xs[j].M.Updated) {
-				return xs[i].M.Updated.After(xs[j].M.Updated)
-			}
-			return xs[i].M.ID < xs[j].M.ID
-		})
-	}
 	byNewest(standing)
-	byNewest(recentMs)
+	recentMs = func() []cachedMem {
+		if !c.recent() && path != "" {
+			os.Remove(path) // broken: the next start rebuilds it
+		}
+		var out []cachedMem
+		for _, e := range c.Recent {
+			if seen[e.Scope] && !e.M.Retired(now) {
+				out = append(out, e)
+			}
+		}
+		byNewest(out)
+		return out
+	}
 	return standing, recentMs, subagent, nil
+}
+
+// byNewest sorts memories by last change, newest first.
+func byNewest(xs []cachedMem) {
+	sort.Slice(xs, func(i, j int) bool {
+		if !xs[i].M.Updated.Equal(xs[j].M.Updated) {
+			return xs[i].M.Updated.After(xs[j].M.Updated)
+		}
+		return xs[i].M.ID < xs[j].M.ID
+	})
 }
 
 // update brings one store's entries from commit old ("" or unknown: none)
@@ -257,10 +328,16 @@ func (c *startCache) trimRecent() {
 }
 
 func (c *startCache) save(path string) {
-	data, err := json.Marshal(c)
+	// json.Marshal escapes newlines in strings: each part is one line
+	head, err := json.Marshal(c)
 	if err != nil {
 		return
 	}
+	recent, err := json.Marshal(c.Recent)
+	if err != nil {
+		return
+	}
+	data := append(append(append(head, '\n'), recent...), '\n')
 	_ = gitstore.WriteFileAtomic(path, data, 0o600) // a cache: a failed save is rebuilt next time
 }
 
