@@ -67,6 +67,9 @@ type StartOptions struct {
 	Subagents bool
 	// Exclude lists ids already shown to the session.
 	Exclude map[string]bool
+	// Prepared is what PrepareStart read ahead with these options; nil:
+	// SessionStart reads it.
+	Prepared *PreparedStart
 }
 
 // StartResult is a session-start injection and how it was chosen.
@@ -118,7 +121,7 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 	for id := range o.Exclude {
 		exclude[id] = true
 	}
-	standingMs, recentMs, subagentKeys, err := startMemories(ctx, set, o.Now)
+	standingMs, recentMs, subagentKeys, err := o.Prepared.startMemoriesFor(ctx, set, o.Now)
 	if err != nil {
 		return nil, err
 	}

@@ -279,21 +279,27 @@ func (h *handler) writer() gitstore.Writer {
 }
 
 func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
-	m, existed, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
-	if err != nil {
+	if h.p.Source == "compact" {
+		// the context is being compacted, not started: the marker, nothing new
+		_, _, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
 		return nil, err
 	}
-	if h.p.Source == "compact" {
-		return nil, nil // the context is being compacted, not started: nothing new
-	}
+	// The marker's look at the worktree is a git process of its own: the
+	// caches that do not depend on it are read while it runs.
+	begun := h.beginSession(ctx)
 	o := startOptions(h.repo, h.now)
-	if existed {
-		// the marker's worktree is from the start; look again
-		o.Touched, _ = h.repo.WorktreeChanges(ctx)
-	} else {
-		o.Touched = m.Dirty // just computed for the marker
+	prep, perr := handoff.PrepareStart(ctx, h.set, o)
+	b := <-begun
+	if b.err != nil {
+		return nil, b.err
 	}
-	if existed && !m.Injected.IsZero() {
+	if perr != nil {
+		return nil, perr
+	}
+	m := b.m
+	o.Prepared = prep
+	o.Touched = b.touched
+	if b.existed && !m.Injected.IsZero() {
 		o.Exclude = h.sessions.Shown(m.Session)
 		if h.p.Source == "resume" {
 			o.Since = m.Injected
@@ -314,6 +320,41 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	return Output(h.agent, agents.EventSessionStart, res.Text)
+}
+
+// begunSession is a session's start marker and the files its worktree is
+// changing.
+type begunSession struct {
+	m       *handoff.Marker
+	existed bool
+	touched []string
+	err     error
+}
+
+// beginSession writes (or finds) the session's start marker and looks at
+// the worktree, in the background.
+func (h *handler) beginSession(ctx context.Context) <-chan begunSession {
+	out := make(chan begunSession, 1)
+	go func() {
+		var b begunSession
+		defer func() {
+			if p := recover(); p != nil {
+				b = begunSession{err: fmt.Errorf("hook panicked: %v\n%s", p, debug.Stack())}
+			}
+			out <- b
+		}()
+		b.m, b.existed, b.err = h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
+		if b.err != nil {
+			return
+		}
+		if b.existed {
+			// the marker's worktree is from the start; look again
+			b.touched, _ = h.repo.WorktreeChanges(ctx)
+		} else {
+			b.touched = b.m.Dirty // just computed for the marker
+		}
+	}()
+	return out
 }
 
 // StartOptionsFor are the session-start options in a repository: branch,
