@@ -64,6 +64,20 @@ func BenchmarkHookCost(b *testing.B) {
 	// GIT_MEM_BENCH_BASELINE names another git-mem-hook (an earlier
 	// version, say) timed in the same run, in sessions of its own
 	baseline := os.Getenv("GIT_MEM_BENCH_BASELINE")
+	// on a copy of the repository of its own: an earlier version may keep
+	// its caches in another layout, and two layouts in one directory would
+	// rebuild each other's at every run
+	baseDir := dir
+	if baseline != "" {
+		baseDir = filepath.Join(b.TempDir(), "baseline")
+		if out, err := exec.Command("cp", "-a", dir, baseDir).CombinedOutput(); err != nil {
+			b.Fatalf("cp: %v %s", err, out)
+		}
+		bwarm := payload("claude", "SessionStart", "warm", baseDir, map[string]any{"source": "startup"})
+		if _, err := spawn(baseline, []string{"session-start", "--agent", "claude"}, bwarm); err != nil {
+			b.Fatal(err)
+		}
+	}
 	var tNoop, tBare, tStart, tPrompt, tHStart, tHPrompt, tBStart, tBPrompt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < n; i++ {
@@ -96,8 +110,8 @@ func BenchmarkHookCost(b *testing.B) {
 			continue
 		}
 		bsid := fmt.Sprintf("bench-baseline-%d", i)
-		start = payload("claude", "SessionStart", bsid, dir, map[string]any{"source": "startup"})
-		prompt = payload("claude", "UserPromptSubmit", bsid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
+		start = payload("claude", "SessionStart", bsid, baseDir, map[string]any{"source": "startup"})
+		prompt = payload("claude", "UserPromptSubmit", bsid, baseDir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
 		d, err = spawn(baseline, []string{"session-start", "--agent", "claude"}, start)
 		must(b, err)
 		tBStart = append(tBStart, d)
