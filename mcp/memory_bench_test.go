@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP roots are deprecated by the 2026-07-28 protocol but still sent by the clients git-mem serves; the server follows them until clients stop (the SDK keeps them for at least twelve months).
+
 package mcp
 
 import (
