@@ -10,14 +10,8 @@ import (
 // Diff lists the memories that differ between two commits of a store: ids
 // added or changed in to, and ids removed from it. Fan-out trees with equal
 // hashes are skipped, so the cost follows the size of the change, not of the
-// store. Either commit may be zero (an empty store). In a store whose packs
-// are large git diff-tree answers (largePackIndex).
+// store. Either commit may be zero (an empty store).
 func (s *Store) Diff(from, to Hash) (changed, removed []string, err error) {
-	if !from.IsZero() && !to.IsZero() && s.Repo.packIndexBytes() >= largePackIndex {
-		if changed, removed, ok := s.gitDiff(from, to); ok {
-			return changed, removed, nil
-		}
-	}
 	a, err := s.Repo.snapshotAt(from)
 	if err != nil {
 		return nil, nil, err
