@@ -157,8 +157,9 @@ func (c *Catalog) Load(s Summary) (*gitstore.Memory, error) {
 func (c *Catalog) Close() { c.v.close() }
 
 // Newest returns, of the memories of type typ ("": any) that are current at
-// now (all: retired ones too), the first limit, newest first as Memories
-// orders them; how many there are in all; and the shortest unique prefix
+// now (all: retired ones too), the first limit, newest first (as
+// gitstore.Set.List orders them, at the summaries' whole seconds); how many
+// there are in all; and the shortest unique prefix
 // of each returned id among all of theirs (as gitstore.ShortIDs gives it).
 // It reads the summary table twice and builds a summary only of the
 // memories it may return, so a screenful of a large store costs no sort
