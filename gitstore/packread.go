@@ -28,7 +28,7 @@ type packReader struct {
 	dir string // <common dir>/objects/pack
 
 	mu     sync.Mutex
-	packs  []*packFile // nil: not listed yet
+	packs  []*packFile // the packs it reads, listed on first use
 	listed bool
 	bases  map[baseKey][]byte // recently inflated delta bases
 	order  []baseKey
@@ -90,10 +90,17 @@ func (p *packReader) read(h Hash) (packedObject, error) {
 	return packedObject{}, errNotInPacks
 }
 
+// maxPacks is the most packs the reader keeps open; a repository with
+// more (never repacked) is left to go-git, which bounds its descriptors.
+const maxPacks = 64
+
 // list opens the packs with an idx of version 2; the others are go-git's.
 func (p *packReader) list() {
 	p.listed = true
 	names, _ := filepath.Glob(filepath.Join(p.dir, "pack-*.idx"))
+	if len(names) > maxPacks {
+		return
+	}
 	sort.Strings(names)
 	for _, name := range names {
 		if pf, err := openPackFile(name); err == nil {
