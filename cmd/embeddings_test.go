@@ -31,13 +31,21 @@ func vectorFiles(t *testing.T, repo string) string {
 	return all.String()
 }
 
-func TestCLIEmbeddings(t *testing.T) {
+// embeddingSandbox is a sandbox whose git config points at a stand-in
+// embedding server.
+func embeddingSandbox(t *testing.T) (*sandbox, *embedtest.Server) {
+	t.Helper()
 	sb := newSandbox(t)
 	sb.isolate()
 	srv := embedtest.Start(t, paraphrases)
 	sb.git("config", "mem.embed.url", srv.URL)
 	sb.git("config", "mem.embed.model", "stand-in")
 	sb.git("config", "mem.embed.minScore", "0.6")
+	return sb, srv
+}
+
+func TestCLIEmbeddings(t *testing.T) {
+	sb, srv := embeddingSandbox(t)
 
 	id := strings.TrimSpace(mustRun(t, sb, "add", "--", rotateText))
 	mustRun(t, sb, "add", "--", "Run database migrations with pnpm db:migrate before starting the API server.")
@@ -122,12 +130,7 @@ func TestCLIEmbeddingsDeadEndpoint(t *testing.T) {
 }
 
 func TestCLIReviseEmbedsTheNewText(t *testing.T) {
-	sb := newSandbox(t)
-	sb.isolate()
-	srv := embedtest.Start(t, paraphrases)
-	sb.git("config", "mem.embed.url", srv.URL)
-	sb.git("config", "mem.embed.model", "stand-in")
-	sb.git("config", "mem.embed.minScore", "0.6")
+	sb, _ := embeddingSandbox(t)
 	id := strings.TrimSpace(mustRun(t, sb, "add", "--", "The nightly job archives old invoices."))
 	mustRun(t, sb, "revise", id, "--", rotateText)
 	hash := embed.HashOf(rotateText)

@@ -2,8 +2,6 @@ package hooks_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +16,6 @@ import (
 var paraphrases = map[string]string{
 	"widget": "frobnicator", "keys": "credentials", "cycling": "rotate",
 	"weekly": "every", "tue": "tuesday",
-}
-
-func hooksLog(t *testing.T, dir string) string {
-	t.Helper()
-	data, _ := os.ReadFile(filepath.Join(dir, ".git", "mem", "hooks.log"))
-	return string(data)
 }
 
 func TestPromptHookInjectsAVectorHitOnlyWhenClose(t *testing.T) {
@@ -51,7 +43,7 @@ func TestPromptHookInjectsAVectorHitOnlyWhenClose(t *testing.T) {
 	require.Contains(t, injected(t, o), "frobnicator credentials")
 	// lexical injection is unchanged
 	require.Contains(t, injected(t, run(t, "prompt", "claude", p("s2", "how do I run the billing tests"))), "make test-billing")
-	require.Empty(t, hooksLog(t, dir))
+	require.Empty(t, logText(t, dir))
 }
 
 func TestPromptHookWithABrokenEndpoint(t *testing.T) {
@@ -82,7 +74,7 @@ func TestPromptHookWithABrokenEndpoint(t *testing.T) {
 			require.Less(t, time.Since(start), 500*time.Millisecond)
 			require.Contains(t, injected(t, o), "make test-billing")
 			run(t, "session-start", "claude", payload("claude", "SessionStart", "s3", dir, nil))
-			log := hooksLog(t, dir)
+			log := logText(t, dir)
 			require.Equal(t, 1, strings.Count(log, "embeddings unavailable since"), log)
 			require.Contains(t, log, "recall is lexical only")
 		})
