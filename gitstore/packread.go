@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -33,6 +34,13 @@ type packReader struct {
 	bases  map[baseKey][]byte // recently inflated delta bases
 	order  []baseKey
 	size   int
+	// one inflater and its buffer, reset for each object: reading a whole
+	// store would otherwise allocate a decompressor's window per memory
+	zr io.ReadCloser
+	br *bufio.Reader
+	// loose lists, per two-digit directory of objects/, the loose objects
+	// there when it was first looked at
+	loose map[string]map[string]bool
 }
 
 // packedObject is an object read from a pack: its type (1 commit, 2 tree,
@@ -53,7 +61,21 @@ const maxBaseCache = 8 << 20
 type packFile struct {
 	idx, pack *os.File
 	fanout    [256]uint32
+	// buckets caches, per first byte of a name, the idx's names and offsets
+	// of that byte, read once: a read of every memory touches each bucket
+	// many times
+	buckets [256]*idxBucket
 }
+
+// idxBucket is the part of an idx whose names start with one byte.
+type idxBucket struct {
+	names   []byte // 20 bytes a name
+	offsets []byte // 4 bytes a name
+}
+
+// maxBucketCache is the largest bucket kept (a pack of some 800,000
+// objects): the buckets of a huge pack are read again at each lookup.
+const maxBucketCache = 64 << 10
 
 const (
 	objCommit   = 1
@@ -69,6 +91,31 @@ var errNotInPacks = errors.New("not in the packs")
 
 func newPackReader(commonDir string) *packReader {
 	return &packReader{dir: filepath.Join(commonDir, "objects", "pack")}
+}
+
+// isLoose reports whether h was a loose object when its directory was
+// first listed. Either answer is safe when it has changed since: an object
+// written loose later is not in the packs, so the caller falls back to
+// go-git, which reads it; one packed and pruned since is read by go-git.
+// Listing a directory once costs less than a stat per object when a whole
+// store is read.
+func (p *packReader) isLoose(h Hash) bool {
+	hex := h.String()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dir, ok := p.loose[hex[:2]]
+	if !ok {
+		dir = map[string]bool{}
+		entries, _ := os.ReadDir(filepath.Join(filepath.Dir(p.dir), hex[:2]))
+		for _, e := range entries {
+			dir[e.Name()] = true
+		}
+		if p.loose == nil {
+			p.loose = map[string]map[string]bool{}
+		}
+		p.loose[hex[:2]] = dir
+	}
+	return dir[hex[2:]]
 }
 
 // read returns the object h, or errNotInPacks.
@@ -118,6 +165,7 @@ func (p *packReader) close() {
 		pf.pack.Close()
 	}
 	p.packs, p.listed, p.bases, p.order, p.size = nil, false, nil, nil, 0
+	p.zr, p.br, p.loose = nil, nil, nil
 }
 
 func openPackFile(idxPath string) (*packFile, error) {
@@ -143,40 +191,56 @@ func openPackFile(idxPath string) (*packFile, error) {
 }
 
 // find looks h up in the idx: the names starting with h's first byte are
-// read at once and searched.
+// read at once (and kept) and searched.
 func (pf *packFile) find(h Hash) (int64, bool, error) {
-	lo := uint32(0)
-	if h[0] > 0 {
-		lo = pf.fanout[h[0]-1]
-	}
-	hi := pf.fanout[h[0]]
-	n := pf.fanout[255]
-	if hi <= lo || hi > n {
-		return 0, false, nil
-	}
-	names := make([]byte, 20*(hi-lo))
-	if _, err := pf.idx.ReadAt(names, 8+256*4+20*int64(lo)); err != nil {
+	b, err := pf.bucket(h[0])
+	if err != nil || b == nil {
 		return 0, false, err
 	}
-	i := sort.Search(int(hi-lo), func(i int) bool { return bytes.Compare(names[20*i:20*i+20], h[:]) >= 0 })
-	if i == int(hi-lo) || !bytes.Equal(names[20*i:20*i+20], h[:]) {
+	n := len(b.names) / 20
+	i := sort.Search(n, func(i int) bool { return bytes.Compare(b.names[20*i:20*i+20], h[:]) >= 0 })
+	if i == n || !bytes.Equal(b.names[20*i:20*i+20], h[:]) {
 		return 0, false, nil
 	}
-	pos := int64(lo) + int64(i)
-	offsets := 8 + 256*4 + 24*int64(n) // after the names and the CRCs
-	var b [8]byte
-	if _, err := pf.idx.ReadAt(b[:4], offsets+4*pos); err != nil {
-		return 0, false, err
-	}
-	off := int64(binary.BigEndian.Uint32(b[:4]))
+	off := int64(binary.BigEndian.Uint32(b.offsets[4*i:]))
 	if off&0x80000000 != 0 {
 		// a pack over 2 GiB: the offset is in the table of large ones
-		if _, err := pf.idx.ReadAt(b[:], offsets+4*int64(n)+8*(off&0x7fffffff)); err != nil {
+		var large [8]byte
+		total := int64(pf.fanout[255])
+		if _, err := pf.idx.ReadAt(large[:], 8+256*4+28*total+8*(off&0x7fffffff)); err != nil {
 			return 0, false, err
 		}
-		off = int64(binary.BigEndian.Uint64(b[:]))
+		off = int64(binary.BigEndian.Uint64(large[:]))
 	}
 	return off, true, nil
+}
+
+// bucket reads the names and offsets of the objects whose names start
+// with first (nil: none).
+func (pf *packFile) bucket(first byte) (*idxBucket, error) {
+	if b := pf.buckets[first]; b != nil {
+		return b, nil
+	}
+	lo := uint32(0)
+	if first > 0 {
+		lo = pf.fanout[first-1]
+	}
+	hi, total := pf.fanout[first], pf.fanout[255]
+	if hi <= lo || hi > total {
+		return nil, nil
+	}
+	b := &idxBucket{names: make([]byte, 20*(hi-lo)), offsets: make([]byte, 4*(hi-lo))}
+	if _, err := pf.idx.ReadAt(b.names, 8+256*4+20*int64(lo)); err != nil {
+		return nil, err
+	}
+	// after the names and their CRCs
+	if _, err := pf.idx.ReadAt(b.offsets, 8+256*4+24*int64(total)+4*int64(lo)); err != nil {
+		return nil, err
+	}
+	if len(b.names) <= maxBucketCache {
+		pf.buckets[first] = b
+	}
+	return b, nil
 }
 
 // maxDeltaDepth bounds a delta chain (git's own default depth is 50).
@@ -248,7 +312,7 @@ func (p *packReader) at(pf *packFile, offset int64, depth int) (packedObject, er
 	default:
 		return packedObject{}, fmt.Errorf("pack: object type %d at %d", typ, offset)
 	}
-	data, err := inflate(pf.pack, offset+int64(i), size)
+	data, err := p.inflate(pf.pack, offset+int64(i), size)
 	if err != nil {
 		return packedObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
 	}
@@ -290,17 +354,27 @@ func (p *packReader) base(pf *packFile, offset int64, depth int) (packedObject, 
 }
 
 // inflate reads size bytes of zlib data at offset.
-func inflate(f *os.File, offset int64, size uint64) ([]byte, error) {
+func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, error) {
 	if size > MaxDocumentBytes*64 {
 		return nil, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
 	}
-	zr, err := zlib.NewReader(io.NewSectionReader(f, offset, 1<<62))
-	if err != nil {
+	src := io.NewSectionReader(f, offset, 1<<62)
+	if p.br == nil {
+		p.br = bufio.NewReaderSize(src, 4096)
+	} else {
+		p.br.Reset(src)
+	}
+	if p.zr == nil {
+		zr, err := zlib.NewReader(p.br)
+		if err != nil {
+			return nil, err
+		}
+		p.zr = zr
+	} else if err := p.zr.(zlib.Resetter).Reset(p.br, nil); err != nil {
 		return nil, err
 	}
-	defer zr.Close()
 	out := make([]byte, size)
-	if _, err := io.ReadFull(zr, out); err != nil {
+	if _, err := io.ReadFull(p.zr, out); err != nil {
 		return nil, err
 	}
 	return out, nil

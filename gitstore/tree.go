@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -72,8 +71,7 @@ func (r *Repo) packedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObje
 	if r.packs == nil {
 		return nil, false
 	}
-	hex := h.String()
-	if _, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:])); err == nil {
+	if r.packs.isLoose(h) {
 		return nil, false
 	}
 	po, err := r.packs.read(h)
