@@ -135,3 +135,37 @@ func TestApplyDeltaRejectsBadDeltas(t *testing.T) {
 		})
 	}
 }
+
+// TestPackReaderAfterNewLooseObjects: objects written loose after the
+// reader listed their directories are still read (go-git reads what the
+// packs do not hold), and so are objects packed after it listed the packs.
+func TestPackReaderAfterNewLooseObjects(t *testing.T) {
+	ctx := context.Background()
+	dir := gitInit(t)
+	repo, err := Open(dir)
+	require.NoError(t, err)
+	st := NewStore(repo, RefMain, ScopeProject)
+	w := Writer{Agent: "test"}
+	for i := 0; i < 40; i++ {
+		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Packed fact %d about the ledger.", i), Source: SourceUser})
+		require.NoError(t, err)
+	}
+	runGit(t, dir, "gc", "-q", "--prune=now")
+	repo, err = Open(dir)
+	require.NoError(t, err)
+	st = NewStore(repo, RefMain, ScopeProject)
+	ms, err := st.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 40, "read from the pack; every loose directory listed (empty)")
+	for i := 0; i < 40; i++ {
+		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Loose fact %d about the invoices.", i), Source: SourceUser})
+		require.NoError(t, err)
+	}
+	ms, err = st.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 80, "the new loose objects are read although their directories were listed empty")
+	runGit(t, dir, "gc", "-q", "--prune=now")
+	ms, err = st.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 80, "objects packed and pruned since are read")
+}
