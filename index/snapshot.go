@@ -648,20 +648,12 @@ func (s *snapshot) summaries() ([]docSum, error) {
 	if s.sums != nil || s.ndocs == 0 {
 		return s.sums, nil
 	}
-	data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
+	sums := make([]docSum, 0, s.ndocs)
+	err := s.scanSummaries(func(_ int, key, typ []byte, created, validTo int64) {
+		sums = append(sums, docSum{key: string(key), typ: string(typ), created: created, validTo: validTo})
+	})
 	if err != nil {
 		return nil, err
-	}
-	r := &byteReader{b: data}
-	sums := make([]docSum, 0, s.ndocs)
-	for range s.ndocs {
-		sm := docSum{key: r.str(), typ: r.str()}
-		sm.created = r.varint()
-		sm.validTo = r.varint()
-		if r.err != nil {
-			return nil, fmt.Errorf("%w: summary table", ErrSnapshot)
-		}
-		sums = append(sums, sm)
 	}
 	s.sums = sums
 	return sums, nil
