@@ -55,12 +55,8 @@ func catFileAll(t *testing.T, dir string) map[Hash]packedObject {
 func TestPackReaderReadsWhatGitReads(t *testing.T) {
 	for _, ofs := range []string{"true", "false"} {
 		t.Run("useDeltaBaseOffset="+ofs, func(t *testing.T) {
-			ctx := context.Background()
-			dir := gitInit(t)
-			repo, err := Open(dir)
-			require.NoError(t, err)
-			st := NewStore(repo, RefMain, ScopeProject)
-			w := Writer{Agent: "test"}
+			ctx, w := context.Background(), Writer{Agent: "test"}
+			dir, st := projectStoreOnDisk(t)
 			var ids []string
 			for i := 0; i < 60; i++ {
 				m, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Fact %d: the nightly export of region %d runs at %02d:00 UTC and writes to bucket exports-%d.", i, i%7, i%24, i), Source: SourceUser})
@@ -87,7 +83,7 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 				require.Equal(t, want.typ, got.typ, h.String())
 				require.True(t, bytes.Equal(want.data, got.data), h.String())
 			}
-			_, err = p.read(Hash{1, 2, 3})
+			_, err := p.read(Hash{1, 2, 3})
 			require.ErrorIs(t, err, errNotInPacks)
 
 			// and the store reads through it: every memory, as before the gc
@@ -140,18 +136,14 @@ func TestApplyDeltaRejectsBadDeltas(t *testing.T) {
 // reader listed their directories are still read (go-git reads what the
 // packs do not hold), and so are objects packed after it listed the packs.
 func TestPackReaderAfterNewLooseObjects(t *testing.T) {
-	ctx := context.Background()
-	dir := gitInit(t)
-	repo, err := Open(dir)
-	require.NoError(t, err)
-	st := NewStore(repo, RefMain, ScopeProject)
-	w := Writer{Agent: "test"}
+	ctx, w := context.Background(), Writer{Agent: "test"}
+	dir, st := projectStoreOnDisk(t)
 	for i := 0; i < 40; i++ {
 		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Packed fact %d about the ledger.", i), Source: SourceUser})
 		require.NoError(t, err)
 	}
 	runGit(t, dir, "gc", "-q", "--prune=now")
-	repo, err = Open(dir)
+	repo, err := Open(dir)
 	require.NoError(t, err)
 	st = NewStore(repo, RefMain, ScopeProject)
 	ms, err := st.List(Filter{})
@@ -168,4 +160,13 @@ func TestPackReaderAfterNewLooseObjects(t *testing.T) {
 	ms, err = st.List(Filter{})
 	require.NoError(t, err)
 	require.Len(t, ms, 80, "objects packed and pruned since are read")
+}
+
+// projectStoreOnDisk is the project store of a new repository made by git.
+func projectStoreOnDisk(t *testing.T) (string, *Store) {
+	t.Helper()
+	dir := gitInit(t)
+	repo, err := Open(dir)
+	require.NoError(t, err)
+	return dir, NewStore(repo, RefMain, ScopeProject)
 }
