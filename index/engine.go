@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -180,9 +181,24 @@ func Dir(set *gitstore.Set) string {
 	return ""
 }
 
-// StoreKey names a store in the tips an index or snapshot records.
+// StoreKey names a store in the tips an index or snapshot records: its
+// scope and ref, which tell the stores of a set apart, and not where the
+// repository lies, so that a repository moved or copied to another
+// directory keeps its caches. A recorded tip is a commit, named by its
+// content: wherever the store now is, the changes since it are a tree diff
+// away, and a commit the store no longer has makes that store be read in
+// full.
 func StoreKey(s *gitstore.Store) string {
-	return string(s.Scope) + " " + s.Ref + " " + s.Repo.CommonDir
+	return string(s.Scope) + " " + s.Ref
+}
+
+// recordedStoreKey reads a store key a snapshot recorded. Earlier versions
+// appended the repository's directory after the ref; such a key reads as
+// today's, so that upgrading does not rebuild every snapshot.
+func recordedStoreKey(k string) string {
+	scope, rest, _ := strings.Cut(k, " ")
+	ref, _, _ := strings.Cut(rest, " ")
+	return scope + " " + ref
 }
 
 // Tips reads the commit each store's ref points at ("" for none), by StoreKey.

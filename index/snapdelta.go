@@ -177,7 +177,7 @@ func (v *snapView) readDelta(data []byte) {
 func readTips(r *byteReader) map[string]string {
 	tips := map[string]string{}
 	for i, n := 0, r.uvarint(); uint64(i) < n && r.err == nil; i++ {
-		k := r.str()
+		k := recordedStoreKey(r.str())
 		tips[k] = r.str()
 	}
 	return tips

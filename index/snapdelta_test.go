@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,4 +76,45 @@ func TestSnapshotWriteAppends(t *testing.T) {
 	require.NotEqual(t, base, folded)
 	agree("deploy api fly.io token")
 	agree("deploy api fridays saturdays")
+}
+
+// TestSnapshotSurvivesAMovedRepository: a repository copied to another
+// directory (cp -a, a restored CI cache, a container mounting it elsewhere)
+// keeps its recall snapshot: the first recall there reads it as it is,
+// where rebuilding it would cost a hook its deadline on a large store.
+func TestSnapshotSurvivesAMovedRepository(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	require.NoError(t, Refresh(context.Background(), r.set))
+	copied := filepath.Join(t.TempDir(), "moved")
+	out, err := exec.Command("cp", "-a", r.dir, copied).CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	repo, err := gitstore.Open(copied)
+	require.NoError(t, err)
+	set := gitstore.NewSet(repo)
+	path := SnapshotPath(set)
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	res, err := Recall(context.Background(), set, Options{Query: "deploy api fly.io", Now: r.now})
+	require.NoError(t, err)
+	require.Equal(t, "snapshot", res.Source, res.Fallback)
+	require.NotEmpty(t, res.Hits)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "the snapshot was read, not rebuilt")
+	_, err = os.Stat(deltaPath(path))
+	require.True(t, os.IsNotExist(err), "nothing was brought forward")
+}
+
+// TestRecordedStoreKey: keys recorded with the repository's directory
+// (earlier versions) read as today's.
+func TestRecordedStoreKey(t *testing.T) {
+	for _, tc := range []struct{ recorded, want string }{
+		{"project refs/memory/main", "project refs/memory/main"},
+		{"project refs/memory/main /srv/app/.git", "project refs/memory/main"},
+		{"personal refs/memory/main /home/a b/.local/share/git-mem/personal.git", "personal refs/memory/main"},
+	} {
+		require.Equal(t, tc.want, recordedStoreKey(tc.recorded), tc.recorded)
+	}
 }

@@ -181,7 +181,7 @@ func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
 		tokens: int(le.Uint64(head[32:])), docOff: int64(le.Uint64(head[52:]))}
 	br := &byteReader{b: toc}
 	for i, n := 0, br.uvarint(); uint64(i) < n && br.err == nil; i++ {
-		k := br.str()
+		k := recordedStoreKey(br.str())
 		s.tips[k] = br.str()
 	}
 	nblocks := (s.ndocs + snapBlock - 1) / snapBlock
