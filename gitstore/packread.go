@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -355,10 +356,25 @@ func (p *packReader) base(pf *packFile, offset int64, depth int) (packedObject, 
 
 // inflate reads size bytes of zlib data at offset.
 func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, error) {
-	if size > MaxDocumentBytes*64 {
+	if size > maxObjectBytes {
 		return nil, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
 	}
-	src := io.NewSectionReader(f, offset, 1<<62)
+	zr, err := p.inflater(io.NewSectionReader(f, offset, 1<<62))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxObjectBytes is the largest object the reader inflates.
+const maxObjectBytes = MaxDocumentBytes * 64
+
+// inflater resets the reader's one decompressor to read src.
+func (p *packReader) inflater(src io.Reader) (io.Reader, error) {
 	if p.br == nil {
 		p.br = bufio.NewReaderSize(src, 4096)
 	} else {
@@ -373,11 +389,55 @@ func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, err
 	} else if err := p.zr.(zlib.Resetter).Reset(p.br, nil); err != nil {
 		return nil, err
 	}
-	out := make([]byte, size)
-	if _, err := io.ReadFull(p.zr, out); err != nil {
-		return nil, err
+	return p.zr, nil
+}
+
+// looseTypes are the object types by the name a loose object's header
+// gives them.
+var looseTypes = map[string]int{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
+
+// readLoose reads the loose object h, whose zlib stream holds the header
+// "TYPE SIZE\x00" and then the content. It shares the reader's decompressor:
+// a session's first hook after a write reads the new trees and documents
+// loose, and go-git allocates a decompressor for each.
+func (p *packReader) readLoose(h Hash) (packedObject, error) {
+	hex := h.String()
+	f, err := os.Open(filepath.Join(filepath.Dir(p.dir), hex[:2], hex[2:]))
+	if err != nil {
+		return packedObject{}, err
 	}
-	return out, nil
+	defer f.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	zr, err := p.inflater(f)
+	if err != nil {
+		return packedObject{}, err
+	}
+	var head []byte
+	var b [1]byte
+	for len(head) < 32 {
+		if _, err := io.ReadFull(zr, b[:]); err != nil {
+			return packedObject{}, err
+		}
+		if b[0] == 0 {
+			break
+		}
+		head = append(head, b[0])
+	}
+	name, sizeText, ok := strings.Cut(string(head), " ")
+	typ, known := looseTypes[name]
+	size, err := strconv.ParseUint(sizeText, 10, 63)
+	if !ok || !known || err != nil || b[0] != 0 {
+		return packedObject{}, fmt.Errorf("loose object %s: bad header %q", hex, head)
+	}
+	if size > maxObjectBytes {
+		return packedObject{}, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return packedObject{}, err
+	}
+	return packedObject{typ: typ, data: out}, nil
 }
 
 // applyDelta applies a git delta to base: the sizes, then copies from

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -169,4 +170,49 @@ func projectStoreOnDisk(t *testing.T) (string, *Store) {
 	repo, err := Open(dir)
 	require.NoError(t, err)
 	return dir, NewStore(repo, RefMain, ScopeProject)
+}
+
+// TestPackReaderReadsLooseObjects: every loose object of a store, as git
+// cat-file shows it; a loose object whose header is not git's is an
+// error, never content.
+func TestPackReaderReadsLooseObjects(t *testing.T) {
+	ctx, w := context.Background(), Writer{Agent: "test"}
+	dir, st := projectStoreOnDisk(t)
+	for i := 0; i < 20; i++ {
+		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Loose fact %d: the invoice run %d starts at %02d:15.", i, i, i%24), Source: SourceUser})
+		require.NoError(t, err)
+	}
+	all := catFileAll(t, dir)
+	require.Greater(t, len(all), 60)
+	p := newPackReader(filepath.Join(dir, ".git"))
+	defer p.close()
+	for h, want := range all {
+		require.True(t, p.isLoose(h), h.String())
+		got, err := p.readLoose(h)
+		require.NoError(t, err, h.String())
+		require.Equal(t, want.typ, got.typ, h.String())
+		require.True(t, bytes.Equal(want.data, got.data), h.String())
+	}
+
+	for name, raw := range map[string]string{
+		"unknown type":  "note 3\x00abc",
+		"no size":       "blob\x00abc",
+		"bad size":      "blob x\x00abc",
+		"short content": "blob 10\x00abc",
+		"no header end": strings.Repeat("b", 40),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := Hash{0xfe, byte(len(name))}
+			path := filepath.Join(dir, ".git", "objects", h.String()[:2], h.String()[2:])
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			var buf bytes.Buffer
+			zw := zlib.NewWriter(&buf)
+			_, err := zw.Write([]byte(raw))
+			require.NoError(t, err)
+			require.NoError(t, zw.Close())
+			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o444))
+			_, err = p.readLoose(h)
+			require.Error(t, err)
+		})
+	}
 }

@@ -64,17 +64,20 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 	return o, err
 }
 
-// packedObject reads an object that is not loose from the packs through
-// packReader; ok is false when go-git should read it (a loose object, one
-// the reader cannot find or read, another type than t).
+// packedObject reads an object through packReader, loose or packed; ok is
+// false when go-git should read it (one the reader cannot find or read,
+// another type than t).
 func (r *Repo) packedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, bool) {
 	if r.packs == nil {
 		return nil, false
 	}
+	var po packedObject
+	var err error
 	if r.packs.isLoose(h) {
-		return nil, false
+		po, err = r.packs.readLoose(h)
+	} else {
+		po, err = r.packs.read(h)
 	}
-	po, err := r.packs.read(h)
 	if err != nil || (t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t) {
 		return nil, false
 	}
