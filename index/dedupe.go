@@ -142,7 +142,7 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 	var similar *gitstore.Memory
 	best := 0.0
 	if n.Supersedes == "" {
-		res, err := Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered})
+		res, err := Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true})
 		if err != nil {
 			return nil, err
 		}

@@ -56,6 +56,9 @@ type Options struct {
 	Progress Progress
 
 	cfg *config
+	// noEngine answers from the snapshot (or a scan) even when an engine
+	// is wired in: the duplicate check of a write (see Remember).
+	noEngine bool
 }
 
 // Hit is one recalled memory.
@@ -129,7 +132,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	dir := Dir(set)
 	useIndex := !o.NoIndex && o.AsOf == nil && dir != "" && o.cfg == nil
 	var fallbacks []string
-	if e := currentEngine(); useIndex && e != nil {
+	if e := currentEngine(); useIndex && e != nil && !o.noEngine {
 		ec, rebuilt, err := e.Open(ctx, dir, stores, o.Progress)
 		res.Rebuilt = rebuilt
 		if err == nil {
