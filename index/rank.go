@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -352,13 +353,16 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 		}
 	}
 	room = min(room, n)
-	slots := newSlotTable()
-	docs := make([]uint64, 0, room)
-	best := make([]float64, 0, room*G)
-	exact := make([]bool, 0, room*G)
-	tfs := make([]int32, 0, room*G) // the matched word's frequency in the document, per group
-	dls := make([]int32, 0, room)   // the document's length
-	var sorted []uint64             // candidates, ascending, once no new ones can enter
+	tb := takeTables(room, G)
+	slots := &tb.slots
+	docs, best, exact := tb.docs, tb.best, tb.exact
+	tfs := tb.tfs // the matched word's frequency in the document, per group
+	dls := tb.dls // the document's length
+	defer func() {
+		tb.docs, tb.best, tb.exact, tb.tfs, tb.dls = docs, best, exact, tfs, dls
+		tb.release()
+	}()
+	var sorted []uint64 // candidates, ascending, once no new ones can enter
 	for g := range groups {
 		open := suffix[g] >= floor-1e-12 && qs.specific[g]
 		if !open && sorted == nil {
@@ -446,7 +450,72 @@ type slotTable struct {
 
 const denseSlots = 1 << 22
 
-func newSlotTable() *slotTable { return &slotTable{} }
+// reset forgets the slots of docs, the documents set since the last reset.
+func (t *slotTable) reset(docs []uint64) {
+	for _, d := range docs {
+		if d < uint64(len(t.dense)) {
+			t.dense[d] = 0
+		}
+	}
+	t.far = nil
+}
+
+// scoreTables are score's tables of the documents seen, kept for the next
+// call: at 100,000 memories a query of common words brings tens of
+// thousands of candidates, whose tables (megabytes) a long-lived process
+// would otherwise allocate, clear and collect at every recall; the MCP
+// server asks recall once per memory_add, for its duplicate check.
+type scoreTables struct {
+	slots slotTable
+	docs  []uint64
+	best  []float64
+	exact []bool
+	tfs   []int32
+	dls   []int32
+}
+
+// maxKeptCells bounds the tables kept between calls (cells of best, about
+// 13 bytes each with exact and tfs): 100,000 candidates of 16 groups fit.
+const maxKeptCells = 1 << 21
+
+// spareTables holds the tables of the last call that finished; a call that
+// finds none (the first, or one concurrent with another) makes its own.
+var spareTables struct {
+	sync.Mutex
+	t *scoreTables
+}
+
+// takeTables returns empty tables with room for docs documents of groups
+// groups.
+func takeTables(docs, groups int) *scoreTables {
+	spareTables.Lock()
+	t := spareTables.t
+	spareTables.t = nil
+	spareTables.Unlock()
+	if t == nil {
+		t = &scoreTables{}
+	}
+	if cap(t.docs) < docs {
+		t.docs, t.dls = make([]uint64, 0, docs), make([]int32, 0, docs)
+	}
+	if cells := docs * groups; cap(t.best) < cells {
+		t.best, t.exact, t.tfs = make([]float64, 0, cells), make([]bool, 0, cells), make([]int32, 0, cells)
+	}
+	return t
+}
+
+// release empties the tables and keeps them for the next call, unless
+// they grew past maxKeptCells.
+func (t *scoreTables) release() {
+	if cap(t.best) > maxKeptCells {
+		return
+	}
+	t.slots.reset(t.docs)
+	t.docs, t.best, t.exact, t.tfs, t.dls = t.docs[:0], t.best[:0], t.exact[:0], t.tfs[:0], t.dls[:0]
+	spareTables.Lock()
+	spareTables.t = t
+	spareTables.Unlock()
+}
 
 func (t *slotTable) get(doc uint64) int32 {
 	if doc < denseSlots {
