@@ -108,3 +108,48 @@ func TestRememberDedupes(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, 3)
 }
+
+// refusingEngine counts the times recall opens it and answers none of
+// them, so that recall falls back to the snapshot.
+type refusingEngine struct{ opens int }
+
+func (e *refusingEngine) Open(context.Context, string, []*gitstore.Store, Progress) (Corpus, bool, error) {
+	e.opens++
+	return nil, false, ErrBusy
+}
+
+func (e *refusingEngine) Rebuild(context.Context, string, map[string]string, int, Docs, Progress) (int, error) {
+	return 0, ErrBusy
+}
+
+func (e *refusingEngine) Discard(string) {}
+
+// TestRememberLeavesTheEngineAlone checks that a write's duplicate check
+// ranks from the recall snapshot, which every write brings forward, and
+// never opens the engine: opening the bleve index after a write syncs it,
+// a cost that grew with the store at every MCP memory_add. The check still
+// finds the memory the previous write saved.
+func TestRememberLeavesTheEngineAlone(t *testing.T) {
+	r := newTestRepo(t)
+	prev := currentEngine()
+	e := &refusingEngine{}
+	UseEngine(e)
+	t.Cleanup(func() { UseEngine(prev) })
+	ctx := context.Background()
+	w := gitstore.Writer{Agent: "claude-code"}
+	first, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "The billing worker retries a failed webhook three times"})
+	require.NoError(t, err)
+	again, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "the billing worker retries a failed webhook three times."})
+	require.NoError(t, err)
+	require.True(t, again.Reinforced)
+	require.Equal(t, first.Memory.ID, again.Memory.ID)
+	alike, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "The billing worker never retries a failed webhook three times"})
+	require.NoError(t, err)
+	require.NotNil(t, alike.PossibleDuplicateOf)
+	require.Equal(t, first.Memory.ID, alike.PossibleDuplicateOf.ID)
+	require.Zero(t, e.opens, "the duplicate check opened the engine")
+
+	// a recall a caller asks for still goes to the engine first
+	r.recall("billing webhook")
+	require.Equal(t, 1, e.opens)
+}
