@@ -475,8 +475,10 @@ type scoreTables struct {
 }
 
 // maxKeptCells bounds the tables kept between calls (cells of best, about
-// 13 bytes each with exact and tfs): 100,000 candidates of 16 groups fit.
-const maxKeptCells = 1 << 21
+// 13 bytes each with exact and tfs: 6.5 MB), so that a long-lived process
+// stays small: larger tables (a text of common words in a store of
+// 100,000 memories: every memory a candidate) are made for their call only.
+const maxKeptCells = 1 << 19
 
 // spareTables holds the tables of the last call that finished; a call that
 // finds none (the first, or one concurrent with another) makes its own.
