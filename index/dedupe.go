@@ -143,17 +143,23 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 	var similar *gitstore.Memory
 	best := 0.0
 	if n.Supersedes == "" {
-		res, err := Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true})
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range res.Hits {
-			m := h.Memory
-			if h.Scope != store.Scope || m.Type != n.Type {
-				continue
+		var ok bool
+		similar, best, ok = similarInSnapshot(ctx, set, store.Scope, n.Type, n.Text, store.Repo.Now())
+		if !ok {
+			// no snapshot to count in (a store without a directory): the
+			// most relevant memories to the text, as recall ranks them
+			res, err := Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true})
+			if err != nil {
+				return nil, err
 			}
-			if sim := Similarity(n.Text, m.Text); sim >= DuplicateSimilarity && sim > best {
-				similar, best = m, sim
+			for _, h := range res.Hits {
+				m := h.Memory
+				if h.Scope != store.Scope || m.Type != n.Type {
+					continue
+				}
+				if sim := Similarity(n.Text, m.Text); sim >= DuplicateSimilarity && sim > best {
+					similar, best = m, sim
+				}
 			}
 		}
 	}

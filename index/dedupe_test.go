@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"testing"
 
@@ -152,4 +153,35 @@ func TestRememberLeavesTheEngineAlone(t *testing.T) {
 	// a recall a caller asks for still goes to the engine first
 	r.recall("billing webhook")
 	require.Equal(t, 1, e.opens)
+}
+
+// TestRememberFindsTheDuplicateAmongOtherTypes checks that the duplicate
+// check compares the new text with the memories of its type that share the
+// most of its words, however many memories of other types say the same:
+// ranking the text as a query and keeping the ten best of every type would
+// miss it. A superseded memory is never reinforced.
+func TestRememberFindsTheDuplicateAmongOtherTypes(t *testing.T) {
+	r := newTestRepo(t)
+	ctx := context.Background()
+	w := gitstore.Writer{Agent: "claude-code"}
+	text := "The billing worker retries a failed webhook three times"
+	for range 12 {
+		r.add(text, func(n *gitstore.NewMemory) { n.Type = gitstore.TypeDecision })
+	}
+	old := r.add(text, func(n *gitstore.NewMemory) { n.Type = gitstore.TypeGotcha })
+	r.add("Webhook retries moved to the queue", func(n *gitstore.NewMemory) { n.Type, n.Supersedes = gitstore.TypeGotcha, old.ID })
+	fact := r.add(text)
+	for i := range 30 {
+		r.add(fmt.Sprintf("The billing worker %d logs each webhook", i))
+	}
+
+	o, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "the billing worker retries a failed webhook three times."})
+	require.NoError(t, err)
+	require.True(t, o.Reinforced)
+	require.Equal(t, fact.ID, o.Memory.ID)
+
+	o, err = Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeGotcha, Text: text})
+	require.NoError(t, err)
+	require.False(t, o.Reinforced, "a superseded memory was reinforced")
+	require.Nil(t, o.PossibleDuplicateOf)
 }
