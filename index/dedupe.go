@@ -133,9 +133,11 @@ type Outcome struct {
 // type in that store is a near-duplicate (Similarity >= DuplicateSimilarity)
 // making the same claim: then that memory is reinforced instead. An alike
 // memory with a different claim is named in the outcome. An explicit
-// replacement (n.Supersedes) is always saved. The similar memories are
-// recalled from the recall snapshot, never the engine (see the package
-// documentation), and the snapshot is refreshed after the write.
+// replacement (n.Supersedes) is always saved. The memories compared are
+// those of the type sharing the most of the text's words, counted in the
+// recall snapshot (similarInSnapshot), never the engine; without a
+// snapshot, the ten recall ranks first. The snapshot is refreshed after
+// the write.
 func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err

@@ -32,13 +32,13 @@
 // function: importing index/bleveindex for its side effect would be easy to
 // lose or to add by accident, and the import graph of a binary alone would
 // decide which index it uses. Rebuild (git mem reindex) rebuilds the
-// engine's index and the snapshot. Remember's duplicate check ranks from
-// the snapshot even when an engine is wired in: the write brings the
-// snapshot forward anyway, while opening the engine's index after the
-// previous write would sync it (a new segment, and a merge every few), a
-// cost an MCP server paid at every memory_add and that grew with the
-// store. The engine catches up at the next read that asks it, by one tree
-// diff over all the writes since.
+// engine's index and the snapshot. Remember's duplicate check reads the
+// snapshot, never the engine (dupsearch.go): the write brings the snapshot
+// forward anyway, while opening the engine's index after the previous
+// write would sync it (a new segment, and a merge every few), a cost an MCP
+// server paid at every memory_add and that grew with the store. The engine
+// catches up at the next read that asks it, by one tree diff over all the
+// writes since.
 //
 // # Query building and ranking
 //
