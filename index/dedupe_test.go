@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -184,4 +185,28 @@ func TestRememberFindsTheDuplicateAmongOtherTypes(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, o.Reinforced, "a superseded memory was reinforced")
 	require.Nil(t, o.PossibleDuplicateOf)
+}
+
+// TestRememberFindsTheDuplicateOfALongText checks the duplicate check of a
+// text of more distinct words than it counts (MaxQueryTerms): counted on
+// the rarest of them, the same text is still found and reinforced.
+func TestRememberFindsTheDuplicateOfALongText(t *testing.T) {
+	r := newTestRepo(t)
+	ctx := context.Background()
+	w := gitstore.Writer{Agent: "claude-code"}
+	var words []string
+	for i := range 3 * MaxQueryTerms {
+		words = append(words, fmt.Sprintf("word%c%c", 'a'+i%26, 'a'+i/26))
+	}
+	long := "The release checklist names " + strings.Join(words, " ")
+	for i := range 20 {
+		r.add(fmt.Sprintf("The release checklist names %s and %s", words[i], words[i+1]))
+	}
+	first, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: long})
+	require.NoError(t, err)
+	require.False(t, first.Reinforced)
+	again, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: long + "."})
+	require.NoError(t, err)
+	require.True(t, again.Reinforced)
+	require.Equal(t, first.Memory.ID, again.Memory.ID)
 }

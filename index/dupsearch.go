@@ -23,7 +23,8 @@ const dupCandidates = 64
 // over the postings and a counter per memory, where ranking the text as a
 // query (BM25 over every group, synonyms and concepts, tables of every
 // candidate) cost tens of milliseconds at 100,000 memories of common
-// words, at every write. ok is false when the snapshot cannot be read (the
+// words, at every write. A text of more than MaxQueryTerms distinct terms
+// is counted on the rarest of them. ok is false when the snapshot cannot be read (the
 // caller then asks recall).
 func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, typ, text string, now time.Time) (m *gitstore.Memory, sim float64, ok bool) {
 	path := SnapshotPath(set)
@@ -46,17 +47,31 @@ func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Sc
 	if len(terms) == 0 {
 		return nil, 0, true
 	}
+	if len(terms) > MaxQueryTerms {
+		// a long text is counted on its rarest words, as a query is scored
+		df := make(map[string]int, len(terms))
+		for _, t := range terms {
+			if df[t], err = v.df(t); err != nil {
+				return nil, 0, false
+			}
+		}
+		sort.Slice(terms, func(i, j int) bool {
+			if df[terms[i]] != df[terms[j]] {
+				return df[terms[i]] < df[terms[j]]
+			}
+			return terms[i] < terms[j]
+		})
+		terms = terms[:MaxQueryTerms]
+	}
 	// a memory sharing under half of the terms is far from the threshold
 	floor := (len(terms) + 1) / 2
-	counts := make([]uint8, v.docCount()+len(terms))
+	counts := make([]uint16, v.docCount()+len(terms))
 	for _, t := range terms {
 		err := v.postings(t, func(doc uint64, _, _ int) {
 			if doc >= uint64(len(counts)) {
-				counts = append(counts, make([]uint8, int(doc)+1-len(counts))...)
+				counts = append(counts, make([]uint16, int(doc)+1-len(counts))...)
 			}
-			if counts[doc] < 255 {
-				counts[doc]++
-			}
+			counts[doc]++
 		})
 		if err != nil {
 			return nil, 0, false
@@ -64,7 +79,7 @@ func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Sc
 	}
 	type cand struct {
 		doc uint64
-		n   uint8
+		n   uint16
 	}
 	var cands []cand
 	for doc, n := range counts {
