@@ -82,7 +82,7 @@ func TestImportDirection(t *testing.T) {
 
 // importers: who may import a package of the module other than by the
 // layering alone. The installer is the CLI's; the hooks and the MCP server
-// never link it. So are the import and export file formats. The table of
+// never link it; the MCP server and the search index are git-mem-mcp's. So are the import and export file formats. The table of
 // agents is asked by the surfaces only, and the test support packages by
 // tests only (test imports are not listed by go list's Imports).
 var importers = map[string][]string{
@@ -92,6 +92,10 @@ var importers = map[string][]string{
 	"index/indextest":       {},
 	"gitstore/gitstoretest": {},
 	"embed/embedtest":       {},
+	// the search index and the MCP server are wired by the MCP server's
+	// binary alone, so that git-mem links neither (TestCLIBinaryStaysLight)
+	"index/bleveindex": {"cmd/git-mem-mcp"},
+	"mcp":              {"cmd/git-mem-mcp"},
 }
 
 // imports: what a package of the module may import of the module, where the
@@ -177,6 +181,27 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)
 		}
 	}
+}
+
+// TestCLIBinaryStaysLight: every git-mem command pays the initialization
+// of every package linked into it; bleve's (its index builds Levenshtein
+// automata in init) and the MCP SDK's (JSON schema, OAuth, YAML) cost more
+// than the rest of a short command. Only git-mem-mcp links them.
+func TestCLIBinaryStaysLight(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./git-mem").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/git-mem/git-mem/cmd")
+	for _, dep := range deps {
+		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/zapx", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp"} {
+			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem links %s", dep)
+		}
+	}
+	out, err = exec.Command("go", "list", "-deps", "./git-mem-mcp").Output()
+	require.NoError(t, err)
+	deps = strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/git-mem/git-mem/index/bleveindex")
+	require.Contains(t, deps, "github.com/git-mem/git-mem/mcp")
 }
 
 // TestGitstoreAPIHidesGoGit: go-git is gitstore's own business. Its exported

@@ -34,6 +34,9 @@ type Env struct {
 	Now    func() time.Time
 
 	sets []*gitstore.Set // opened by the command: their skipped documents are warned about
+	// process: the streams are the process's own, so another program can
+	// take the process over (git mem mcp)
+	process bool
 }
 
 // ProcessEnv is the Env of the running process.
@@ -44,6 +47,7 @@ func ProcessEnv() *Env {
 		Dir:     wd,
 		Getenv:  os.Getenv,
 		Now:     time.Now,
+		process: true,
 	}
 }
 

@@ -152,21 +152,12 @@ func defaultBinary() string {
 // is a path, else the running executable), by name when PATH finds that
 // very file, else by path; "" (hooks run "git-mem hook") when there is none.
 func hookBinary(binary string) string {
-	dir := ""
+	dir := executableDir()
 	if filepath.IsAbs(binary) {
 		dir = filepath.Dir(binary)
-	} else if exe, err := os.Executable(); err == nil {
-		if abs, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = abs
-		}
-		dir = filepath.Dir(exe)
 	}
-	if dir == "" {
-		return ""
-	}
-	full := filepath.Join(dir, install.HookBinaryName)
-	st, err := os.Stat(full)
-	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	full := companionIn(dir, install.HookBinaryName)
+	if full == "" {
 		return ""
 	}
 	if !filepath.IsAbs(binary) {
@@ -246,6 +237,7 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 			Message: "git-mem is not on PATH: agents' hooks and MCP entries that say git-mem will not start",
 			Fix:     "install git-mem into a directory on PATH (go install github.com/git-mem/git-mem/cmd/git-mem@latest)"})
 	}
+	mcpRegistered := false
 	for _, user := range []bool{false, true} {
 		o := &installOptions{user: user}
 		for _, agent := range agents.Names {
@@ -291,7 +283,11 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 				}
 			}
 			out = append(out, f)
+			mcpRegistered = mcpRegistered || in.MCP
 		}
+	}
+	if mcpRegistered {
+		out = append(out, mcpBinaryState(env))
 	}
 	if set != nil && set.Repo != nil && set.Repo.CommonDir != "" {
 		out = append(out, recentHookErrors(set.Repo.Mem().HooksLog(), env.Now()))
@@ -300,25 +296,42 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 	return out
 }
 
-// indexState says whether the recall index exists: it is a cache brought up
-// to date by every read, but building it from nothing takes a while, which
-// a hook's deadline may not allow on a large store.
+// indexState says whether the recall caches exist: the snapshot git-mem
+// and the hooks read, and the search index of the MCP server (git-mem-mcp,
+// which builds it in the background when it starts). Both are brought up to
+// date by every read, but building one from nothing takes a while, which a
+// hook's deadline may not allow on a large store.
 func indexState(set *gitstore.Set) gitstore.Finding {
 	f := gitstore.Finding{Check: "index", Status: gitstore.FindingOK}
-	dir := index.Dir(set)
-	st, err := os.Stat(dir)
+	snap := index.SnapshotPath(set)
+	st, err := os.Stat(snap)
 	if err != nil {
-		f.Status, f.Message = gitstore.FindingInfo, "the recall index is not built yet; the first recall or hook builds it"
+		f.Status, f.Message = gitstore.FindingInfo, "the recall snapshot is not built yet; the first recall or hook builds it"
 		f.Fix = "git mem reindex (builds it now, so the first session's hooks stay fast)"
 		return f
 	}
-	f.Message = fmt.Sprintf("recall index at %s (changed %s); every read brings it up to date with the memory refs", dir, st.ModTime().UTC().Format(time.RFC3339))
-	if _, err := os.Stat(index.SnapshotPath(set)); err != nil {
-		// git-mem-hook ranks from the snapshot: without one, its first hook builds it
-		f.Status = gitstore.FindingInfo
-		f.Message += "; the recall snapshot the hook binary reads is not built yet"
-		f.Fix = "git mem reindex (builds it now, so the first session's hooks stay fast)"
+	f.Message = fmt.Sprintf("recall snapshot at %s (changed %s); every read brings it up to date with the memory refs", snap, st.ModTime().UTC().Format(time.RFC3339))
+	dir := index.Dir(set)
+	if st, err := os.Stat(dir); err == nil {
+		f.Message += fmt.Sprintf("; the MCP server's search index at %s (changed %s)", dir, st.ModTime().UTC().Format(time.RFC3339))
+	} else {
+		f.Message += "; the MCP server builds its search index when it next starts"
 	}
+	return f
+}
+
+// mcpBinaryState says whether git mem mcp finds the MCP server's binary,
+// when an agent's config runs the MCP server.
+func mcpBinaryState(env *Env) gitstore.Finding {
+	f := gitstore.Finding{Check: "mcp binary", Status: gitstore.FindingOK}
+	path, err := findCompanion(mcpBinaryName, env.Getenv)
+	if err != nil {
+		f.Status = gitstore.FindingFail
+		f.Message = mcpBinaryName + " is neither beside git-mem nor on PATH: git mem mcp, which the agents' MCP entries run, fails"
+		f.Fix = "go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest (or, from a checkout of git-mem, go install ./cmd/...)"
+		return f
+	}
+	f.Message = "git mem mcp runs " + path
 	return f
 }
 

@@ -14,7 +14,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/cmd"
+	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/bleveindex"
+	"github.com/git-mem/git-mem/mcp"
 )
+
+// serveMCPInProcess wires into this test process what git-mem-mcp's main
+// wires into its own (the bleve engine and the MCP server), so that the
+// mcp verb serves here, until the test ends.
+func serveMCPInProcess(t *testing.T) {
+	index.UseEngine(bleveindex.Engine{})
+	cmd.UseMCPServer(func(ctx context.Context, o cmd.MCPOptions, in io.Reader, out io.Writer) error {
+		return mcp.New(mcp.Options{Dir: o.Dir, Agent: o.Agent, Session: o.Session, Version: o.Version, Now: o.Now, Logger: o.Logger}).Run(ctx, in, out)
+	})
+	t.Cleanup(func() {
+		cmd.UseMCPServer(nil)
+		index.UseEngine(nil)
+	})
+}
 
 // mcpSession runs `git mem ARGS` in-process with stdin and stdout as pipes,
 // speaks raw JSON-RPC to it as a client named client, adds one memory with
@@ -22,6 +39,7 @@ import (
 // closed.
 func mcpSession(t *testing.T, dir string, getenv map[string]string, client string, args ...string) (map[string]any, int) {
 	t.Helper()
+	serveMCPInProcess(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var errb bytes.Buffer
@@ -119,4 +137,16 @@ func TestMCPVerbUsage(t *testing.T) {
 	out, _, code := sb.run("mcp", "--help")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "clientInfo.name")
+}
+
+// TestMCPVerbWithoutServer: in a process that serves no MCP itself (git-mem)
+// and finds no git-mem-mcp, the verb fails with how to install it.
+func TestMCPVerbWithoutServer(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	out, stderr, code := sb.run("mcp")
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Contains(t, stderr, "git mem: the MCP server's binary, git-mem-mcp, is neither beside git-mem nor on PATH")
+	require.Contains(t, stderr, "go install ./cmd/...")
 }

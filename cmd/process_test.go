@@ -19,7 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// binary is the git-mem built once for the process-level tests.
+// binary is the git-mem built once for the process-level tests (with
+// git-mem-mcp beside it).
 var binary string
 
 func TestMain(m *testing.M) {
@@ -28,8 +29,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "git-mem")
-	if out, err := exec.Command("go", "build", "-o", binary, "./git-mem").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building git-mem: %v\n%s", err, out)
+	// git mem mcp runs the MCP server's binary, installed beside git-mem
+	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./git-mem", "./git-mem-mcp").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building git-mem and git-mem-mcp: %v\n%s", err, out)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -279,6 +281,10 @@ func TestPurgeLeavesNoReachableObject(t *testing.T) {
 	// and the start cache
 	require.Contains(t, sb.memOK("recall", "--", "deploy key passphrase purple elephant"), "purple-elephant")
 	sb.memOK("preview")
+	// the MCP server's search index, which its recall builds
+	res := sb.mcpCall(nil, "memory_recall", map[string]any{"query": "deploy key passphrase purple elephant"})
+	require.Contains(t, fmt.Sprint(res["content"]), "purple-elephant")
+	require.NotEmpty(t, filesHolding(t, filepath.Join(sb.repo, ".git", "mem", "index"), "purple-elephant"))
 	require.NotEmpty(t, filesHolding(t, filepath.Join(sb.repo, ".git", "mem"), "purple-elephant"))
 
 	out := sb.memOK("forget", "--purge", id)

@@ -80,11 +80,22 @@ func TestCLIRecall(t *testing.T) {
 	out = mustRun(t, sb, "recall", "--", "requireAdmin ERR_NO_SESSION")
 	require.Regexp(t, `^- \[[0-9a-f]{6,}, gotcha, trust 0\.90, likely match, by Proc Test via cli\] requireAdmin throws`, out)
 
-	// index files live in the common dir and a reindex rebuilds them
-	_, err := os.Stat(filepath.Join(sb.repo, ".git", "mem", "index", "git-mem-state.json"))
+	// the recall snapshot lives in the common dir and a reindex rebuilds
+	// it; it removes the MCP server's search index, which git-mem does not
+	// link (the server builds it again when it starts)
+	snapshot := filepath.Join(sb.repo, ".git", "mem", "recall.snapshot")
+	_, err := os.Stat(snapshot)
 	require.NoError(t, err)
+	indexDir := filepath.Join(sb.repo, ".git", "mem", "index")
+	require.NoError(t, os.MkdirAll(indexDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(indexDir, "git-mem-state.json"), []byte("{}"), 0o644))
+	require.NoError(t, os.Remove(snapshot))
 	out = mustRun(t, sb, "reindex")
-	require.Regexp(t, `^indexed 4 memories in .*mem/index\)\n$`, out)
+	require.Regexp(t, `^indexed 4 memories in .*mem/recall\.snapshot\)\n$`, out)
+	_, err = os.Stat(snapshot)
+	require.NoError(t, err)
+	_, err = os.Stat(indexDir)
+	require.True(t, os.IsNotExist(err), "reindex removes the search index: %v", err)
 }
 
 func TestCLIRecallLimitBudgetAndFooter(t *testing.T) {

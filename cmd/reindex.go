@@ -21,9 +21,12 @@ func newReindexCmd(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "reindex [--json]",
 		Short: "Rebuild the search index from the memory refs",
-		Long: `Rebuild the search index (<git common dir>/mem/index) from scratch. The index
-is a cache: recall keeps it up to date by itself and rebuilds it when needed,
-and deleting it is always safe. With embeddings configured (git config
+		Long: `Rebuild the recall snapshot (<git common dir>/mem/recall.snapshot), which
+git mem recall and the hooks read, from scratch, and remove the MCP server's
+search index (<git common dir>/mem/index), which the server (git-mem-mcp)
+builds again in the background when it next starts. Both are caches: recall
+keeps them up to date by itself and rebuilds them when needed, and deleting
+them is always safe. With embeddings configured (git config
 mem.embed.url), also embeds every current memory without a vector and drops
 the vectors no memory needs. Shows a progress bar on stderr when that is
 a terminal.`,
@@ -64,7 +67,7 @@ func runReindex(ctx context.Context, env *Env, o *reindexOptions) error {
 	vec, verr := index.FillVectors(ctx, set, progress)
 	bar.Done()
 	if o.json {
-		out := map[string]any{"memories": docs, "dir": index.Dir(set), "seconds": took.Seconds()}
+		out := map[string]any{"memories": docs, "snapshot": index.SnapshotPath(set), "dir": index.Dir(set), "seconds": took.Seconds()}
 		if vec != nil {
 			v := map[string]any{"model": vec.Model, "memories": vec.Memories, "cached": vec.Cached, "embedded": vec.Embedded, "removed": vec.Removed}
 			if verr != nil {
@@ -74,7 +77,7 @@ func runReindex(ctx context.Context, env *Env, o *reindexOptions) error {
 		}
 		return writeJSON(env.Out, out)
 	}
-	fmt.Fprintf(env.Out, "indexed %d memories in %s (%s)\n", docs, took, index.Dir(set))
+	fmt.Fprintf(env.Out, "indexed %d memories in %s (%s)\n", docs, took, index.SnapshotPath(set))
 	if vec != nil {
 		fmt.Fprintf(env.Out, "embedded %d memories with %s: %d of %d current memories have a vector\n", vec.Embedded, vec.Model, vec.Cached, vec.Memories)
 	}

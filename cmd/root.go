@@ -11,19 +11,19 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"github.com/git-mem/git-mem/index"
-	"github.com/git-mem/git-mem/index/bleveindex"
 )
 
 // Main runs git-mem with the process's arguments and returns the exit code.
-func Main() int {
+func Main() int { return mainWith(os.Args[1:]) }
+
+// mainWith runs git-mem in this process with args and returns the exit code.
+func mainWith(args []string) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, ProcessEnv(), os.Args[1:])
+	return Run(ctx, ProcessEnv(), args)
 }
 
 // softMemoryLimit is the heap git-mem's garbage collector keeps under when
@@ -35,9 +35,6 @@ const softMemoryLimit = 224 << 20
 
 // Run runs one git-mem command line in env and returns its exit code.
 func Run(ctx context.Context, env *Env, args []string) int {
-	// recall, dedupe and reindex use the bleve index; the hook binary,
-	// which does not link it, recalls from the snapshot alone
-	index.UseEngine(bleveindex.Engine{})
 	root := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetIn(env.In)
@@ -50,6 +47,10 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	}
 	if err == nil {
 		return 0
+	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status) // the program run in git-mem's place spoke for itself
 	}
 	code := exitCode(err)
 	if code == 2 || isCobraUsage(err) {

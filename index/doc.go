@@ -1,8 +1,9 @@
 // Package index owns recall: query building from free text, ranking, budget
 // packing and staleness, over a corpus of pre-analyzed documents. It does
 // not import bleve: the bleve index lives in index/bleveindex, an Engine
-// that a binary wires in with UseEngine (git-mem does at start-up), so that
-// the hook binary, which never does, links none of it.
+// that a binary wires in with UseEngine (the MCP server's, git-mem-mcp, does
+// at start-up), so that git-mem and the hook binary, which never do, link
+// none of it.
 //
 // # Three corpora, one ranking
 //

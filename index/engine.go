@@ -25,8 +25,8 @@ type Progress func(done, total int)
 
 // Engine is a persistent full-text index of a set's stores that Recall
 // consults first when one is wired in with UseEngine. Package bleveindex
-// provides the bleve one; a binary that never calls UseEngine (the hook
-// binary) links none and recalls from the snapshot (snapshot.go).
+// provides the bleve one; a binary that never calls UseEngine (git-mem, the
+// hook binary) links none and recalls from the snapshot (snapshot.go).
 type Engine interface {
 	// Open brings the index in dir up to date with the stores' tips and
 	// returns a corpus reading it; rebuilt reports a rebuild from scratch.
@@ -118,8 +118,8 @@ var engineMu sync.RWMutex
 var engine Engine
 
 // UseEngine wires in the persistent index Recall, Remember and Rebuild use
-// (nil: none). The full git-mem binary calls it once at start-up with the
-// bleve engine; it is explicit rather than done by an init function so that
+// (nil: none). The MCP server's binary (git-mem-mcp) calls it once at
+// start-up with the bleve engine; it is explicit rather than done by an init function so that
 // linking package index never drags bleve into a binary, and a binary (or a
 // test) says which engine it runs with.
 func UseEngine(e Engine) {

@@ -147,7 +147,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		}
 	}
 	if c == nil && useIndex {
-		// no engine (the hook binary), or it is busy or broken: the
+		// no engine (git-mem, the hook binary), or it is busy or broken: the
 		// snapshot, brought up to date in plain Go, answers the same
 		sc, err := syncSnapshot(ctx, SnapshotPath(set), stores)
 		if err == nil {

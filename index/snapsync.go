@@ -331,7 +331,9 @@ func Refresh(ctx context.Context, set *gitstore.Set) error {
 
 // Rebuild rebuilds the set's index (git mem reindex) from scratch: the
 // engine's, when one is wired in, and the recall snapshot, from one reading
-// and analysis of each memory. docs is the number of memories indexed.
+// and analysis of each memory. Without an engine the engine's index
+// directory is removed instead (removeEngineIndex). docs is the number of
+// memories indexed.
 func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs int, err error) {
 	dir := Dir(set)
 	if dir == "" {
@@ -356,6 +358,9 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 	if e := currentEngine(); e != nil {
 		docs, err = e.Rebuild(ctx, dir, tips, total, both, progress)
 	} else {
+		if err := removeEngineIndex(dir); err != nil {
+			return 0, err
+		}
 		err = both(func(Doc) error {
 			if docs++; progress != nil && docs%1000 == 0 {
 				progress(docs, max(total, docs))

@@ -1,5 +1,5 @@
 // Command git-mem-hook runs git-mem's agent hooks in a small binary: the
-// same hooks code as "git-mem hook", without bleve, cobra or the MCP SDK,
+// same hooks code as "git-mem hook", without cobra, bleve or the MCP SDK,
 // whose package initialization costs an agent several times a bare
 // process start on every session and prompt. Recall reads the snapshot
 // beside the index, brought up to date in plain Go when it is stale.
@@ -14,9 +14,7 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -33,32 +31,12 @@ func main() {
 		Debug:  os.Getenv("GIT_MEM_DEBUG") != "",
 		Getenv: os.Getenv, Now: time.Now,
 		Warm: func(payload []byte) {
-			if exe := warmer(); exe != "" {
+			// this binary warms what git-mem would: the snapshot (neither
+			// links the search index, which the MCP server keeps itself)
+			if exe, err := os.Executable(); err == nil {
 				_ = hooks.StartWarm(exe, payload)
 			}
 		},
 	})
 	os.Exit(0)
-}
-
-// warmer is the binary that brings the caches up to date in the
-// background after a hook ran out of time: git-mem next to this binary or
-// on PATH (it also brings the bleve index forward), else this binary.
-func warmer() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	if full := filepath.Join(filepath.Dir(exe), "git-mem"); isExecutable(full) {
-		return full
-	}
-	if full, err := exec.LookPath("git-mem"); err == nil {
-		return full
-	}
-	return exe
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }

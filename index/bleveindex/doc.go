@@ -1,8 +1,10 @@
 // Package bleveindex is the bleve-backed Engine of package index, and the
-// only package that imports bleve. git-mem wires it in at start-up
-// (index.UseEngine(bleveindex.Engine{})); the hook binary does not, and so
-// links none of bleve's packages, whose initialization alone costs several
-// times a bare process start.
+// only package that imports bleve. The MCP server's binary (git-mem-mcp)
+// wires it in at start-up (index.UseEngine(bleveindex.Engine{})); git-mem and
+// the hook binary do not, and so link none of bleve's packages, whose
+// initialization alone costs several times a bare process start. Their
+// rebuild (git mem reindex, the scrub after a purge) removes this index,
+// which git-mem-mcp builds again when it next starts.
 //
 // # The index is a cache
 //
