@@ -7,8 +7,9 @@
 //
 // # Harness (test files)
 //
-//   - main_test.go: TestMain builds git-mem once; GitMem is its path and
-//     GitMemDir (prepended to PATH of agent runs) its directory. NewRepo makes
+//   - main_test.go: TestMain builds git-mem, git-mem-hook and git-mem-mcp
+//     once; GitMem is git-mem's path and GitMemDir (prepended to PATH of agent
+//     runs) their directory. NewRepo makes
 //     a repository with one commit; Git runs the git CLI.
 //   - model_test.go: StartModel starts the stand-in on 127.0.0.1. It speaks the
 //     Anthropic Messages API (POST /v1/messages, SSE streaming) and the OpenAI

@@ -10,12 +10,13 @@ import (
 )
 
 // GitMem is the git-mem binary TestMain built; GitMemDir is its directory
-// (git-mem-hook is built beside it, so install registers the hooks with it,
-// as for a user), put first on the PATH of agent runs (so hooks and MCP
+// (git-mem-hook and git-mem-mcp are built beside it, so install registers
+// the hooks with git-mem-hook and git mem mcp runs git-mem-mcp, as for a user), put first on the PATH of agent runs (so hooks and MCP
 // configs may say just "git-mem").
 var GitMem, GitMemDir string
 
-// TestMain builds git-mem and git-mem-hook once for every test of the package.
+// TestMain builds git-mem, git-mem-hook and git-mem-mcp once for every test
+// of the package.
 func TestMain(m *testing.M) {
 	tmp, err := os.MkdirTemp("", "git-mem-e2e-")
 	if err != nil {
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	GitMemDir = filepath.Join(tmp, "bin")
 	GitMem = filepath.Join(GitMemDir, "git-mem")
-	for _, name := range []string{"git-mem", "git-mem-hook"} {
+	for _, name := range []string{"git-mem", "git-mem-hook", "git-mem-mcp"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(GitMemDir, name), "github.com/git-mem/git-mem/cmd/"+name)
 		if out, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", name, err, out)

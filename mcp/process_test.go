@@ -17,14 +17,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// binary is the git-mem binary built by TestMain.
+// binary is the git-mem binary built by TestMain, with git-mem-mcp (which
+// git mem mcp runs) beside it.
 var binary string
 
 func buildBinary(tmp string) error {
 	binary = filepath.Join(tmp, "bin", "git-mem")
-	cmd := exec.Command("go", "build", "-o", binary, "github.com/git-mem/git-mem/cmd/git-mem")
+	dir := filepath.Dir(binary) + string(filepath.Separator)
+	cmd := exec.Command("go", "build", "-o", dir, "github.com/git-mem/git-mem/cmd/git-mem", "github.com/git-mem/git-mem/cmd/git-mem-mcp")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build git-mem: %v\n%s", err, out)
+		return fmt.Errorf("go build git-mem and git-mem-mcp: %v\n%s", err, out)
 	}
 	return nil
 }
