@@ -1,11 +1,14 @@
 // Package cmd owns the git-mem command line: one cobra verb per file, each an
 // options struct and a RunE that validates and calls runX(ctx, env, opts). It
 // is the only package that imports cobra and the only one that touches
-// os.Stdin, os.Stdout, os.Exit, flags and the environment (with the two
-// binaries' main packages, cmd/git-mem and cmd/git-mem-hook). Run wires the
-// bleve engine (index/bleveindex) into recall; cmd/git-mem-hook, which runs
-// the agents' hooks without cobra, bleve or the MCP SDK, does not import
-// this package.
+// os.Stdin, os.Stdout, os.Exit, flags and the environment (with the
+// binaries' main packages under cmd/). It links neither the bleve engine
+// (index/bleveindex) nor the MCP server (package mcp), whose package
+// initialization would slow down every command: git-mem recalls from the
+// recall snapshot, and the mcp verb runs cmd/git-mem-mcp, the binary that
+// wires both in (UseMCPServer, MCPMain) and otherwise runs this same verb;
+// companion.go finds the binaries installed beside git-mem. cmd/git-mem-hook,
+// which runs the agents' hooks without cobra, does not import this package.
 //
 // The command tree is also the source of git-mem's man pages (install --man,
 // through cobra's doc generator) and of its shell completion (cobra's hidden

@@ -219,6 +219,11 @@ func runInstall(ctx context.Context, env *Env, o *installOptions, adding bool) e
 			fmt.Fprintf(env.Err, "warning: %s is not on PATH; the agent will not find it: put git-mem on PATH, or re-run with --binary /path/to/git-mem\n", target.Binary)
 		}
 	}
+	if adding {
+		if _, err := findCompanion(mcpBinaryName, env.Getenv); err != nil {
+			fmt.Fprintf(env.Err, "warning: %v; the agent's MCP server (git-mem mcp) will not start until it is\n", errNoMCPBinary)
+		}
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintln(env.Out, "note: "+n)
 	}

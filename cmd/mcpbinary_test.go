@@ -161,7 +161,7 @@ func TestMCPVerbWithoutTheServerBinary(t *testing.T) {
 }
 
 // TestDoctorMCPBinary: with an MCP entry registered, doctor says whether
-// git mem mcp finds the server's binary.
+// git mem mcp finds the server's binary; install warns when it does not.
 func TestDoctorMCPBinary(t *testing.T) {
 	sb := newSandbox(t)
 	sb.isolate()
@@ -175,4 +175,9 @@ func TestDoctorMCPBinary(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "git-mem-mcp is neither beside git-mem nor on PATH")
 	require.Contains(t, out, "go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest")
+	// and install, registering the MCP server, warns
+	_, errOut, code := sb.run("install", "codex", "--binary", "git-mem")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "warning: the MCP server's binary, git-mem-mcp, is neither beside git-mem nor on PATH")
+	require.Contains(t, errOut, "will not start until it is")
 }
