@@ -2,6 +2,12 @@
 
 package cmd
 
-// execProcess cannot replace the process here: the caller runs the program
-// as a child instead.
-func execProcess(path string, args []string) error { return nil }
+import "errors"
+
+// canExec: this system cannot replace a process with another program, so
+// git mem mcp runs git-mem-mcp as a child.
+const canExec = false
+
+func execProcess(path string, args []string) error {
+	return errors.ErrUnsupported
+}

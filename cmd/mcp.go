@@ -177,10 +177,9 @@ func runMCPBinary(ctx context.Context, env *Env, o *mcpOptions) error {
 	if o.agent != "" {
 		args = append(args, "--agent", o.agent)
 	}
-	if env.process {
-		if err := execProcess(path, args); err != nil {
-			return fmt.Errorf("starting %s: %w", path, err)
-		}
+	if env.process && canExec {
+		// returns only when the system refused
+		return fmt.Errorf("starting %s: %w", path, execProcess(path, args))
 	}
 	c := exec.CommandContext(ctx, path, args...)
 	c.Stdin, c.Stdout, c.Stderr = env.In, env.Out, env.Err
