@@ -12,6 +12,15 @@ import (
 // server, which alone links the bleve index and the MCP SDK). This file is
 // the one place that finds one from another.
 
+// installHint says how to install one of the binaries. Without cgo (which
+// only the standard library's DNS resolver would use, through a flag
+// package) each binary is linked statically and starts without the dynamic
+// loader: a few milliseconds on every hook and command.
+func installHint(binary string) string {
+	return "CGO_ENABLED=0 go install github.com/git-mem/git-mem/cmd/" + binary + "@latest " +
+		"(or, from a checkout of git-mem, CGO_ENABLED=0 go install ./cmd/...)"
+}
+
 // mcpBinaryName is the MCP server's binary (cmd/git-mem-mcp), which
 // "git mem mcp" runs.
 const mcpBinaryName = "git-mem-mcp"

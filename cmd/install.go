@@ -240,7 +240,7 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 	} else {
 		out = append(out, gitstore.Finding{Check: "binary", Status: gitstore.FindingWarn,
 			Message: "git-mem is not on PATH: agents' hooks and MCP entries that say git-mem will not start",
-			Fix:     "install git-mem into a directory on PATH (go install github.com/git-mem/git-mem/cmd/git-mem@latest)"})
+			Fix:     "install git-mem into a directory on PATH: " + installHint("git-mem")})
 	}
 	mcpRegistered := false
 	for _, user := range []bool{false, true} {
@@ -281,8 +281,7 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 					if strings.TrimSuffix(filepath.Base(bin), ".exe") == install.HookBinaryName {
 						// a config committed by a teammate: the hooks skip themselves here
 						f.Message += "; the hooks do nothing on this machine until it is installed"
-						f.Fix = "install the hook binary on PATH: go install github.com/git-mem/git-mem/cmd/git-mem-hook@latest " +
-							"(or, from a checkout of git-mem, go install ./cmd/git-mem-hook)"
+						f.Fix = "install the hook binary on PATH: " + installHint(install.HookBinaryName)
 					}
 					break
 				}
@@ -333,7 +332,7 @@ func mcpBinaryState(env *Env) gitstore.Finding {
 	if err != nil {
 		f.Status = gitstore.FindingFail
 		f.Message = mcpBinaryName + " is neither beside git-mem nor on PATH: git mem mcp, which the agents' MCP entries run, fails"
-		f.Fix = "go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest (or, from a checkout of git-mem, go install ./cmd/...)"
+		f.Fix = installHint(mcpBinaryName)
 		return f
 	}
 	f.Message = "git mem mcp runs " + path

@@ -71,5 +71,5 @@ func TestCLIDoctorMissingHookBinary(t *testing.T) {
 	out, _, code := sb.run("doctor", "--offline")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "git-mem-hook does not exist or is not on PATH; the hooks do nothing on this machine until it is installed")
-	require.Contains(t, out, "go install github.com/git-mem/git-mem/cmd/git-mem-hook@latest")
+	require.Contains(t, out, "CGO_ENABLED=0 go install github.com/git-mem/git-mem/cmd/git-mem-hook@latest")
 }

@@ -161,8 +161,7 @@ func syncMCPIndex(ctx context.Context, dir string, logger *slog.Logger) {
 
 // errNoMCPBinary is git mem mcp's error when git-mem-mcp cannot be found.
 var errNoMCPBinary = errors.New("the MCP server's binary, " + mcpBinaryName + ", is neither beside git-mem nor on PATH: " +
-	"install it with go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest " +
-	"(or, from a checkout of git-mem, go install ./cmd/...), into the directory git-mem is in")
+	"install it into the directory git-mem is in: " + installHint(mcpBinaryName))
 
 // runMCPBinary runs git-mem-mcp with the verb's options: the process
 // becomes it where the system allows (the client's pipes, signals and exit

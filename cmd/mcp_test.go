@@ -148,5 +148,5 @@ func TestMCPVerbWithoutServer(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Empty(t, out)
 	require.Contains(t, stderr, "git mem: the MCP server's binary, git-mem-mcp, is neither beside git-mem nor on PATH")
-	require.Contains(t, stderr, "go install ./cmd/...")
+	require.Contains(t, stderr, "CGO_ENABLED=0 go install ./cmd/...")
 }

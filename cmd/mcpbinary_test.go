@@ -148,7 +148,7 @@ func TestMCPVerbWithoutTheServerBinary(t *testing.T) {
 	require.Equal(t, 1, exit.ExitCode(), errb.String())
 	require.Empty(t, out.String())
 	require.Contains(t, errb.String(), "git-mem-mcp, is neither beside git-mem nor on PATH")
-	require.Contains(t, errb.String(), "go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest")
+	require.Contains(t, errb.String(), "CGO_ENABLED=0 go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest")
 
 	// on PATH it is found there
 	require.NoError(t, os.Symlink(filepath.Join(filepath.Dir(binary), "git-mem-mcp"), filepath.Join(bin, "git-mem-mcp")))
@@ -174,7 +174,7 @@ func TestDoctorMCPBinary(t *testing.T) {
 	out, _, code = sb.run("doctor", "--offline")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "git-mem-mcp is neither beside git-mem nor on PATH")
-	require.Contains(t, out, "go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest")
+	require.Contains(t, out, "CGO_ENABLED=0 go install github.com/git-mem/git-mem/cmd/git-mem-mcp@latest")
 	// and install, registering the MCP server, warns
 	_, errOut, code := sb.run("install", "codex", "--binary", "git-mem")
 	require.Equal(t, 0, code, errOut)

@@ -20,30 +20,9 @@ import (
 // caches (start cache, index, snapshot) are warm, as they are after the
 // first session in a repository.
 func BenchmarkHookCost(b *testing.B) {
-	if _, err := exec.LookPath("go"); err != nil {
-		b.Skip("needs the go command to build the binaries")
-	}
 	tmp := b.TempDir()
-	gitMem := filepath.Join(tmp, "git-mem")
-	build := exec.Command("go", "build", "-o", gitMem, "github.com/git-mem/git-mem/cmd/git-mem")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	hookBin := filepath.Join(tmp, "git-mem-hook")
-	build = exec.Command("go", "build", "-o", hookBin, "github.com/git-mem/git-mem/cmd/git-mem-hook")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build git-mem-hook: %v\n%s", err, out)
-	}
-	noopDir := filepath.Join(tmp, "noop")
-	must(b, os.MkdirAll(noopDir, 0o755))
-	must(b, os.WriteFile(filepath.Join(noopDir, "go.mod"), []byte("module noop\n\ngo 1.22\n"), 0o644))
-	must(b, os.WriteFile(filepath.Join(noopDir, "main.go"), []byte("package main\n\nimport (\n\t\"io\"\n\t\"os\"\n)\n\n// main reads its stdin and exits, as a hook that does nothing would.\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n"), 0o644))
-	noop := filepath.Join(tmp, "noop-bin")
-	build = exec.Command("go", "build", "-o", noop, ".")
-	build.Dir = noopDir
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build noop: %v\n%s", err, out)
-	}
+	noop := buildForBench(b, tmp, "git-mem", "git-mem-hook")
+	gitMem, hookBin := filepath.Join(tmp, "git-mem"), filepath.Join(tmp, "git-mem-hook")
 
 	// isolate only after building: go needs the real HOME for its caches
 	isolateB(b)

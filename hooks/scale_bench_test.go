@@ -27,29 +27,9 @@ import (
 // GIT_MEM_BENCH_RUNS sets the runs per command (default 30);
 // GIT_MEM_BENCH_OUT a file the markdown table is written to.
 func BenchmarkScale(b *testing.B) {
-	if _, err := exec.LookPath("go"); err != nil {
-		b.Skip("needs the go command to build the binaries")
-	}
 	tmp := b.TempDir()
 	cur := filepath.Join(tmp, "current")
-	must(b, os.MkdirAll(cur, 0o755))
-	for bin, pkg := range map[string]string{"git-mem": "./cmd/git-mem", "git-mem-hook": "./cmd/git-mem-hook"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(cur, bin), pkg)
-		build.Dir = ".."
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
-	noopDir := filepath.Join(tmp, "noop")
-	must(b, os.MkdirAll(noopDir, 0o755))
-	must(b, os.WriteFile(filepath.Join(noopDir, "go.mod"), []byte("module noop\n\ngo 1.22\n"), 0o644))
-	must(b, os.WriteFile(filepath.Join(noopDir, "main.go"), []byte("package main\n\nimport (\n\t\"io\"\n\t\"os\"\n)\n\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n"), 0o644))
-	noop := filepath.Join(tmp, "noop-bin")
-	build := exec.Command("go", "build", "-o", noop, ".")
-	build.Dir = noopDir
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build noop: %v\n%s", err, out)
-	}
+	noop := buildForBench(b, cur, "git-mem", "git-mem-hook")
 	isolateB(b)
 
 	versions := []string{cur}
