@@ -140,7 +140,7 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 	}
 	if set.Repo != nil {
 		opts.Branch = set.Repo.Head().Branch
-		opts.Touched, _ = set.Repo.WorktreeChanges(ctx)
+		opts.TouchedBy = set.Repo.WorktreeChangesLater(ctx)
 	}
 	if env.Terminal {
 		opts.Progress = indexProgress(env)

@@ -107,3 +107,19 @@ func (r *Repo) WorktreeChanges(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// WorktreeChangesLater runs WorktreeChanges in the background and returns a
+// function that waits for its paths (none when git status failed), so that
+// a caller reads the store meanwhile; it may be called any number of times.
+func (r *Repo) WorktreeChangesLater(ctx context.Context) func() []string {
+	done := make(chan struct{})
+	var paths []string
+	go func() {
+		defer close(done)
+		paths, _ = r.WorktreeChanges(ctx)
+	}()
+	return func() []string {
+		<-done
+		return paths
+	}
+}

@@ -394,6 +394,25 @@ func TestBoostsAndTrust(t *testing.T) {
 	require.Equal(t, b.ID, touched.Hits[0].Memory.ID, "the memory about a file being changed ranks first")
 	touched = r.recall("cache invalidation ttl redis", func(o *Options) { o.Touched = []string{"server/cache.ts"} })
 	require.Equal(t, a.ID, touched.Hits[0].Memory.ID)
+	// the worktree's changes, read by a git status that runs meanwhile, for
+	// one phrasing and for several: whichever file is changed, its memory
+	// ranks first
+	r.commitFile("server/cache.ts", "export {}\n")
+	r.commitFile("server/prices.ts", "export {}\n")
+	for _, changed := range []struct {
+		file string
+		want *gitstore.Memory
+	}{{"server/cache.ts", a}, {"server/prices.ts", b}} {
+		r.git("checkout", "--", ".")
+		require.NoError(t, os.WriteFile(filepath.Join(r.dir, filepath.FromSlash(changed.file)), []byte("export const ttl = 30\n"), 0o644))
+		for _, also := range [][]string{nil, {"redis ttl for cache invalidation"}} {
+			later := r.recall("cache invalidation ttl redis", func(o *Options) {
+				o.TouchedBy, o.Also, o.MinConfidence = r.set.Repo.WorktreeChangesLater(context.Background()), also, 0.05
+			})
+			require.NotEmpty(t, later.Hits, "phrasings %v", also)
+			require.Equal(t, changed.want.ID, later.Hits[0].Memory.ID, "%s changed, phrasings %v", changed.file, also)
+		}
+	}
 
 	_, err := r.main.Dispute(context.Background(), gitstore.Writer{Agent: "test"}, a.ID, "wrong")
 	require.NoError(t, err)

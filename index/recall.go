@@ -38,6 +38,10 @@ type Options struct {
 	// Touched are repository paths the worktree is changing: memories about
 	// them rank higher.
 	Touched []string
+	// TouchedBy, when set, gives Touched, asked once the candidates are
+	// scored: the caller's git status runs while the store is read. It may
+	// be asked again for each phrasing of a need (make it remember).
+	TouchedBy func() []string
 	// MinTrust drops memories whose effective trust is lower (hooks use 0.40).
 	MinTrust float64
 	// Exclude lists memory ids not to return (already shown).
@@ -234,10 +238,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 			return nil, 0, candidates, err
 		}
 	}
-	touched := map[string]bool{}
-	for _, p := range o.Touched {
-		touched[p] = true
-	}
+	touched := o.touchedPaths()
 	threshold := o.Point.Threshold()
 	if o.MinConfidence > 0 {
 		threshold = o.MinConfidence
@@ -304,6 +305,18 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 		hits = hits[:o.Limit]
 	}
 	return hits, matched, candidates, nil
+}
+
+// touchedPaths is the set of Touched paths, asking TouchedBy first.
+func (o *Options) touchedPaths() map[string]bool {
+	if o.TouchedBy != nil {
+		o.Touched, o.TouchedBy = o.TouchedBy(), nil
+	}
+	touched := map[string]bool{}
+	for _, p := range o.Touched {
+		touched[p] = true
+	}
+	return touched
 }
 
 // weighed is a candidate that may be returned: its evidence (the

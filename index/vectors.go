@@ -74,10 +74,7 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 }
 
 func fuseMatches(c loader, ms []embed.Match, floor, threshold float64, o *Options, res *Result) {
-	touched := map[string]bool{}
-	for _, p := range o.Touched {
-		touched[p] = true
-	}
+	touched := o.touchedPaths()
 	sims := map[string]float64{}
 	var near []Hit
 	for _, m := range ms {

@@ -528,7 +528,7 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 	opts := index.Options{Query: in.Query, Also: in.Queries, Limit: limit, Now: c.now}
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
-		opts.Touched, _ = c.set.Repo.WorktreeChanges(ctx)
+		opts.TouchedBy = c.set.Repo.WorktreeChangesLater(ctx)
 	}
 	res, err := index.Recall(ctx, c.set, opts)
 	if err != nil {
