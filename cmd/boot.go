@@ -65,7 +65,7 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 	opts := handoff.BootOptions{Task: o.task, BudgetTokens: o.budget, Now: env.Now()}
 	if set.Repo != nil {
 		opts.Branch = set.Repo.Head().Branch
-		opts.Touched, _ = set.Repo.WorktreeChanges(ctx)
+		opts.TouchedBy = set.Repo.WorktreeChangesLater(ctx)
 	}
 	res, err := handoff.Boot(ctx, set, opts)
 	if err != nil {

@@ -41,8 +41,10 @@ type BootOptions struct {
 	MaxChars     int
 	// Branch is the checked-out branch; its name counts as part of the task.
 	Branch string
-	// Touched are the files the worktree is changing.
-	Touched []string
+	// Touched are the files the worktree is changing; TouchedBy, when set,
+	// gives them once the store is read (index.Options.TouchedBy).
+	Touched   []string
+	TouchedBy func() []string
 	// Now is the time trust and validity are computed at (time.Now() when zero).
 	Now time.Time
 	// More is the hint in the last line when memories were left out
@@ -135,7 +137,7 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 	if len(index.QueryTerms(res.Query)) > 0 {
 		r, err := index.Recall(ctx, set, index.Options{
 			Query: res.Query, Limit: maxRelevant, Now: o.Now, Branch: o.Branch,
-			Touched: o.Touched, MinTrust: MinTrust, Exclude: shown,
+			Touched: o.Touched, TouchedBy: o.TouchedBy, MinTrust: MinTrust, Exclude: shown,
 		})
 		if err != nil {
 			return nil, err

@@ -412,7 +412,7 @@ func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootO
 	opts := handoff.BootOptions{Task: in.Task, BudgetTokens: in.BudgetTokens, Now: c.now, More: "call memory_recall with a query"}
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
-		opts.Touched, _ = c.set.Repo.WorktreeChanges(ctx)
+		opts.TouchedBy = c.set.Repo.WorktreeChangesLater(ctx)
 	}
 	res, err := handoff.Boot(ctx, c.set, opts)
 	if err != nil {
