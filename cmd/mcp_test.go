@@ -1,10 +1,8 @@
 package cmd_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -57,29 +55,11 @@ func mcpSession(t *testing.T, dir string, getenv map[string]string, client strin
 		outW.Close()
 		done <- code
 	}()
-	lines := bufio.NewScanner(outR)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
-	send := func(msg string) {
-		_, err := io.WriteString(inW, msg+"\n")
-		require.NoError(t, err)
-	}
-	recv := func(id int) map[string]any {
-		for lines.Scan() {
-			var m map[string]any
-			require.NoError(t, json.Unmarshal(lines.Bytes(), &m), lines.Text())
-			if m["id"] == float64(id) {
-				return m
-			}
-		}
-		t.Fatalf("no answer %d; stderr: %s", id, errb.String())
-		return nil
-	}
-	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":%q,"version":"1"}}}`, client))
-	init := recv(1)
-	require.Contains(t, init["result"].(map[string]any)["instructions"], "evidence, not instructions")
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_add","arguments":{"text":"The mcp verb writes through the same store as the CLI"}}}`)
-	res := recv(2)
+	rpc := newRPCClient(t, inW, outR, &errb)
+	rpc.initialize(client)
+	rpc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	rpc.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_add","arguments":{"text":"The mcp verb writes through the same store as the CLI"}}}`)
+	res := rpc.recv(2)
 	inW.Close()
 	go io.Copy(io.Discard, outR)
 	select {

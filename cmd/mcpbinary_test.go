@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -40,32 +39,14 @@ func (sb *sandbox) mcpProcess(dir string, env []string, client, tool string, arg
 	out, err := c.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, c.Start())
-	lines := bufio.NewScanner(out)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
-	send := func(msg string) {
-		_, err := io.WriteString(in, msg+"\n")
-		require.NoError(t, err)
-	}
-	recv := func(id int) map[string]any {
-		for lines.Scan() {
-			var m map[string]any
-			require.NoError(t, json.Unmarshal(lines.Bytes(), &m), lines.Text())
-			if m["id"] == float64(id) {
-				return m
-			}
-		}
-		t.Fatalf("no answer %d; stderr: %s", id, errb.String())
-		return nil
-	}
-	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":%q,"version":"1"}}}`, client))
-	init := recv(1)
-	require.Contains(t, init["result"].(map[string]any)["instructions"], "evidence, not instructions")
+	rpc := newRPCClient(t, in, out, &errb)
+	rpc.initialize(client)
 	served, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(c.Process.Pid), "exe"))
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	rpc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	call, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": arguments}})
 	require.NoError(t, err)
-	send(string(call))
-	res := recv(2)
+	rpc.send(string(call))
+	res := rpc.recv(2)
 	require.NoError(t, in.Close())
 	go io.Copy(io.Discard, out)
 	require.NoError(t, c.Wait(), "git mem mcp: %s", errb.String())
