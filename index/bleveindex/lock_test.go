@@ -59,16 +59,10 @@ func holdIndex(t *testing.T, dir string) {
 func TestRecallWhileAnotherProcessHoldsTheIndex(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
-	queries := []string{"deploy api fly.io", "requireAdmin session", "playwright timeout ci", "stripe webhook secret"}
-	want := map[string][]string{}
-	for _, q := range queries {
-		res := r.recall(q)
-		require.Equal(t, "index", res.Source)
-		want[q] = ids(res)
-	}
+	want := answersFromIndex(t, r)
 	holdIndex(t, index.Dir(r.Set))
 
-	for _, q := range queries {
+	for _, q := range seedQueries {
 		start := time.Now()
 		res := r.recall(q)
 		require.Equal(t, "snapshot", res.Source, "the held index cannot be opened")
@@ -136,4 +130,21 @@ func TestConcurrentRecallsAndWrites(t *testing.T) {
 	b := r.recall("deploy api playwright timeout concurrent note", func(o *index.Options) { o.NoIndex = true })
 	require.Equal(t, "index", a.Source, a.Fallback)
 	require.Equal(t, ids(b), ids(a))
+}
+
+// seedQueries are questions the seeded memories answer.
+var seedQueries = []string{"deploy api fly.io", "requireAdmin session", "playwright timeout ci", "stripe webhook secret"}
+
+// answersFromIndex recalls each of seedQueries through the index: the ids
+// every other source must return too.
+func answersFromIndex(t *testing.T, r *testRepo) map[string][]string {
+	t.Helper()
+	want := map[string][]string{}
+	for _, q := range seedQueries {
+		res := r.recall(q)
+		require.Equal(t, "index", res.Source)
+		require.NotEmpty(t, ids(res), q)
+		want[q] = ids(res)
+	}
+	return want
 }

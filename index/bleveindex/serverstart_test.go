@@ -17,14 +17,7 @@ import (
 func TestRecallWhileTheServerRebuildsItsIndex(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
-	queries := []string{"deploy api fly.io", "requireAdmin session", "playwright timeout ci", "stripe webhook secret"}
-	want := map[string][]string{}
-	for _, q := range queries {
-		res := r.recall(q)
-		require.Equal(t, "index", res.Source)
-		require.NotEmpty(t, ids(res), q)
-		want[q] = ids(res)
-	}
+	want := answersFromIndex(t, r)
 	dir := index.Dir(r.Set)
 
 	// git mem reindex, as git-mem runs it
@@ -41,7 +34,7 @@ func TestRecallWhileTheServerRebuildsItsIndex(t *testing.T) {
 	// the server's background build holds the index while it runs
 	unlock, err := lockSync(dir, 0)
 	require.NoError(t, err)
-	for _, q := range queries {
+	for _, q := range seedQueries {
 		res := r.recall(q)
 		require.Equal(t, "snapshot", res.Source, q)
 		require.Contains(t, res.Fallback, "busy")
@@ -55,7 +48,7 @@ func TestRecallWhileTheServerRebuildsItsIndex(t *testing.T) {
 	rebuilt, err = index.SyncIndex(context.Background(), r.Set, nil)
 	require.NoError(t, err)
 	require.False(t, rebuilt, "an index up to date is left as is")
-	for _, q := range queries {
+	for _, q := range seedQueries {
 		res := r.recall(q)
 		require.Equal(t, "index", res.Source, q)
 		require.False(t, res.Rebuilt)
