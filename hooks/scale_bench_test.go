@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -30,6 +29,7 @@ func BenchmarkScale(b *testing.B) {
 	tmp := b.TempDir()
 	cur := filepath.Join(tmp, "current")
 	noop := buildForBench(b, cur, "git-mem", "git-mem-hook")
+	peak := buildMain(b, "peak", peakSource)
 	isolateB(b)
 
 	versions := []string{cur}
@@ -73,7 +73,7 @@ func BenchmarkScale(b *testing.B) {
 			// the first session warms the caches (index, snapshot, start cache)
 			start = time.Now()
 			warm := payload("claude", "SessionStart", "warm", dirs[v], map[string]any{"source": "startup"})
-			if _, _, err := spawnIn(dirs[v], filepath.Join(bin, "git-mem"), []string{"hook", "warm"}, warm); err != nil {
+			if _, err := spawnIn(dirs[v], filepath.Join(bin, "git-mem"), []string{"hook", "warm"}, warm); err != nil {
 				b.Fatal(err)
 			}
 			fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
@@ -84,7 +84,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		var tNoop []time.Duration
 		for i := 0; i < runs; i++ {
-			d, _, err := spawnIn(seeded, noop, nil, "{}")
+			d, err := spawnIn(seeded, noop, nil, "{}")
 			must(b, err)
 			tNoop = append(tNoop, d)
 			for v, bin := range versions {
@@ -107,7 +107,7 @@ func BenchmarkScale(b *testing.B) {
 					steps[len(steps)-1].args = []string{"list"}
 				}
 				for _, s := range steps {
-					d, _, err := spawnIn(dir, filepath.Join(bin, s.bin), s.args, s.stdin)
+					d, err := spawnIn(dir, filepath.Join(bin, s.bin), s.args, s.stdin)
 					if err != nil {
 						b.Fatalf("%s %s: %v", label(v), s.op, err)
 					}
@@ -122,9 +122,8 @@ func BenchmarkScale(b *testing.B) {
 				m := median(times[v][op])
 				row += fmt.Sprintf(" %.1f ms (%.1f×) |", ms2(m), float64(m)/float64(mn))
 			}
-			d, rss, err := spawnIn(dirs[v], filepath.Join(bin, "git-mem"), []string{"reindex"}, "")
-			must(b, err)
-			row += fmt.Sprintf(" %.1f s, %d MB |", d.Seconds(), rss>>20)
+			d, kb := peakOf(b, dirs[v], peak, filepath.Join(bin, "git-mem"), "reindex")
+			row += fmt.Sprintf(" %.1f s, %d MB |", d.Seconds(), kb>>10)
 			row += fmt.Sprintf(" %d |\n", looseObjects(dirs[v]))
 			table.WriteString(row)
 			fmt.Fprint(os.Stderr, row)
@@ -147,8 +146,8 @@ func label(v int) string {
 }
 
 // spawnIn runs a binary in dir with stdin, reads its stdout, and returns the
-// time it took and its peak resident memory in bytes.
-func spawnIn(dir, bin string, args []string, stdin string) (time.Duration, int64, error) {
+// time it took.
+func spawnIn(dir, bin string, args []string, stdin string) (time.Duration, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
@@ -160,13 +159,24 @@ func spawnIn(dir, bin string, args []string, stdin string) (time.Duration, int64
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = ee.Stderr
 		}
-		return d, 0, fmt.Errorf("%s %v: %w: %s%s", filepath.Base(bin), args, err, out, stderr)
+		return d, fmt.Errorf("%s %v: %w: %s%s", filepath.Base(bin), args, err, out, stderr)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) << 10 // kilobytes on Linux
-	}
-	return d, rss, nil
+	return d, nil
+}
+
+// peakOf runs bin with args in dir through the peak command and returns
+// the time it took and its peak resident memory in kilobytes.
+func peakOf(b *testing.B, dir, peak, bin string, args ...string) (time.Duration, int64) {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "peak")
+	b.Setenv("PEAK_OUT", out)
+	d, err := spawnIn(dir, peak, append([]string{bin}, args...), "")
+	must(b, err)
+	data, err := os.ReadFile(out)
+	must(b, err)
+	kb, err := strconv.ParseInt(string(data), 10, 64)
+	must(b, err)
+	return d, kb
 }
 
 // looseObjects counts the loose objects of the repository in dir.
