@@ -679,3 +679,30 @@ func TestReplacedFactAnswersWithItsReplacement(t *testing.T) {
 	require.Empty(t, res.Hits)
 	require.Equal(t, "snapshot", res.Source, res.Fallback)
 }
+
+// TestTouches: a memory is about the work in progress when one of its
+// paths is being changed, is a directory holding a file being changed, or
+// lies in a directory git status reports as untracked ("dir/").
+func TestTouches(t *testing.T) {
+	for _, tc := range []struct {
+		paths, touched []string
+		want           bool
+	}{
+		{[]string{"server/cache.ts"}, []string{"server/cache.ts"}, true},
+		{[]string{"server/"}, []string{"server/cache.ts"}, true},
+		{[]string{"server"}, []string{"server/cache.ts"}, true},
+		{[]string{"server/cache.ts"}, []string{"server/"}, true},
+		{[]string{"server/new/job.go"}, []string{"server/"}, true},
+		{[]string{"server/cache.ts"}, []string{"serverless/"}, false},
+		{[]string{"server/cache.ts"}, []string{"server/prices.ts"}, false},
+		{[]string{"serverless/x.ts"}, []string{"server/"}, false},
+		{nil, []string{"server/"}, false},
+		{[]string{"server/cache.ts"}, nil, false},
+	} {
+		touched := map[string]bool{}
+		for _, p := range tc.touched {
+			touched[p] = true
+		}
+		require.Equal(t, tc.want, touches(&gitstore.Memory{Paths: tc.paths}, touched), "%v touched by %v", tc.paths, tc.touched)
+	}
+}

@@ -581,7 +581,9 @@ func touches(m *gitstore.Memory, touched map[string]bool) bool {
 			return true
 		}
 		for t := range touched {
-			if strings.HasPrefix(t, strings.TrimSuffix(p, "/")+"/") {
+			// a memory about a directory, a file in it being changed; or git
+			// status's untracked directory ("dir/"), a file of it remembered
+			if strings.HasPrefix(t, strings.TrimSuffix(p, "/")+"/") || strings.HasSuffix(t, "/") && strings.HasPrefix(p, t) {
 				return true
 			}
 		}
