@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
 )
 
@@ -214,5 +216,53 @@ func TestPackReaderReadsLooseObjects(t *testing.T) {
 			_, err = p.readLoose(h)
 			require.Error(t, err)
 		})
+	}
+}
+
+// TestDecodeTreeEntriesAsGoGit: every tree of a store, decoded by
+// readTree, has the entries go-git decodes; a tree not in git's format is
+// an error.
+func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
+	ctx, w := context.Background(), Writer{Agent: "test"}
+	dir, st := projectStoreOnDisk(t)
+	for i := 0; i < 30; i++ {
+		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Tree fact %d: the batch %d runs at %02d:45.", i, i, i%24), Source: SourceUser, Paths: []string{fmt.Sprintf("jobs/batch_%d.go", i)}})
+		require.NoError(t, err)
+	}
+	for _, packed := range []bool{false, true} {
+		if packed {
+			runGit(t, dir, "gc", "-q", "--prune=now")
+		}
+		repo, err := Open(dir)
+		require.NoError(t, err)
+		trees := 0
+		for h, o := range catFileAll(t, dir) {
+			if o.typ != objTree {
+				continue
+			}
+			trees++
+			got, err := repo.readTree(h)
+			require.NoError(t, err)
+			mo := &plumbing.MemoryObject{}
+			mo.SetType(plumbing.TreeObject)
+			_, err = mo.Write(o.data)
+			require.NoError(t, err)
+			want, err := object.DecodeTree(repo.objects, mo)
+			require.NoError(t, err)
+			require.Equal(t, want.Entries, got.Entries, h.String())
+			require.Equal(t, want.Hash, got.Hash, h.String())
+		}
+		require.Greater(t, trees, 30, "packed %v", packed)
+	}
+
+	for name, raw := range map[string]string{
+		"no mode":     " name\x00" + strings.Repeat("a", 20),
+		"bad mode":    "10x644 name\x00" + strings.Repeat("a", 20),
+		"no name":     "100644 \x00" + strings.Repeat("a", 20),
+		"short hash":  "100644 name\x00" + strings.Repeat("a", 19),
+		"no name end": "100644 name",
+	} {
+		_, err := decodeTreeEntries([]byte(raw))
+		require.ErrorIs(t, err, errBadTree, name)
 	}
 }

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -68,17 +69,8 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 // false when go-git should read it (one the reader cannot find or read,
 // another type than t).
 func (r *Repo) packedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, bool) {
-	if r.packs == nil {
-		return nil, false
-	}
-	var po packedObject
-	var err error
-	if r.packs.isLoose(h) {
-		po, err = r.packs.readLoose(h)
-	} else {
-		po, err = r.packs.read(h)
-	}
-	if err != nil || (t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t) {
+	po, ok := r.ownRead(t, h)
+	if !ok {
 		return nil, false
 	}
 	o := &plumbing.MemoryObject{}
@@ -89,16 +81,78 @@ func (r *Repo) packedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObje
 	return o, true
 }
 
+// ownRead reads an object with packReader; ok is false when go-git should.
+func (r *Repo) ownRead(t plumbing.ObjectType, h Hash) (packedObject, bool) {
+	if r.packs == nil {
+		return packedObject{}, false
+	}
+	var po packedObject
+	var err error
+	if r.packs.isLoose(h) {
+		po, err = r.packs.readLoose(h)
+	} else {
+		po, err = r.packs.read(h)
+	}
+	if err != nil || (t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t) {
+		return packedObject{}, false
+	}
+	return po, true
+}
+
+// readTree reads and decodes a tree. The tree is decoded here rather than
+// by go-git, which hashes the content it was asked for by hash and
+// allocates a reader per entry: a session's first hook after a write reads
+// the fan-out trees of both commits, hundreds of entries each.
 func (r *Repo) readTree(h Hash) (*object.Tree, error) {
-	o, err := r.object(plumbing.TreeObject, h)
+	var data []byte
+	if po, ok := r.ownRead(plumbing.TreeObject, h); ok {
+		data = po.data
+	} else {
+		o, err := r.object(plumbing.TreeObject, h)
+		if err != nil {
+			return nil, wrapObjectErr("tree", h, err)
+		}
+		if o.Type() != plumbing.TreeObject {
+			return nil, wrapObjectErr("tree", h, plumbing.ErrInvalidType)
+		}
+		if data, err = objectData(o, h); err != nil {
+			return nil, err
+		}
+	}
+	entries, err := decodeTreeEntries(data)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
 	}
-	t, err := object.DecodeTree(r.objects, o)
-	if err != nil {
-		return nil, wrapObjectErr("tree", h, err)
+	return &object.Tree{Hash: plumbing.Hash(h), Entries: entries}, nil
+}
+
+// errBadTree is a tree object that is not in git's format.
+var errBadTree = errors.New("malformed tree object")
+
+// decodeTreeEntries parses a tree's content: entries of "MODE NAME\x00"
+// and a 20-byte hash, as git writes them.
+func decodeTreeEntries(data []byte) ([]object.TreeEntry, error) {
+	entries := make([]object.TreeEntry, 0, len(data)/48+1)
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp <= 0 {
+			return nil, errBadTree
+		}
+		mode, err := filemode.New(string(data[:sp]))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errBadTree, err)
+		}
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		if nul <= 0 || len(data) < nul+1+len(plumbing.ZeroHash) {
+			return nil, errBadTree
+		}
+		e := object.TreeEntry{Name: string(data[:nul]), Mode: mode}
+		copy(e.Hash[:], data[nul+1:])
+		entries = append(entries, e)
+		data = data[nul+1+len(plumbing.ZeroHash):]
 	}
-	return t, nil
+	return entries, nil
 }
 
 func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
