@@ -45,17 +45,8 @@ var owners = map[string]string{
 }
 
 func TestImportDirection(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
-	require.NoError(t, err)
-	const module = "github.com/git-mem/git-mem/"
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	checked := 0
-	for dec.More() {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		require.NoError(t, dec.Decode(&p))
+	for _, p := range modulePackages(t) {
 		top := strings.SplitN(strings.TrimPrefix(p.ImportPath, module), "/", 2)[0]
 		from, known := layer[top]
 		if !known {
@@ -111,17 +102,8 @@ var imports = map[string][]string{
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
-	require.NoError(t, err)
-	const module = "github.com/git-mem/git-mem/"
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := map[string]bool{}
-	for dec.More() {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		require.NoError(t, dec.Decode(&p))
+	for _, p := range modulePackages(t) {
 		from := strings.TrimPrefix(p.ImportPath, module)
 		allowed, owned := imports[from]
 		if !owned {
@@ -140,16 +122,7 @@ func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
 }
 
 func TestOwnedPackagesHaveTheirImporters(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
-	require.NoError(t, err)
-	const module = "github.com/git-mem/git-mem/"
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for dec.More() {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		require.NoError(t, dec.Decode(&p))
+	for _, p := range modulePackages(t) {
 		from := strings.TrimPrefix(p.ImportPath, module)
 		for _, imp := range p.Imports {
 			dep, ok := strings.CutPrefix(imp, module)
@@ -169,9 +142,7 @@ func TestOwnedPackagesHaveTheirImporters(t *testing.T) {
 // installer is never run by a hook. The embedding client speaks HTTP over a
 // socket of its own, so the hook links neither net nor cgo.
 func TestHookBinaryStaysSmall(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./git-mem-hook").Output()
-	require.NoError(t, err)
-	deps := strings.Fields(string(out))
+	deps := depsOf(t, "./git-mem-hook")
 	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
 	for _, dep := range deps {
 		// package net (and so net/http) would make the hook a cgo program
@@ -188,18 +159,14 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 // automata in init) and the MCP SDK's (JSON schema, OAuth, YAML) cost more
 // than the rest of a short command. Only git-mem-mcp links them.
 func TestCLIBinaryStaysLight(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./git-mem").Output()
-	require.NoError(t, err)
-	deps := strings.Fields(string(out))
+	deps := depsOf(t, "./git-mem")
 	require.Contains(t, deps, "github.com/git-mem/git-mem/cmd")
 	for _, dep := range deps {
 		for _, banned := range []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/zapx", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp"} {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem links %s", dep)
 		}
 	}
-	out, err = exec.Command("go", "list", "-deps", "./git-mem-mcp").Output()
-	require.NoError(t, err)
-	deps = strings.Fields(string(out))
+	deps = depsOf(t, "./git-mem-mcp")
 	require.Contains(t, deps, "github.com/git-mem/git-mem/index/bleveindex")
 	require.Contains(t, deps, "github.com/git-mem/git-mem/mcp")
 }
@@ -345,4 +312,36 @@ func packageName(importPath string) string {
 		name = elems[len(elems)-2]
 	}
 	return strings.TrimPrefix(name, "go-")
+}
+
+// module is the import path prefix of this module's packages.
+const module = "github.com/git-mem/git-mem/"
+
+// listedPackage is a package of the module and what it imports.
+type listedPackage struct {
+	ImportPath string
+	Imports    []string
+}
+
+// modulePackages lists every package of the module with its imports.
+func modulePackages(t *testing.T) []listedPackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../...").Output()
+	require.NoError(t, err)
+	var pkgs []listedPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p listedPackage
+		require.NoError(t, dec.Decode(&p))
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// depsOf is every package a binary links.
+func depsOf(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	require.NoError(t, err)
+	return strings.Fields(string(out))
 }

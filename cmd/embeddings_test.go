@@ -13,8 +13,6 @@ import (
 	"github.com/git-mem/git-mem/embed/embedtest"
 )
 
-var paraphrases = map[string]string{"widget": "frobnicator", "keys": "credentials", "cycling": "rotate"}
-
 const rotateText = "Rotate the frobnicator credentials every Tuesday."
 
 // vectorFiles is every vector file's content, concatenated.
@@ -37,7 +35,7 @@ func embeddingSandbox(t *testing.T) (*sandbox, *embedtest.Server) {
 	t.Helper()
 	sb := newSandbox(t)
 	sb.isolate()
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	sb.git("config", "mem.embed.url", srv.URL)
 	sb.git("config", "mem.embed.model", "stand-in")
 	sb.git("config", "mem.embed.minScore", "0.6")

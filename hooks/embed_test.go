@@ -12,12 +12,6 @@ import (
 	"github.com/git-mem/git-mem/index"
 )
 
-// the stand-in's concepts: these words share no word with the memory
-var paraphrases = map[string]string{
-	"widget": "frobnicator", "keys": "credentials", "cycling": "rotate",
-	"weekly": "every", "tue": "tuesday",
-}
-
 func TestPromptHookInjectsAVectorHitOnlyWhenClose(t *testing.T) {
 	isolate(t)
 	dir := newRepo(t, false)
@@ -25,7 +19,7 @@ func TestPromptHookInjectsAVectorHitOnlyWhenClose(t *testing.T) {
 		seedMem{Text: "Rotate the frobnicator credentials every Tuesday."},
 		seedMem{Text: "Run the billing tests with make test-billing, they need Postgres"},
 	)
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	git(t, dir, "config", "mem.embed.url", srv.URL)
 	git(t, dir, "config", "mem.embed.model", "stand-in")
 	git(t, dir, "config", "mem.embed.minScore", "0.6")

@@ -14,13 +14,6 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// the stand-in's concepts: a query in these words shares no word with the
-// memory, only its meaning
-var paraphrases = map[string]string{
-	"widget": "frobnicator", "keys": "credentials", "cycling": "rotate",
-	"weekly": "every", "tue": "tuesday",
-}
-
 const rotateText = "Rotate the frobnicator credentials every Tuesday."
 
 // withEmbeddings sets git config mem.embed.* in the test repository and
@@ -52,7 +45,7 @@ func (r *testRepo) remember(text string) *gitstore.Memory {
 func TestVectorsFindAParaphraseLexicalMisses(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	r.withEmbeddings(srv.URL, "mem.embed.minScore", "0.6")
 	m := r.remember(rotateText)
 	_, inputs := srv.Counts()
@@ -85,7 +78,7 @@ func TestVectorsFindAParaphraseLexicalMisses(t *testing.T) {
 func TestVectorsOffTopicStillNothing(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	r.withEmbeddings(srv.URL, "mem.embed.minScore", "0.6")
 	r.remember(rotateText)
 	for _, q := range []string{"how do I bake sourdough bread at home", "favourite hiking trails near the lake"} {
@@ -105,7 +98,7 @@ func TestVectorsKeepLexicalResultsAndConfidence(t *testing.T) {
 	require.NotEmpty(t, before.Hits)
 	require.Empty(t, before.Embedding, "nothing said without embeddings configured")
 
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	r.withEmbeddings(srv.URL)
 	res := r.recall(q) // nothing is embedded yet: the same answer
 	require.Equal(t, "vectors", res.Embedding)
@@ -117,7 +110,7 @@ func TestVectorsKeepLexicalResultsAndConfidence(t *testing.T) {
 
 func TestVectorsOfARevisedTextAreNotUsed(t *testing.T) {
 	r := newTestRepo(t)
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	r.withEmbeddings(srv.URL, "mem.embed.minScore", "0.6")
 	m := r.remember(rotateText)
 	_, err := r.main.Revise(context.Background(), gitstore.Writer{Agent: "test"}, m.ID, "Deploys happen on Fridays after lunch.")
@@ -166,7 +159,7 @@ func TestVectorsDeadOrSlowEndpointIsLexical(t *testing.T) {
 func TestFillVectorsForMemoriesWrittenWithoutThem(t *testing.T) {
 	r := newTestRepo(t)
 	seeded := r.seed() // written by the store alone: no vectors
-	srv := embedtest.Start(t, paraphrases)
+	srv := embedtest.Start(t, embedtest.Paraphrases)
 	r.withEmbeddings(srv.URL)
 	var calls [][2]int
 	res, err := FillVectors(context.Background(), r.set, func(done, total int) { calls = append(calls, [2]int{done, total}) })

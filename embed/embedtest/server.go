@@ -22,6 +22,14 @@ import (
 // Dim is the stand-in's vector dimension unless Server.Dim is set.
 const Dim = 256
 
+// Paraphrases are the concepts the tests' paraphrases use: a query in
+// these words shares no word with the memory it means, only its meaning.
+// Tests read it; none changes it.
+var Paraphrases = map[string]string{
+	"widget": "frobnicator", "keys": "credentials", "cycling": "rotate",
+	"weekly": "every", "tue": "tuesday",
+}
+
 // Server is a running stand-in. Its fields may be changed while it runs.
 type Server struct {
 	*httptest.Server
