@@ -518,7 +518,7 @@ func TestTopByRelevance(t *testing.T) {
 // TestPruningChangesNothing: scoring with MaxScore pruning finds exactly the
 // candidates over the candidate floor, with the same relevance, as a full evaluation,
 // for every eval query, on the scan and on the snapshot (bleveindex tests
-// the bleve index).
+// the bleve index); and scoreTop keeps what topByRelevance keeps.
 func TestPruningChangesNothing(t *testing.T) {
 	ds, err := LoadDataset(filepath.Join(evalDir(), "tidewater"))
 	require.NoError(t, err)
@@ -560,6 +560,15 @@ func TestPruningChangesNothing(t *testing.T) {
 			require.Equal(t, len(want), len(got), "%s: %q", name, q)
 			for k, v := range want {
 				require.InDelta(t, v, got[k], 1e-9, "%s: %q", name, q)
+			}
+			// keeping the top k as the candidates are scored keeps what
+			// selecting from all of them keeps, ties included
+			for _, k := range []int{1, 3, minCandidates, 100000} {
+				wantTop, wantAbove := topByRelevance(pruned, 0, k)
+				top, above, _, err := scoreTop(c, terms, nil, k)
+				require.NoError(t, err)
+				require.Equal(t, wantAbove, above, "%s k=%d: %q", name, k, q)
+				require.Equal(t, wantTop, top, "%s k=%d: %q", name, k, q)
 			}
 		}
 	}

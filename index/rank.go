@@ -251,9 +251,19 @@ type queryStats struct {
 // could not have been candidates, so the answer is the same as a full
 // evaluation's.
 func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
+	cands, _, qs, err := scoreTop(c, terms, cfg, 0)
+	return cands, qs, err
+}
+
+// scoreTop is score keeping only what topByRelevance(cands, 0, k) would
+// (all the candidates, in no order, when k <= 0), with the number of
+// candidates. The candidates are not written out first: at 100,000
+// memories a query of common words has thousands, and memory a new process
+// touches for the first time costs more than the arithmetic.
+func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *queryStats, error) {
 	qs := &queryStats{n: c.docCount(), groups: len(terms)}
 	if len(terms) == 0 {
-		return nil, qs, nil
+		return nil, 0, qs, nil
 	}
 	n := qs.n
 	avgdl := c.avgLen()
@@ -269,7 +279,7 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 			}
 			d, err := c.df(m.term)
 			if err != nil {
-				return nil, qs, err
+				return nil, 0, qs, err
 			}
 			df[m.term] = d
 		}
@@ -306,7 +316,7 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 	G := len(ks)
 	qs.scored = G
 	if G == 0 {
-		return nil, qs, nil
+		return nil, 0, qs, nil
 	}
 	groups := make([][]weighted, G)
 	refs := make([]float64, G)
@@ -355,6 +365,7 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 	room = min(room, n)
 	tb := takeTables(room, G)
 	slots := &tb.slots
+	slots.reserve(n)
 	docs, best, exact := tb.docs, tb.best, tb.exact
 	tfs := tb.tfs // the matched word's frequency in the document, per group
 	dls := tb.dls // the document's length
@@ -408,13 +419,12 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 				err = c.postingsAmong(m.term, sorted, add)
 			}
 			if err != nil {
-				return nil, qs, err
+				return nil, 0, qs, err
 			}
 		}
 	}
-	out := make([]cand, 0, len(docs))
-	for i, doc := range docs {
-		cd := cand{doc: doc}
+	candidate := func(i int) cand {
+		cd := cand{doc: docs[i]}
 		tokens := 0
 		for g, s := range best[i*G : i*G+G] {
 			if s <= 0 {
@@ -433,12 +443,45 @@ func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 		if dls[i] > 0 {
 			cd.coverage = min(1, float64(tokens)/float64(dls[i]))
 		}
-		if cd.rel < cfg.candidateFloorValue() {
-			continue
-		}
-		out = append(out, cd)
+		return cd
 	}
-	return out, qs, nil
+	// relevance alone, as candidate computes it
+	relevance := func(i int) float64 {
+		rel := 0.0
+		for g, s := range best[i*G : i*G+G] {
+			if s > 0 {
+				rel += math.Min(s, capv*refs[g])
+			}
+		}
+		return rel / total
+	}
+	candFloor := cfg.candidateFloorValue()
+	if k <= 0 {
+		var out []cand
+		for i := range docs {
+			if cd := candidate(i); cd.rel >= candFloor {
+				out = append(out, cd)
+			}
+		}
+		return out, len(out), qs, nil
+	}
+	h := relHeap{k: k}
+	above := 0
+	for i := range docs {
+		if rel := relevance(i); rel >= candFloor {
+			above++
+			h.push(rel)
+		}
+	}
+	threshold := h.threshold(candFloor)
+	var top []cand
+	for i := range docs {
+		if relevance(i) >= threshold {
+			top = append(top, candidate(i))
+		}
+	}
+	sortByRelevance(top)
+	return top, above, qs, nil
 }
 
 // slotTable maps document numbers to dense slots: a slice for the small,
@@ -532,6 +575,17 @@ func (t *slotTable) get(doc uint64) int32 {
 	return -1
 }
 
+// reserve makes the dense table room for documents below n at once: the
+// postings come in document order, so growing the table as they come
+// would copy and clear it several times over.
+func (t *slotTable) reserve(n int) {
+	if n = min(n, denseSlots); len(t.dense) < n {
+		grown := make([]int32, n)
+		copy(grown, t.dense)
+		t.dense = grown
+	}
+}
+
 func (t *slotTable) set(doc uint64, i int32) {
 	if doc < denseSlots {
 		if doc >= uint64(len(t.dense)) {
@@ -612,66 +666,81 @@ func finalScore(rel float64, m *gitstore.Memory, o *Options, touched map[string]
 // candidate over the floor. It selects with a k-sized heap, so a query
 // matching most of a large store does not sort all of it.
 func topByRelevance(cands []cand, floor float64, k int) (top []cand, above int) {
-	if k <= 0 {
-		k = 1
-	}
-	// min-heap of the k highest relevances seen
-	h := make([]float64, 0, k)
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			m := l
-			if r := l + 1; r < len(h) && h[r] < h[l] {
-				m = r
-			}
-			if h[i] <= h[m] {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	}
+	h := relHeap{k: k}
 	for _, c := range cands {
-		if c.rel < floor {
-			continue
-		}
-		above++
-		switch {
-		case len(h) < k:
-			h = append(h, c.rel)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if h[p] <= h[i] {
-					break
-				}
-				h[p], h[i] = h[i], h[p]
-				i = p
-			}
-		case c.rel > h[0]:
-			h[0] = c.rel
-			down(0)
+		if c.rel >= floor {
+			above++
+			h.push(c.rel)
 		}
 	}
 	if above == 0 {
 		return nil, 0
 	}
-	threshold := floor
-	if len(h) == k {
-		threshold = h[0]
-	}
+	threshold := h.threshold(floor)
 	for _, c := range cands {
-		if c.rel >= floor && c.rel >= threshold {
+		if c.rel >= threshold {
 			top = append(top, c)
 		}
 	}
-	sort.Slice(top, func(i, j int) bool {
-		if top[i].rel != top[j].rel {
-			return top[i].rel > top[j].rel
-		}
-		return top[i].doc < top[j].doc
-	})
+	sortByRelevance(top)
 	return top, above
+}
+
+// sortByRelevance orders candidates by relevance, then by document.
+func sortByRelevance(cands []cand) {
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].rel != cands[j].rel {
+			return cands[i].rel > cands[j].rel
+		}
+		return cands[i].doc < cands[j].doc
+	})
+}
+
+// relHeap keeps the k highest relevances pushed (at least one), in a
+// min-heap.
+type relHeap struct {
+	h []float64
+	k int
+}
+
+func (r *relHeap) push(rel float64) {
+	k := max(r.k, 1)
+	switch {
+	case len(r.h) < k:
+		r.h = append(r.h, rel)
+		for i := len(r.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if r.h[p] <= r.h[i] {
+				break
+			}
+			r.h[p], r.h[i] = r.h[i], r.h[p]
+			i = p
+		}
+	case rel > r.h[0]:
+		r.h[0] = rel
+		for i := 0; ; {
+			l := 2*i + 1
+			if l >= len(r.h) {
+				return
+			}
+			m := l
+			if rr := l + 1; rr < len(r.h) && r.h[rr] < r.h[l] {
+				m = rr
+			}
+			if r.h[i] <= r.h[m] {
+				return
+			}
+			r.h[i], r.h[m] = r.h[m], r.h[i]
+			i = m
+		}
+	}
+}
+
+// threshold is the lowest relevance kept once k were pushed, else floor:
+// every candidate at or above it is among the k most relevant or tied.
+func (r *relHeap) threshold(floor float64) float64 {
+	if len(r.h) == max(r.k, 1) {
+		return max(r.h[0], floor)
+	}
+	return floor
 }

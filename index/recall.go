@@ -223,13 +223,10 @@ const (
 // how many memories shared enough of the query's words to be weighed
 // (candidates).
 func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candidates int, err error) {
-	cands, qs, err := score(c, terms, o.cfg)
+	top, candidates, qs, err := scoreTop(c, terms, o.cfg, max(minCandidates, candidatesPerResult*o.Limit))
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	candidates = len(cands)
-	k := max(minCandidates, candidatesPerResult*o.Limit)
-	top, _ := topByRelevance(cands, 0, k)
 	if len(top) == 0 {
 		return nil, 0, candidates, nil
 	}

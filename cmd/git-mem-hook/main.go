@@ -25,6 +25,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	event, agent := hooks.ParseArgs(os.Args[1:])
+	hooks.PrepareRuntime(event)
 	hooks.Run(ctx, hooks.Request{
 		Event: event, Agent: agent,
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
