@@ -31,7 +31,10 @@ var lexiconText string
 // lexicon is the compiled vocabulary: its sorted lines, or, while a lexicon
 // is being compiled, the same tables as maps.
 type lexicon struct {
-	lines []string
+	// lines are lexicon.txt's sorted lines, searched where they lie: a
+	// hook process looks up a few dozen words and exits, and a table of
+	// the nine thousand lines would cost it more than the lookups
+	lines string
 	built map[byte]map[string][]string
 }
 
@@ -79,11 +82,31 @@ func (lx *lexicon) lookup(kind byte, key string) ([]string, bool) {
 		return v, ok
 	}
 	prefix := string(kind) + "\t" + key + "\t"
-	i := sort.SearchStrings(lx.lines, prefix)
-	if i < len(lx.lines) && strings.HasPrefix(lx.lines[i], prefix) {
-		return strings.Fields(lx.lines[i][len(prefix):]), true
+	// lo and hi are line starts; the first line not before prefix is in
+	// [lo, hi]
+	t := lx.lines
+	lo, hi := 0, len(t)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo + strings.LastIndexByte(t[lo:mid], '\n') + 1
+		end := len(t)
+		if i := strings.IndexByte(t[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		if t[start:end] < prefix {
+			lo = end + 1
+		} else {
+			hi = start
+		}
 	}
-	return nil, false
+	if lo >= len(t) || !strings.HasPrefix(t[lo:], prefix) {
+		return nil, false
+	}
+	line := t[lo+len(prefix):]
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	return strings.Fields(line), true
 }
 
 // AnalysisPrint identifies the analysis documents are indexed with beyond
@@ -110,19 +133,11 @@ func printOf(text string) uint32 {
 }
 
 func parseLexicon(text string) *lexicon {
-	lx := &lexicon{lines: make([]string, 0, strings.Count(text, "\n"))}
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		if len(line) > 2 && line[1] == '\t' {
-			lx.lines = append(lx.lines, line)
-		}
+	// the header's comment lines come first
+	for strings.HasPrefix(text, "#") {
+		_, text, _ = strings.Cut(text, "\n")
 	}
-	return lx
+	return &lexicon{lines: text}
 }
 
 // compileLexicon analyzes the people-written files into lexicon.txt's text.

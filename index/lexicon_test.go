@@ -42,8 +42,17 @@ func TestLexicon(t *testing.T) {
 	require.Contains(t, lx.synonyms("deploy"), "ship")
 	require.Nil(t, lx.synonyms("no-such-word"))
 	require.NotEmpty(t, lx.concepts("hide unfinish"))
-	// every compiled line is found by its key
-	for _, line := range lx.lines {
+	// every compiled line is found by its key, and what sorts before the
+	// first line or after the last is not
+	lines := strings.Split(strings.TrimSuffix(lx.lines, "\n"), "\n")
+	require.Greater(t, len(lines), 1000)
+	for _, k := range []string{"", "\x00", "~~~"} {
+		for _, kind := range []byte{'c', 'e', 'p', 's', 'a', 'z'} {
+			_, ok := lx.lookup(kind, k)
+			require.False(t, ok, "%c %q", kind, k)
+		}
+	}
+	for _, line := range lines {
 		key, vals, _ := strings.Cut(line[2:], "\t")
 		got, ok := lx.lookup(line[0], key)
 		require.True(t, ok, line)
