@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -75,6 +76,7 @@ type snapView struct {
 	// deltaSize is the delta file's length; damaged that a segment could not be read
 	deltaSize int64
 	damaged   bool
+	deltaMap  *mappedFile // the delta, when mapped: added documents' JSON points into it
 }
 
 // deltaDoc is a document as a segment holds it.
@@ -114,14 +116,44 @@ func openView(path string) (*snapView, error) {
 		return nil, err
 	}
 	v := newView(base)
-	data, err := os.ReadFile(deltaPath(path))
-	if err == nil {
+	if data, m := readDeltaFile(deltaPath(path)); data != nil {
+		v.deltaMap = m
 		v.readDelta(data)
 	}
 	return v, nil
 }
 
-func (v *snapView) close() { v.base.close() }
+// readDeltaFile maps the delta at path (see mapFile), or reads it; nil
+// when there is none. A mapped delta stays valid when a writer appends to
+// it or a fold removes it.
+func readDeltaFile(path string) ([]byte, *mappedFile) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil
+	}
+	if m, err := mapFile(f, st.Size()); err == nil {
+		return m.data, m
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// close releases the base and the delta; nothing read from the view
+// without a copy may be used after.
+func (v *snapView) close() {
+	v.base.close()
+	if v.deltaMap != nil {
+		v.deltaMap.Close()
+	}
+}
 
 // segment is one write's change.
 type segment struct {
@@ -130,9 +162,23 @@ type segment struct {
 	puts     []*deltaDoc
 }
 
+// readDelta applies the segments of data (which the view keeps: the
+// documents' JSON is not copied). Every hook reads the whole delta, up to
+// deltaMax, so it allocates little: the tips a segment starts from are
+// compared as written with those the previous one ended at (written in
+// key order), and a term written many times is one string.
 func (v *snapView) readDelta(data []byte) {
 	v.deltaSize = int64(len(data))
 	le := binary.LittleEndian
+	var at []byte // the tips the last applied segment ended at, as written
+	current := func() map[string]string {
+		if at != nil {
+			v.tips, at = readTips(&byteReader{b: at}), nil
+		}
+		return v.tips
+	}
+	defer current()
+	terms := map[string]string{}
 	for off := 0; off < len(data); {
 		if len(data)-off < 12 || string(data[off:off+4]) != deltaMagic {
 			v.damaged = true
@@ -149,29 +195,49 @@ func (v *snapView) readDelta(data []byte) {
 			continue // beside another base
 		}
 		r := &byteReader{b: body, off: 12}
-		sg := &segment{from: readTips(r), to: readTips(r)}
-		if !SameTips(sg.from, v.tips) {
+		from := skipTips(r)
+		to := skipTips(r)
+		if r.err != nil {
+			v.damaged = true
+			return
+		}
+		if !(at != nil && bytes.Equal(from, at)) && !SameTips(readTips(&byteReader{b: from}), current()) {
 			continue
 		}
+		sg := &segment{}
 		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
 			d := &deltaDoc{key: r.str(), baseDoc: int(r.uvarint()) - 1}
 			if d.baseDoc >= 0 {
-				d.n, d.tf = readTerms(r)
+				d.n, d.tf = readTerms(r, terms)
 			}
 			sg.drops = append(sg.drops, d)
 		}
 		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
 			d := &deltaDoc{key: r.str(), baseDoc: -1}
-			d.raw = []byte(r.str())
-			d.n, d.tf = readTerms(r)
+			d.raw = r.bytes(int(r.uvarint()))
+			d.n, d.tf = readTerms(r, terms)
 			sg.puts = append(sg.puts, d)
 		}
-		if r.err != nil || (sg.drops == nil && sg.puts == nil && SameTips(sg.from, sg.to)) {
+		if r.err != nil || (sg.drops == nil && sg.puts == nil && bytes.Equal(from, to)) {
 			v.damaged = true
 			return
 		}
 		v.apply(sg)
+		at = to
 	}
+}
+
+// skipTips reads past a segment's tips and returns them as written.
+func skipTips(r *byteReader) []byte {
+	start := r.off
+	for i, n := 0, r.uvarint(); uint64(i) < n && r.err == nil; i++ {
+		r.bytes(int(r.uvarint()))
+		r.bytes(int(r.uvarint()))
+	}
+	if r.err != nil {
+		return nil
+	}
+	return r.b[start:r.off]
 }
 
 func readTips(r *byteReader) map[string]string {
@@ -183,7 +249,9 @@ func readTips(r *byteReader) map[string]string {
 	return tips
 }
 
-func readTerms(r *byteReader) (int, termFreqs) {
+// readTerms reads a document's length and terms; seen holds the terms
+// already read, so that each is allocated once.
+func readTerms(r *byteReader, seen map[string]string) (int, termFreqs) {
 	n := int(r.uvarint())
 	k := r.uvarint()
 	if r.err != nil || k > uint64(len(r.b)) {
@@ -192,7 +260,12 @@ func readTerms(r *byteReader) (int, termFreqs) {
 	}
 	tf := make(termFreqs, 0, k)
 	for i := uint64(0); i < k && r.err == nil; i++ {
-		t := r.str()
+		b := r.bytes(int(r.uvarint()))
+		t, ok := seen[string(b)]
+		if !ok {
+			t = string(b)
+			seen[t] = t
+		}
 		tf = append(tf, termFreq{t, int32(r.uvarint())})
 	}
 	// written in ascending order; a segment that is not stays readable
@@ -216,7 +289,9 @@ func (v *snapView) apply(sg *segment) {
 		v.ndocs++
 		v.tokens += d.n
 	}
-	v.tips = sg.to
+	if sg.to != nil {
+		v.tips = sg.to
+	}
 	v.addPost = nil
 }
 

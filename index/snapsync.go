@@ -116,6 +116,7 @@ func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.
 	if err != nil {
 		return nil, err
 	}
+	v.close() // the new base holds all it read
 	nv, err := viewOf(data)
 	if err != nil {
 		return nil, err
