@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"slices"
 	"sort"
@@ -76,7 +75,6 @@ type snapView struct {
 	// deltaSize is the delta file's length; damaged that a segment could not be read
 	deltaSize int64
 	damaged   bool
-	deltaMap  *mappedFile // the delta, when mapped: added documents' JSON points into it
 }
 
 // deltaDoc is a document as a segment holds it.
@@ -116,44 +114,14 @@ func openView(path string) (*snapView, error) {
 		return nil, err
 	}
 	v := newView(base)
-	if data, m := readDeltaFile(deltaPath(path)); data != nil {
-		v.deltaMap = m
+	data, err := os.ReadFile(deltaPath(path))
+	if err == nil {
 		v.readDelta(data)
 	}
 	return v, nil
 }
 
-// readDeltaFile maps the delta at path (see mapFile), or reads it; nil
-// when there is none. A mapped delta stays valid when a writer appends to
-// it or a fold removes it.
-func readDeltaFile(path string) ([]byte, *mappedFile) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil
-	}
-	if m, err := mapFile(f, st.Size()); err == nil {
-		return m.data, m
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, nil
-	}
-	return data, nil
-}
-
-// close releases the base and the delta; nothing read from the view
-// without a copy may be used after.
-func (v *snapView) close() {
-	v.base.close()
-	if v.deltaMap != nil {
-		v.deltaMap.Close()
-	}
-}
+func (v *snapView) close() { v.base.close() }
 
 // segment is one write's change.
 type segment struct {

@@ -90,8 +90,7 @@ func SnapshotPath(set *gitstore.Set) string {
 // implements loader.
 type snapshot struct {
 	r      io.ReaderAt
-	closer io.Closer   // the file or its mapping, when r is one
-	mapped *mappedFile // r, when the file is mapped
+	closer io.Closer // the file, when r is one
 	size   int64
 	crc    uint32 // the header's checksum: which base a delta extends
 	tips   map[string]string
@@ -135,16 +134,6 @@ func openSnapshot(path string) (*snapshot, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
-	}
-	if m, err := mapFile(f, st.Size()); err == nil {
-		f.Close() // the mapping holds the file
-		s, err := readSnapshot(m, st.Size())
-		if err != nil {
-			m.Close()
-			return nil, err
-		}
-		s.closer, s.mapped = m, m
-		return s, nil
 	}
 	s, err := readSnapshot(f, st.Size())
 	if err != nil {
@@ -263,23 +252,6 @@ func (s *snapshot) read(off int64, n int, crc uint32) ([]byte, error) {
 	return b, nil
 }
 
-// transient is read for bytes the caller is done with before the snapshot
-// closes: the mapping itself when the file is mapped (a common word's
-// postings at 100,000 memories are hundreds of kilobytes).
-func (s *snapshot) transient(off int64, n int, crc uint32) ([]byte, error) {
-	if s.mapped == nil {
-		return s.read(off, n, crc)
-	}
-	if off < 0 || n < 0 || off+int64(n) > s.size {
-		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
-	}
-	b := s.mapped.bytesAt(off, n)
-	if crc32.Checksum(b, castagnoli) != crc {
-		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
-	}
-	return b, nil
-}
-
 // doc reads a document's key and JSON.
 func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 	if i < 0 || i >= s.ndocs {
@@ -376,7 +348,7 @@ func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error 
 }
 
 func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) error {
-	b, err := s.transient(ti.off, ti.n, ti.crc)
+	b, err := s.read(ti.off, ti.n, ti.crc)
 	if err != nil {
 		return err
 	}
