@@ -324,3 +324,15 @@ func FuzzScan(f *testing.F) {
 		checkFindings(t, text, Scan(text))
 	})
 }
+
+// Every rule's pattern compiles (they are compiled only when a text holds
+// one of their keywords), and every rule has a keyword to run on.
+func TestRulesCompile(t *testing.T) {
+	loadRules()
+	rules := append(append([]rule(nil), tokenRules...), contextRules...)
+	require.NotEmpty(t, rules)
+	for _, r := range rules {
+		require.NotPanics(t, func() { require.NotNil(t, r.re()) }, r.kind)
+		require.NotEmpty(t, r.keywords, "%s: a rule without keywords never runs", r.kind)
+	}
+}
