@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -67,6 +68,20 @@ func TestManPagesEveryCommand(t *testing.T) {
 	hook, err := os.ReadFile(filepath.Join(dir, "man1", "git-mem-hook.1"))
 	require.NoError(t, err)
 	require.Contains(t, string(hook), "<git common dir>/mem/hooks.log", "help text is not read as Markdown")
+	// every page is sound roff: groff, which man runs, warns of nothing
+	groff, err := exec.LookPath("groff")
+	require.NoError(t, err, "groff (man-db's formatter) is needed to check the pages")
+	for _, p := range pages {
+		var stderr bytes.Buffer
+		cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-z", p)
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Run(), p)
+		require.Empty(t, stderr.String(), p)
+	}
+	add, err := os.ReadFile(filepath.Join(dir, "man1", "git-mem-add.1"))
+	require.NoError(t, err)
+	require.Contains(t, string(add), `\fB\-\-supersedes\fP \fIid\fP`, "flags with their argument")
+	require.Contains(t, string(add), ".SH OPTIONS INHERITED FROM PARENT COMMANDS\n.TP\n\\fB\\-C\\fP, \\fB\\-\\-directory\\fP \\fIpath\\fP")
 }
 
 // TestHelpGroupsEveryCommand: git mem help files every visible command under

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -36,25 +36,30 @@ func writeManPages(dir string) ([]string, error) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultVersionFlag()
 	root.Long += "\n\n" + commandList(root)
-	var visit func(c *cobra.Command)
-	visit = func(c *cobra.Command) {
-		c.DisableAutoGenTag = true
-		// the doc generator reads these as Markdown; they are plain text
-		c.Use = manMarkdown(c.Use)
-		c.Long = manMarkdown(c.Long)
-		for _, s := range c.Commands() {
-			visit(s)
-		}
-	}
-	visit(root)
 	v := Version()
 	date := time.Now()
 	if t, err := time.Parse(time.RFC3339, v.Time); err == nil {
 		date = t
 	}
-	header := &doc.GenManHeader{Section: "1", Date: &date, Source: "git-mem " + v.Version, Manual: "git-mem Manual"}
-	if err := doc.GenManTree(root, header, out); err != nil {
-		return nil, fmt.Errorf("cannot write the man pages into %s: %w", out, err)
+	var write func(c *cobra.Command) error
+	write = func(c *cobra.Command) error {
+		name := manName(c)
+		var b strings.Builder
+		writeManPage(&b, c, date, "git-mem "+v.Version)
+		if err := os.WriteFile(filepath.Join(out, name+".1"), []byte(b.String()), 0o644); err != nil {
+			return fmt.Errorf("cannot write the man pages into %s: %w", out, err)
+		}
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() && !sub.IsAdditionalHelpTopicCommand() {
+				if err := write(sub); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := write(root); err != nil {
+		return nil, err
 	}
 	pages, err := filepath.Glob(filepath.Join(out, "git-mem*.1"))
 	sort.Strings(pages)
@@ -77,35 +82,132 @@ func commandList(root *cobra.Command) string {
 	return strings.TrimRight(b.String(), "\n") + "\n\nEach command has its own page: man git-mem-COMMAND, or git mem help COMMAND."
 }
 
-// manMarkdown turns a help text into the Markdown the man page generator
-// reads: indented lines (tables, examples) stay verbatim in a code block, and
-// elsewhere the characters Markdown would take as markup (<path>, *, _) are
-// escaped.
-func manMarkdown(s string) string {
-	var b strings.Builder
-	block := false
-	for _, line := range strings.Split(s, "\n") {
-		indented := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != ""
-		switch {
-		case indented && !block:
-			b.WriteString("```\n")
-			block = true
-		case !indented && block:
-			b.WriteString("```\n")
-			block = false
-		}
-		if !block {
-			line = markdownEscaper.Replace(line)
-		}
-		b.WriteString(line + "\n")
+// manName is a command's page name: git-mem, git-mem-add.
+func manName(c *cobra.Command) string { return strings.ReplaceAll(c.CommandPath(), " ", "-") }
+
+// writeManPage writes c's page in the man(7) macros: name, synopsis, the
+// help text (its indented lines, tables and examples, kept as they are),
+// the flags and the related pages.
+func writeManPage(b *strings.Builder, c *cobra.Command, date time.Time, source string) {
+	name := manName(c)
+	fmt.Fprintf(b, ".nh\n.TH %q \"1\" %q %q \"git-mem Manual\"\n", strings.ToUpper(name), date.Format("Jan 2006"), source)
+	fmt.Fprintf(b, ".SH NAME\n%s \\- %s\n", name, roffText(c.Short))
+	fmt.Fprintf(b, ".SH SYNOPSIS\n\\fB%s\\fP\n", roffText(strings.Replace(c.UseLine(), "git-mem", "git mem", 1)))
+	long := c.Long
+	if long == "" {
+		long = c.Short
 	}
-	if block {
-		b.WriteString("```\n")
+	b.WriteString(".SH DESCRIPTION\n")
+	writeRoffBlock(b, long)
+	writeRoffFlags(b, "OPTIONS", c.NonInheritedFlags())
+	writeRoffFlags(b, "OPTIONS INHERITED FROM PARENT COMMANDS", c.InheritedFlags())
+	if c.Example != "" {
+		b.WriteString(".SH EXAMPLE\n")
+		writeRoffBlock(b, c.Example)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	var related []string
+	if c.HasParent() {
+		related = append(related, manName(c.Parent()))
+	}
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() && !sub.IsAdditionalHelpTopicCommand() {
+			related = append(related, manName(sub))
+		}
+	}
+	if len(related) > 0 {
+		b.WriteString(".SH SEE ALSO\n")
+		for i, r := range related {
+			sep := ","
+			if i == len(related)-1 {
+				sep = ""
+			}
+			fmt.Fprintf(b, "\\fB%s\\fP(1)%s\n", roffText(r), sep)
+		}
+	}
 }
 
-var markdownEscaper = strings.NewReplacer(`\`, `\\`, "<", `\<`, ">", `\>`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+// writeRoffBlock writes a help text: paragraphs filled, indented lines
+// (tables, examples) as they are.
+func writeRoffBlock(b *strings.Builder, text string) {
+	verbatim := false
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		indented := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != ""
+		switch {
+		case indented && !verbatim:
+			b.WriteString(".PP\n.RS 2\n.nf\n")
+			verbatim = true
+		case !indented && verbatim:
+			b.WriteString(".fi\n.RE\n")
+			verbatim = false
+		}
+		switch {
+		case strings.TrimSpace(line) == "" && !verbatim:
+			b.WriteString(".PP\n")
+		default:
+			b.WriteString(roffLine(line) + "\n")
+		}
+	}
+	if verbatim {
+		b.WriteString(".fi\n.RE\n")
+	}
+}
+
+// writeRoffFlags lists the visible flags of fs under a heading.
+func writeRoffFlags(b *strings.Builder, heading string, fs *pflag.FlagSet) {
+	var flags []*pflag.Flag
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			flags = append(flags, f)
+		}
+	})
+	if len(flags) == 0 {
+		return
+	}
+	fmt.Fprintf(b, ".SH %s\n", heading)
+	for _, f := range flags {
+		arg, usage := pflag.UnquoteUsage(f)
+		b.WriteString(".TP\n")
+		if f.Shorthand != "" {
+			fmt.Fprintf(b, "\\fB\\-%s\\fP, ", roffText(f.Shorthand))
+		}
+		fmt.Fprintf(b, "\\fB\\-\\-%s\\fP", roffText(f.Name))
+		if arg != "" {
+			fmt.Fprintf(b, " \\fI%s\\fP", roffText(arg))
+		}
+		b.WriteString("\n" + roffLine(usage))
+		if d := f.DefValue; d != "" && d != "false" && d != "[]" && d != "0" {
+			fmt.Fprintf(b, " (default: %s)", roffText(d))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// roffText escapes what roff would read as an escape, and writes the
+// characters outside ASCII as roff's Unicode escapes (troff reads its input
+// as Latin-1 unless man converts it first).
+func roffText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\e`)
+		case r >= 0x80:
+			fmt.Fprintf(&b, `\[u%04X]`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// roffLine is roffText for a whole line, which must not start a request.
+func roffLine(s string) string {
+	s = roffText(s)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
+}
 
 // manDirs are the man directories install --man may write to, best first:
 // the one beside the git-mem that git runs (man-db searches <dir>/../man
