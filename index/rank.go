@@ -400,7 +400,7 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 					docs = append(docs, doc)
 					best = append(best, make([]float64, G)...)
 					exact = append(exact, make([]bool, G)...)
-					tfs = append(tfs, make([]int32, G)...)
+					tfs = append(tfs, make([]uint16, G)...)
 					dls = append(dls, int32(dl))
 				}
 				t := float64(tf)
@@ -410,7 +410,7 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 					best[k] = s
 				}
 				exact[k] = exact[k] || self
-				tfs[k] = max(tfs[k], int32(tf))
+				tfs[k] = max(tfs[k], uint16(min(tf, math.MaxUint16)))
 			}
 			var err error
 			if open || 4*len(sorted) > d {
@@ -513,12 +513,12 @@ type scoreTables struct {
 	docs  []uint64
 	best  []float64
 	exact []bool
-	tfs   []int32
+	tfs   []uint16 // saturating: a memory's text is far shorter
 	dls   []int32
 }
 
 // maxKeptCells bounds the tables kept between calls (cells of best, about
-// 13 bytes each with exact and tfs: 6.5 MB), so that a long-lived process
+// 11 bytes each with exact and tfs: 5.5 MB), so that a long-lived process
 // stays small: larger tables (a text of common words in a store of
 // 100,000 memories: every memory a candidate) are made for their call only.
 const maxKeptCells = 1 << 19
@@ -544,7 +544,7 @@ func takeTables(docs, groups int) *scoreTables {
 		t.docs, t.dls = make([]uint64, 0, docs), make([]int32, 0, docs)
 	}
 	if cells := docs * groups; cap(t.best) < cells {
-		t.best, t.exact, t.tfs = make([]float64, 0, cells), make([]bool, 0, cells), make([]int32, 0, cells)
+		t.best, t.exact, t.tfs = make([]float64, 0, cells), make([]bool, 0, cells), make([]uint16, 0, cells)
 	}
 	return t
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -71,6 +72,9 @@ var snapshotVersion = uint32(snapshotFormat*1000 + MappingVersion)
 var ErrSnapshot = errors.New("recall snapshot unusable")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// postingsBuffers hold the bytes of a postings list while it is decoded.
+var postingsBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // SnapshotPath is where the recall snapshot of a set lives
 // (gitstore.MemDir.Snapshot; "" when the set has no directory).
@@ -239,10 +243,19 @@ func (r *byteReader) str() string { return string(r.bytes(int(r.uvarint()))) }
 
 // read reads n bytes at off and checks them against crc.
 func (s *snapshot) read(off int64, n int, crc uint32) ([]byte, error) {
+	return s.readInto(nil, off, n, crc)
+}
+
+// readInto is read into buf's memory when it has room.
+func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, error) {
 	if off < 0 || n < 0 || off+int64(n) > s.size {
 		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
 	}
-	b := make([]byte, n)
+	b := buf[:0]
+	if cap(b) < n {
+		b = make([]byte, n)
+	}
+	b = b[:n]
 	if _, err := s.r.ReadAt(b, off); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
 	}
@@ -348,10 +361,15 @@ func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error 
 }
 
 func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) error {
-	b, err := s.read(ti.off, ti.n, ti.crc)
+	// the lists of a query are decoded one after the other, into one buffer:
+	// a hook's new memory costs more than the decoding
+	bp := postingsBuffers.Get().(*[]byte)
+	defer postingsBuffers.Put(bp)
+	b, err := s.readInto(*bp, ti.off, ti.n, ti.crc)
 	if err != nil {
 		return err
 	}
+	*bp = b
 	r := &byteReader{b: b}
 	doc := uint64(0)
 	for k := 0; k < ti.df; k++ {
