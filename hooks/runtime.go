@@ -2,25 +2,36 @@ package hooks
 
 import (
 	"runtime/debug"
+	"time"
 
 	"github.com/git-mem/git-mem/agents"
 )
 
-// shortHookHeap bounds the heap of a session-start or prompt hook process
-// run without collections.
-const shortHookHeap = 256 << 20
+const (
+	// shortHookHeap bounds the heap of a session-start or prompt hook run
+	// without collections (they need about 10 MB at 100,000 memories).
+	shortHookHeap = 256 << 20
+	// shortHookTime is how long they run without collections: a hook that
+	// takes longer is bringing a cache up to date from the stores, which
+	// allocates as much as a reindex and wants the collector back.
+	shortHookTime = 500 * time.Millisecond
+)
 
 // PrepareRuntime tunes the Go runtime of a process started for one hook
 // event; only a process's main calls it. Session-start and prompt allocate
 // a few megabytes and exit within milliseconds, so a collection on the way
 // costs them more than it frees (at 100,000 memories about a quarter of the
 // prompt hook's CPU): the collector waits until the heap nears
-// shortHookHeap. The other events, and warm, which may rebuild the
-// snapshot, keep the defaults.
+// shortHookHeap or the hook has run for shortHookTime. The other events,
+// and warm, which may rebuild the snapshot, keep the defaults.
 func PrepareRuntime(event string) {
 	switch agents.NormalizeEvent(event) {
 	case agents.EventSessionStart, agents.EventPrompt:
-		debug.SetGCPercent(-1)
-		debug.SetMemoryLimit(shortHookHeap)
+		percent := debug.SetGCPercent(-1)
+		limit := debug.SetMemoryLimit(shortHookHeap)
+		time.AfterFunc(shortHookTime, func() {
+			debug.SetGCPercent(percent)
+			debug.SetMemoryLimit(limit)
+		})
 	}
 }
