@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Diff lists the memories that differ between two commits of a store: ids
@@ -21,7 +20,7 @@ func (s *Store) Diff(from, to Hash) (changed, removed []string, err error) {
 		return nil, nil, err
 	}
 	prefixes := map[string]bool{}
-	for _, t := range []*object.Tree{a.mems, b.mems} {
+	for _, t := range []*gitTree{a.mems, b.mems} {
 		if t == nil {
 			continue
 		}
@@ -80,7 +79,7 @@ func (s *Store) IsAncestor(ctx context.Context, a, b Hash) (bool, error) {
 		return true, nil
 	}
 	found := false
-	err := s.Repo.walk(ctx, b, func(c *object.Commit) (bool, error) {
+	err := s.Repo.walk(ctx, b, func(c *gitCommit) (bool, error) {
 		if Hash(c.Hash) == a {
 			found = true
 			return false, nil

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Version is one state of a memory in the history of its ref.
@@ -63,7 +61,7 @@ func first(vs []string) string {
 	return vs[0]
 }
 
-func changeOf(c *object.Commit) Change {
+func changeOf(c *gitCommit) Change {
 	t := trailers(c.Message)
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	op := first(t[TrailerOp])
@@ -79,12 +77,12 @@ func changeOf(c *object.Commit) Change {
 }
 
 // commitQueue orders commits newest first, like git log's default walk.
-type commitQueue []*object.Commit
+type commitQueue []*gitCommit
 
 func (q commitQueue) Len() int           { return len(q) }
 func (q commitQueue) Less(i, j int) bool { return q[i].Committer.When.After(q[j].Committer.When) }
 func (q commitQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *commitQueue) Push(x any)        { *q = append(*q, x.(*object.Commit)) }
+func (q *commitQueue) Push(x any)        { *q = append(*q, x.(*gitCommit)) }
 func (q *commitQueue) Pop() any {
 	old := *q
 	c := old[len(old)-1]
@@ -93,7 +91,7 @@ func (q *commitQueue) Pop() any {
 }
 
 // walk visits every commit reachable from tip, newest first, until fn returns false.
-func (r *Repo) walk(ctx context.Context, tip Hash, fn func(c *object.Commit) (bool, error)) error {
+func (r *Repo) walk(ctx context.Context, tip Hash, fn func(c *gitCommit) (bool, error)) error {
 	if tip.IsZero() {
 		return nil
 	}
@@ -107,7 +105,7 @@ func (r *Repo) walk(ctx context.Context, tip Hash, fn func(c *object.Commit) (bo
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c := heap.Pop(q).(*object.Commit)
+		c := heap.Pop(q).(*gitCommit)
 		more, err := fn(c)
 		if err != nil || !more {
 			return err
@@ -134,7 +132,7 @@ func (s *Store) Log(ctx context.Context, limit int) ([]Change, error) {
 		return nil, err
 	}
 	var out []Change
-	err = s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
+	err = s.Repo.walk(ctx, tip, func(c *gitCommit) (bool, error) {
 		out = append(out, changeOf(c))
 		return limit <= 0 || len(out) < limit, nil
 	})
@@ -156,7 +154,7 @@ func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
 		return snap.blobHash(id)
 	}
 	var out []Version
-	err = s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
+	err = s.Repo.walk(ctx, tip, func(c *gitCommit) (bool, error) {
 		h, err := blobAt(Hash(c.Hash))
 		if err != nil {
 			return false, err
@@ -258,7 +256,7 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 			return zeroHash, &InvalidInputError{Field: FieldAsOf, Value: spec, Reason: fmt.Sprintf("%q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s", spec, s.Ref)}
 		}
 		var matches []Hash
-		err := s.Repo.walk(ctx, tip, func(c *object.Commit) (bool, error) {
+		err := s.Repo.walk(ctx, tip, func(c *gitCommit) (bool, error) {
 			if strings.HasPrefix(c.Hash.String(), p) {
 				matches = append(matches, Hash(c.Hash))
 			}

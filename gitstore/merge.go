@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Merging memory (docs/architecture.md, sharing) is per memory document, three-way against the
@@ -246,7 +245,7 @@ func (r *Repo) commitTime(h Hash) (time.Time, error) {
 
 // snapshotOfTree reads a root tree that no commit points to yet.
 func (r *Repo) snapshotOfTree(h Hash) (*snapshot, error) {
-	s := &snapshot{repo: r, fans: map[string]*object.Tree{}}
+	s := &snapshot{repo: r, fans: map[string]*gitTree{}}
 	var err error
 	if s.root, err = r.readTree(h); err != nil {
 		return nil, err
@@ -376,7 +375,7 @@ func (r *Repo) mergeBases(ctx context.Context, a, b Hash) ([]Hash, error) {
 		return bases, nil
 	}
 	inA := map[Hash]bool{}
-	if err := r.walk(ctx, a, func(c *object.Commit) (bool, error) { inA[Hash(c.Hash)] = true; return true, nil }); err != nil {
+	if err := r.walk(ctx, a, func(c *gitCommit) (bool, error) { inA[Hash(c.Hash)] = true; return true, nil }); err != nil {
 		return nil, err
 	}
 	// Walk b, stopping at commits a also reaches: those are the candidates.
@@ -418,7 +417,7 @@ func (r *Repo) mergeBases(ctx context.Context, a, b Hash) ([]Hash, error) {
 			return nil, err
 		}
 		for _, p := range cc.ParentHashes {
-			if err := r.walk(ctx, Hash(p), func(x *object.Commit) (bool, error) {
+			if err := r.walk(ctx, Hash(p), func(x *gitCommit) (bool, error) {
 				redundant[Hash(x.Hash)] = true
 				return true, nil
 			}); err != nil {
@@ -675,7 +674,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string
 	for id := range changes {
 		byFan[fanout(id)] = append(byFan[fanout(id)], id)
 	}
-	var memEntries []object.TreeEntry
+	var memEntries []treeEntry
 	if s.mems != nil {
 		memEntries = append(memEntries, s.mems.Entries...)
 	}
@@ -687,7 +686,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string
 		if err != nil {
 			return zeroHash, err
 		}
-		entries := map[string]object.TreeEntry{}
+		entries := map[string]treeEntry{}
 		if t != nil {
 			for _, e := range t.Entries {
 				entries[e.Name] = e
@@ -697,10 +696,10 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string
 			if h := changes[id]; h.IsZero() {
 				delete(entries, blobName(id))
 			} else {
-				entries[blobName(id)] = object.TreeEntry{Name: blobName(id), Mode: filemode.Regular, Hash: plumbing.Hash(h)}
+				entries[blobName(id)] = treeEntry{Name: blobName(id), Mode: filemode.Regular, Hash: plumbing.Hash(h)}
 			}
 		}
-		list := make([]object.TreeEntry, 0, len(entries))
+		list := make([]treeEntry, 0, len(entries))
 		for _, e := range entries {
 			list = append(list, e)
 		}

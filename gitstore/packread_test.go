@@ -249,10 +249,22 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 			require.NoError(t, err)
 			want, err := object.DecodeTree(repo.objects, mo)
 			require.NoError(t, err)
-			require.Equal(t, want.Entries, got.Entries, h.String())
+			require.Equal(t, goGitEntries(want.Entries), got.Entries, h.String())
 			require.Equal(t, want.Hash, got.Hash, h.String())
+			// and written back, it is what go-git writes
+			enc, err := encodeTree(got.Entries)
+			require.NoError(t, err)
+			wo := &plumbing.MemoryObject{}
+			require.NoError(t, want.Encode(wo))
+			r, err := wo.Reader()
+			require.NoError(t, err)
+			wantData, err := io.ReadAll(r)
+			require.NoError(t, err)
+			require.Equal(t, wantData, enc, h.String())
 		}
 		require.Greater(t, trees, 30, "packed %v", packed)
+		// and git finds nothing to say about the objects git-mem wrote
+		runGit(t, dir, "fsck", "--strict", "--no-dangling")
 	}
 
 	for name, raw := range map[string]string{
@@ -264,5 +276,94 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 	} {
 		_, err := decodeTreeEntries([]byte(raw))
 		require.ErrorIs(t, err, errBadTree, name)
+	}
+}
+
+func goGitEntries(es []object.TreeEntry) []treeEntry {
+	out := make([]treeEntry, len(es))
+	for i, e := range es {
+		out[i] = treeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash}
+	}
+	return out
+}
+
+// TestCommitsAsGoGit: every commit of a store, git-mem's and git's (a
+// merge, a commit with a signature header, one in another time zone), is
+// decoded as go-git decodes it, and a commit git-mem writes is the object
+// go-git would write; commits that are not in git's format are errors.
+func TestCommitsAsGoGit(t *testing.T) {
+	ctx, w := context.Background(), Writer{Agent: "test"}
+	dir, st := projectStoreOnDisk(t)
+	for i := 0; i < 5; i++ {
+		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Commit fact %d: the queue %d drains at %02d:15.", i, i, i), Source: SourceUser})
+		require.NoError(t, err)
+	}
+	// commits git writes: on a branch of their own, a merge, a signature
+	// header (as a signing setup adds) and a zone west of Greenwich
+	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	runGit(t, dir, "checkout", "-q", "-b", "side")
+	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "side\n\nbody line")
+	runGit(t, dir, "checkout", "-q", "-")
+	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "main")
+	runGit(t, dir, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+	head := strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
+	raw := runGit(t, dir, "cat-file", "commit", head)
+	signed := strings.Replace(raw, "\n\n", "\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abcdef\n -----END PGP SIGNATURE-----\n\n", 1)
+	signed = strings.Replace(signed, "+0000", "-0330", -1)
+	hashObject := exec.Command("git", "-C", dir, "hash-object", "-t", "commit", "-w", "--stdin")
+	hashObject.Stdin = strings.NewReader(signed)
+	out, err := hashObject.Output()
+	require.NoError(t, err)
+	require.NotEmpty(t, strings.TrimSpace(string(out)))
+
+	repo, err := Open(dir)
+	require.NoError(t, err)
+	commits := 0
+	for h, o := range catFileAll(t, dir) {
+		if o.typ != objCommit {
+			continue
+		}
+		commits++
+		got, err := repo.readCommit(h)
+		require.NoError(t, err)
+		mo := &plumbing.MemoryObject{}
+		mo.SetType(plumbing.CommitObject)
+		_, err = mo.Write(o.data)
+		require.NoError(t, err)
+		want, err := object.DecodeCommit(repo.objects, mo)
+		require.NoError(t, err)
+		require.Equal(t, want.Hash, got.Hash)
+		require.Equal(t, want.TreeHash, got.TreeHash, h.String())
+		require.Equal(t, want.ParentHashes, got.ParentHashes, h.String())
+		require.Equal(t, want.Message, got.Message, h.String())
+		for _, sig := range []struct {
+			want object.Signature
+			got  signature
+		}{{want.Author, got.Author}, {want.Committer, got.Committer}} {
+			require.Equal(t, sig.want.Name, sig.got.Name, h.String())
+			require.Equal(t, sig.want.Email, sig.got.Email, h.String())
+			require.True(t, sig.want.When.Equal(sig.got.When), h.String())
+			require.Equal(t, sig.want.When.Format("-0700"), sig.got.When.Format("-0700"), h.String())
+		}
+		// written back without a signature, it is what go-git writes
+		want.PGPSignature = ""
+		wo := &plumbing.MemoryObject{}
+		require.NoError(t, want.Encode(wo))
+		r, err := wo.Reader()
+		require.NoError(t, err)
+		wantData, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.Equal(t, string(wantData), string(got.encode()), h.String())
+	}
+	require.Equal(t, 10, commits, "5 of git-mem, 4 of git, 1 signed in another zone")
+
+	for name, raw := range map[string]string{
+		"no tree":       "author A <a> 1 +0000\ncommitter A <a> 1 +0000\n\nmsg",
+		"bad tree":      "tree xyz\nauthor A <a> 1 +0000\n\nmsg",
+		"bad parent":    "tree " + strings.Repeat("a", 40) + "\nparent 12\n\nmsg",
+		"no header end": "tree " + strings.Repeat("a", 40),
+	} {
+		_, err := decodeCommit(plumbing.ZeroHash, []byte(raw))
+		require.ErrorIs(t, err, ErrCorrupt, name)
 	}
 }

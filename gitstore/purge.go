@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // PurgeReport says what a purge rewrote and what it proved.
@@ -166,7 +165,7 @@ func (p *purger) rewrite(ctx context.Context, tip Hash) (Hash, error) {
 	return p.mapped[tip], nil
 }
 
-func (p *purger) rewriteOne(c *object.Commit) (Hash, error) {
+func (p *purger) rewriteOne(c *gitCommit) (Hash, error) {
 	snap, err := p.repo.snapshotAt(Hash(c.Hash))
 	if err != nil {
 		return zeroHash, err
@@ -238,9 +237,9 @@ func (p *purger) rewriteOne(c *object.Commit) (Hash, error) {
 	if tree == Hash(c.TreeHash) && msg == c.Message && slices.Equal(parents, hashesOf(c.ParentHashes)) {
 		return Hash(c.Hash), nil
 	}
-	nc := &object.Commit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
-	o := p.repo.objects.NewEncodedObject()
-	if err := nc.Encode(o); err != nil {
+	nc := &gitCommit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
+	o, err := p.repo.encodedObject(plumbing.CommitObject, nc.encode())
+	if err != nil {
 		return zeroHash, err
 	}
 	p.commits++

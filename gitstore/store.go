@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Memory refs.
@@ -205,14 +204,13 @@ func (r *Repo) writeCommit(tree Hash, parents []Hash, msg string, when time.Time
 
 func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Time) (plumbing.EncodedObject, error) {
 	ids := r.identities()
-	sig := object.Signature{Name: ids.author.name, Email: ids.author.email, When: when}
-	committer := object.Signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
+	sig := signature{Name: ids.author.name, Email: ids.author.email, When: when}
+	committer := signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
 	if r.CommitterNow != nil {
 		committer.When = r.CommitterNow().Truncate(time.Second)
 	}
-	c := &object.Commit{Author: sig, Committer: committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
-	o := r.objects.NewEncodedObject()
-	return o, c.Encode(o)
+	c := &gitCommit{Author: sig, Committer: committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
+	return r.encodedObject(plumbing.CommitObject, c.encode())
 }
 
 // Commit trailers.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Purge tombstones (docs/architecture.md, sharing). A purge records
@@ -83,7 +82,7 @@ func (r *Repo) tombstones(commit Hash) (map[string]bool, error) {
 // withTombstones returns the root tree root with purged/<id> for every id
 // (those already there kept).
 func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
-	var entries []object.TreeEntry
+	var entries []treeEntry
 	if !root.IsZero() {
 		t, err := r.readTree(root)
 		if err != nil {
@@ -91,7 +90,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 		}
 		entries = append(entries, t.Entries...)
 	}
-	var stones []object.TreeEntry
+	var stones []treeEntry
 	have := map[string]bool{}
 	if e := findEntryIn(entries, purgedDir); e != nil && e.Mode == filemode.Dir {
 		t, err := r.readTree(Hash(e.Hash))
@@ -112,7 +111,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 		if err != nil {
 			return zeroHash, err
 		}
-		stones = append(stones, object.TreeEntry{Name: id, Mode: filemode.Regular, Hash: plumbing.Hash(h)})
+		stones = append(stones, treeEntry{Name: id, Mode: filemode.Regular, Hash: plumbing.Hash(h)})
 		added = true
 	}
 	if !added && !root.IsZero() {
@@ -125,7 +124,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 	return r.writeTree(setEntry(entries, purgedDir, filemode.Dir, th))
 }
 
-func findEntryIn(entries []object.TreeEntry, name string) *object.TreeEntry {
+func findEntryIn(entries []treeEntry, name string) *treeEntry {
 	for i := range entries {
 		if entries[i].Name == name {
 			return &entries[i]
@@ -265,7 +264,7 @@ func (r *Repo) seedKnown(ctx context.Context, p *purger, fetched, ours Hash) err
 			return nil
 		}
 	}
-	return r.walk(ctx, ours, func(c *object.Commit) (bool, error) {
+	return r.walk(ctx, ours, func(c *gitCommit) (bool, error) {
 		p.mapped[Hash(c.Hash)] = Hash(c.Hash)
 		return true, nil
 	})

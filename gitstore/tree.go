@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -39,10 +38,10 @@ func wrapObjectErr(what string, h Hash, err error) error {
 // snapshot is the memory tree of one commit, read lazily.
 type snapshot struct {
 	repo   *Repo
-	commit Hash         // zero for an empty store
-	root   *object.Tree // nil for an empty store
-	mems   *object.Tree // nil when there are no memories
-	fans   map[string]*object.Tree
+	commit Hash     // zero for an empty store
+	root   *gitTree // nil for an empty store
+	mems   *gitTree // nil when there are no memories
+	fans   map[string]*gitTree
 	pack   *memory.Storage // objects of a large change, written as one pack
 }
 
@@ -103,7 +102,7 @@ func (r *Repo) ownRead(t plumbing.ObjectType, h Hash) (packedObject, bool) {
 // by go-git, which hashes the content it was asked for by hash and
 // allocates a reader per entry: a session's first hook after a write reads
 // the fan-out trees of both commits, hundreds of entries each.
-func (r *Repo) readTree(h Hash) (*object.Tree, error) {
+func (r *Repo) readTree(h Hash) (*gitTree, error) {
 	var data []byte
 	if po, ok := r.ownRead(plumbing.TreeObject, h); ok {
 		data = po.data
@@ -123,7 +122,7 @@ func (r *Repo) readTree(h Hash) (*object.Tree, error) {
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
 	}
-	return &object.Tree{Hash: plumbing.Hash(h), Entries: entries}, nil
+	return &gitTree{Hash: plumbing.Hash(h), Entries: entries}, nil
 }
 
 // errBadTree is a tree object that is not in git's format.
@@ -131,8 +130,8 @@ var errBadTree = errors.New("malformed tree object")
 
 // decodeTreeEntries parses a tree's content: entries of "MODE NAME\x00"
 // and a 20-byte hash, as git writes them.
-func decodeTreeEntries(data []byte) ([]object.TreeEntry, error) {
-	entries := make([]object.TreeEntry, 0, len(data)/48+1)
+func decodeTreeEntries(data []byte) ([]treeEntry, error) {
+	entries := make([]treeEntry, 0, len(data)/48+1)
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		if sp <= 0 {
@@ -147,7 +146,7 @@ func decodeTreeEntries(data []byte) ([]object.TreeEntry, error) {
 		if nul <= 0 || len(data) < nul+1+len(plumbing.ZeroHash) {
 			return nil, errBadTree
 		}
-		e := object.TreeEntry{Name: string(data[:nul]), Mode: mode}
+		e := treeEntry{Name: string(data[:nul]), Mode: mode}
 		copy(e.Hash[:], data[nul+1:])
 		entries = append(entries, e)
 		data = data[nul+1+len(plumbing.ZeroHash):]
@@ -155,7 +154,7 @@ func decodeTreeEntries(data []byte) ([]object.TreeEntry, error) {
 	return entries, nil
 }
 
-func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
+func (r *Repo) readCommit(h Hash) (*gitCommit, error) {
 	o, err := r.object(plumbing.CommitObject, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// a ref set by hand to a blob or a tree is no missing commit
@@ -166,7 +165,14 @@ func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
 	if err != nil {
 		return nil, wrapObjectErr("commit", h, err)
 	}
-	c, err := object.DecodeCommit(r.objects, o)
+	if o.Type() != plumbing.CommitObject {
+		return nil, wrapObjectErr("commit", h, plumbing.ErrInvalidType)
+	}
+	data, err := objectData(o, h)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeCommit(plumbing.Hash(h), data)
 	if err != nil {
 		return nil, wrapObjectErr("commit", h, err)
 	}
@@ -174,7 +180,7 @@ func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
 }
 
 func (r *Repo) snapshotAt(commit Hash) (*snapshot, error) {
-	s := &snapshot{repo: r, commit: commit, fans: map[string]*object.Tree{}}
+	s := &snapshot{repo: r, commit: commit, fans: map[string]*gitTree{}}
 	if commit.IsZero() {
 		return s, nil
 	}
@@ -193,7 +199,7 @@ func (r *Repo) snapshotAt(commit Hash) (*snapshot, error) {
 	return s, nil
 }
 
-func findEntry(t *object.Tree, name string) *object.TreeEntry {
+func findEntry(t *gitTree, name string) *treeEntry {
 	if t == nil {
 		return nil
 	}
@@ -209,7 +215,7 @@ func findEntry(t *object.Tree, name string) *object.TreeEntry {
 	return nil
 }
 
-func sortName(e *object.TreeEntry) string {
+func sortName(e *treeEntry) string {
 	if e.Mode == filemode.Dir {
 		return e.Name + "/"
 	}
@@ -217,11 +223,11 @@ func sortName(e *object.TreeEntry) string {
 }
 
 // fan returns the fan-out tree for a two-digit prefix, nil when absent.
-func (s *snapshot) fan(prefix string) (*object.Tree, error) {
+func (s *snapshot) fan(prefix string) (*gitTree, error) {
 	if t, ok := s.fans[prefix]; ok {
 		return t, nil
 	}
-	var t *object.Tree
+	var t *gitTree
 	if e := findEntry(s.mems, prefix); e != nil && e.Mode == filemode.Dir {
 		var err error
 		if t, err = s.repo.readTree(Hash(e.Hash)); err != nil {
@@ -429,19 +435,10 @@ func (r *Repo) writeBlob(data []byte) (Hash, error) {
 }
 
 func (r *Repo) blobObject(data []byte) (plumbing.EncodedObject, error) {
-	o := r.objects.NewEncodedObject()
-	o.SetType(plumbing.BlobObject)
-	w, err := o.Writer()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.Write(data); err != nil {
-		return nil, err
-	}
-	return o, w.Close()
+	return r.encodedObject(plumbing.BlobObject, data)
 }
 
-func (r *Repo) writeTree(entries []object.TreeEntry) (Hash, error) {
+func (r *Repo) writeTree(entries []treeEntry) (Hash, error) {
 	o, err := r.treeObject(entries)
 	if err != nil {
 		return zeroHash, err
@@ -449,11 +446,28 @@ func (r *Repo) writeTree(entries []object.TreeEntry) (Hash, error) {
 	return r.writeObject(o)
 }
 
-func (r *Repo) treeObject(entries []object.TreeEntry) (plumbing.EncodedObject, error) {
-	sort.Sort(object.TreeEntrySorter(entries))
-	t := &object.Tree{Entries: entries}
+func (r *Repo) treeObject(entries []treeEntry) (plumbing.EncodedObject, error) {
+	sortTreeEntries(entries)
+	data, err := encodeTree(entries)
+	if err != nil {
+		return nil, err
+	}
+	return r.encodedObject(plumbing.TreeObject, data)
+}
+
+// encodedObject is an object of type typ and content data, to be written.
+func (r *Repo) encodedObject(typ plumbing.ObjectType, data []byte) (plumbing.EncodedObject, error) {
 	o := r.objects.NewEncodedObject()
-	return o, t.Encode(o)
+	o.SetType(typ)
+	w, err := o.Writer()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return o, w.Close()
 }
 
 // put stores an object written by a change built on this snapshot: in its
@@ -474,7 +488,7 @@ func (s *snapshot) writeBlob(data []byte) (Hash, error) {
 	return s.put(o)
 }
 
-func (s *snapshot) writeTree(entries []object.TreeEntry) (Hash, error) {
+func (s *snapshot) writeTree(entries []treeEntry) (Hash, error) {
 	o, err := s.repo.treeObject(entries)
 	if err != nil {
 		return zeroHash, err
@@ -483,15 +497,15 @@ func (s *snapshot) writeTree(entries []object.TreeEntry) (Hash, error) {
 }
 
 // setEntry returns entries with name set to (mode, h), or removed when h is zero.
-func setEntry(entries []object.TreeEntry, name string, mode filemode.FileMode, h Hash) []object.TreeEntry {
-	out := make([]object.TreeEntry, 0, len(entries)+1)
+func setEntry(entries []treeEntry, name string, mode filemode.FileMode, h Hash) []treeEntry {
+	out := make([]treeEntry, 0, len(entries)+1)
 	for _, e := range entries {
 		if e.Name != name {
 			out = append(out, e)
 		}
 	}
 	if !h.IsZero() {
-		out = append(out, object.TreeEntry{Name: name, Mode: mode, Hash: plumbing.Hash(h)})
+		out = append(out, treeEntry{Name: name, Mode: mode, Hash: plumbing.Hash(h)})
 	}
 	return out
 }
@@ -517,8 +531,8 @@ func (s *snapshot) buildTree(changes map[string][]byte) (Hash, error) {
 
 // writeRoot writes the memories tree with the given fan-out entries and a root
 // tree that keeps the snapshot's other root entries.
-func (s *snapshot) writeRoot(memEntries []object.TreeEntry) (Hash, error) {
-	var rootEntries []object.TreeEntry
+func (s *snapshot) writeRoot(memEntries []treeEntry) (Hash, error) {
+	var rootEntries []treeEntry
 	if s.root != nil {
 		rootEntries = append(rootEntries, s.root.Entries...)
 	}
