@@ -243,24 +243,14 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 			trees++
 			got, err := repo.readTree(h)
 			require.NoError(t, err)
-			mo := &plumbing.MemoryObject{}
-			mo.SetType(plumbing.TreeObject)
-			_, err = mo.Write(o.data)
-			require.NoError(t, err)
-			want, err := object.DecodeTree(repo.objects, mo)
+			want, err := object.DecodeTree(repo.objects, goGitObject(t, plumbing.TreeObject, o.data))
 			require.NoError(t, err)
 			require.Equal(t, goGitEntries(want.Entries), got.Entries, h.String())
 			require.Equal(t, want.Hash, got.Hash, h.String())
 			// and written back, it is what go-git writes
 			enc, err := encodeTree(got.Entries)
 			require.NoError(t, err)
-			wo := &plumbing.MemoryObject{}
-			require.NoError(t, want.Encode(wo))
-			r, err := wo.Reader()
-			require.NoError(t, err)
-			wantData, err := io.ReadAll(r)
-			require.NoError(t, err)
-			require.Equal(t, wantData, enc, h.String())
+			require.Equal(t, goGitEncoding(t, want), enc, h.String())
 		}
 		require.Greater(t, trees, 30, "packed %v", packed)
 		// and git finds nothing to say about the objects git-mem wrote
@@ -277,6 +267,28 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 		_, err := decodeTreeEntries([]byte(raw))
 		require.ErrorIs(t, err, errBadTree, name)
 	}
+}
+
+// goGitObject is content as a go-git object of type typ.
+func goGitObject(t *testing.T, typ plumbing.ObjectType, data []byte) *plumbing.MemoryObject {
+	o := &plumbing.MemoryObject{}
+	o.SetType(typ)
+	_, err := o.Write(data)
+	require.NoError(t, err)
+	return o
+}
+
+// goGitEncoding is the content go-git writes for o.
+func goGitEncoding(t *testing.T, o interface {
+	Encode(plumbing.EncodedObject) error
+}) []byte {
+	mo := &plumbing.MemoryObject{}
+	require.NoError(t, o.Encode(mo))
+	r, err := mo.Reader()
+	require.NoError(t, err)
+	data, err := io.ReadAll(r)
+	require.NoError(t, err)
+	return data
 }
 
 func goGitEntries(es []object.TreeEntry) []treeEntry {
@@ -326,11 +338,7 @@ func TestCommitsAsGoGit(t *testing.T) {
 		commits++
 		got, err := repo.readCommit(h)
 		require.NoError(t, err)
-		mo := &plumbing.MemoryObject{}
-		mo.SetType(plumbing.CommitObject)
-		_, err = mo.Write(o.data)
-		require.NoError(t, err)
-		want, err := object.DecodeCommit(repo.objects, mo)
+		want, err := object.DecodeCommit(repo.objects, goGitObject(t, plumbing.CommitObject, o.data))
 		require.NoError(t, err)
 		require.Equal(t, want.Hash, got.Hash)
 		require.Equal(t, want.TreeHash, got.TreeHash, h.String())
@@ -347,13 +355,7 @@ func TestCommitsAsGoGit(t *testing.T) {
 		}
 		// written back without a signature, it is what go-git writes
 		want.PGPSignature = ""
-		wo := &plumbing.MemoryObject{}
-		require.NoError(t, want.Encode(wo))
-		r, err := wo.Reader()
-		require.NoError(t, err)
-		wantData, err := io.ReadAll(r)
-		require.NoError(t, err)
-		require.Equal(t, string(wantData), string(got.encode()), h.String())
+		require.Equal(t, string(goGitEncoding(t, want)), string(got.encode()), h.String())
 	}
 	require.Equal(t, 10, commits, "5 of git-mem, 4 of git, 1 signed in another zone")
 
