@@ -423,29 +423,7 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 			}
 		}
 	}
-	candidate := func(i int) cand {
-		cd := cand{doc: docs[i]}
-		tokens := 0
-		for g, s := range best[i*G : i*G+G] {
-			if s <= 0 {
-				continue
-			}
-			tokens += int(tfs[i*G+g])
-			cd.matched++
-			cd.rel += math.Min(s, capv*refs[g])
-			cd.matchedRef += refs[g]
-			cd.maxRef = max(cd.maxRef, refs[g])
-			if exact[i*G+g] {
-				cd.exactRef += refs[g]
-			}
-		}
-		cd.rel /= total
-		if dls[i] > 0 {
-			cd.coverage = min(1, float64(tokens)/float64(dls[i]))
-		}
-		return cd
-	}
-	// relevance alone, as candidate computes it
+	// a document's relevance, then the rest of its evidence
 	relevance := func(i int) float64 {
 		rel := 0.0
 		for g, s := range best[i*G : i*G+G] {
@@ -454,6 +432,26 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 			}
 		}
 		return rel / total
+	}
+	candidate := func(i int) cand {
+		cd := cand{doc: docs[i], rel: relevance(i)}
+		tokens := 0
+		for g, s := range best[i*G : i*G+G] {
+			if s <= 0 {
+				continue
+			}
+			tokens += int(tfs[i*G+g])
+			cd.matched++
+			cd.matchedRef += refs[g]
+			cd.maxRef = max(cd.maxRef, refs[g])
+			if exact[i*G+g] {
+				cd.exactRef += refs[g]
+			}
+		}
+		if dls[i] > 0 {
+			cd.coverage = min(1, float64(tokens)/float64(dls[i]))
+		}
+		return cd
 	}
 	candFloor := cfg.candidateFloorValue()
 	if k <= 0 {
