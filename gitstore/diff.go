@@ -19,56 +19,88 @@ func (s *Store) Diff(from, to Hash) (changed, removed []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	err = diffSnapshots(a, b, func(id string, _, is Hash) error {
+		if is.IsZero() {
+			removed = append(removed, id)
+		} else {
+			changed = append(changed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return changed, removed, nil
+}
+
+// diffSnapshots calls fn, in id order, for every memory whose document differs
+// between a and b (zero hash: absent on that side). Equal fan-out trees are
+// skipped without being read.
+func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb Hash) error) error {
 	prefixes := map[string]bool{}
-	for _, t := range []*gitTree{a.mems, b.mems} {
-		if t == nil {
+	for _, s := range []*snapshot{a, b} {
+		if s.mems == nil {
 			continue
 		}
-		for _, e := range t.Entries {
+		for _, e := range s.mems.Entries {
 			if e.Mode == filemode.Dir {
 				prefixes[e.Name] = true
 			}
 		}
 	}
-	for p := range prefixes {
+	for _, p := range sortedSet(prefixes) {
 		ea, eb := findEntry(a.mems, p), findEntry(b.mems, p)
 		if ea != nil && eb != nil && ea.Hash == eb.Hash {
 			continue
 		}
-		old, err := fanEntries(a, p)
+		fa, err := a.fan(p)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		cur, err := fanEntries(b, p)
+		fb, err := b.fan(p)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		for id, h := range cur {
-			if old[id] != h {
-				changed = append(changed, id)
-			}
-		}
-		for id := range old {
-			if _, ok := cur[id]; !ok {
-				removed = append(removed, id)
-			}
+		if err := eachFanChange(p, fa, fb, fn); err != nil {
+			return err
 		}
 	}
-	return changed, removed, nil
+	return nil
 }
 
-func fanEntries(s *snapshot, prefix string) (map[string]Hash, error) {
-	out := map[string]Hash{}
-	t, err := s.fan(prefix)
-	if err != nil || t == nil {
-		return out, err
+// eachFanChange calls fn with each memory whose document differs between
+// the fan-out trees old and cur (either may be nil): its id and its
+// document's blob in each, zero where it is absent, in id order. Trees keep
+// their entries in git's order, so one walk of both lists finds them.
+func eachFanChange(prefix string, old, cur *gitTree, fn func(id string, was, is Hash) error) error {
+	var oe, ce []treeEntry
+	if old != nil {
+		oe = old.Entries
 	}
-	for _, e := range t.Entries {
-		if id, ok := docID(prefix, e.Name); ok {
-			out[id] = Hash(e.Hash)
+	if cur != nil {
+		ce = cur.Entries
+	}
+	for len(oe) > 0 || len(ce) > 0 {
+		var name string
+		var was, is Hash
+		switch {
+		case len(ce) == 0 || len(oe) > 0 && sortName(&oe[0]) < sortName(&ce[0]):
+			name, was = oe[0].Name, Hash(oe[0].Hash)
+			oe = oe[1:]
+		case len(oe) == 0 || sortName(&ce[0]) < sortName(&oe[0]):
+			name, is = ce[0].Name, Hash(ce[0].Hash)
+			ce = ce[1:]
+		default: // the same name in both
+			name, was, is = ce[0].Name, Hash(oe[0].Hash), Hash(ce[0].Hash)
+			oe, ce = oe[1:], ce[1:]
+		}
+		if id, ok := docID(prefix, name); ok && was != is {
+			if err := fn(id, was, is); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // IsAncestor reports whether commit a is reachable from commit b (a zero a is

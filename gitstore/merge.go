@@ -461,52 +461,6 @@ func (r *Repo) gitMergeBases(ctx context.Context, a, b Hash) (bases []Hash, ok b
 	return bases, true
 }
 
-// diffSnapshots calls fn, in id order, for every memory whose document differs
-// between a and b (zero hash: absent on that side). Equal fan-out trees are
-// skipped without being read.
-func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb Hash) error) error {
-	prefixes := map[string]bool{}
-	for _, s := range []*snapshot{a, b} {
-		if s.mems == nil {
-			continue
-		}
-		for _, e := range s.mems.Entries {
-			if e.Mode == filemode.Dir {
-				prefixes[e.Name] = true
-			}
-		}
-	}
-	for _, p := range sortedSet(prefixes) {
-		ea, eb := findEntry(a.mems, p), findEntry(b.mems, p)
-		if ea != nil && eb != nil && ea.Hash == eb.Hash {
-			continue
-		}
-		fa, err := fanEntries(a, p)
-		if err != nil {
-			return err
-		}
-		fb, err := fanEntries(b, p)
-		if err != nil {
-			return err
-		}
-		ids := map[string]bool{}
-		for id := range fa {
-			ids[id] = true
-		}
-		for id := range fb {
-			ids[id] = true
-		}
-		for _, id := range sortedSet(ids) {
-			if ha, hb := fa[id], fb[id]; ha != hb {
-				if err := fn(id, ha, hb); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
 // mergeTrees builds the merged tree of ours and theirs and records in res what
 // happened to each memory. Its result does not depend on which side is ours.
 func (r *Repo) mergeTrees(res *MergeResult, ours, theirs Hash, bases []Hash) (Hash, error) {

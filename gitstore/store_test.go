@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/stretchr/testify/require"
 )
 
@@ -632,4 +635,36 @@ func TestCanonicalEncoding(t *testing.T) {
 	require.Error(t, err)
 	_, err = DecodeMemory([]byte(`not json`))
 	require.True(t, err != nil && !errors.Is(err, ErrNotFound))
+}
+
+// eachFanChange walks two fan-out trees' entries once, in id order, and
+// reports every id whose document differs, with its blob on each side.
+func TestEachFanChange(t *testing.T) {
+	h := func(b byte) plumbing.Hash { return plumbing.Hash{b} }
+	e := func(id string, b byte) treeEntry {
+		return treeEntry{Name: id + ".json", Mode: filemode.Regular, Hash: h(b)}
+	}
+	tree := func(es ...treeEntry) *gitTree { return &gitTree{Entries: es} }
+	const a, b, c, d = "ab00000000000001", "ab00000000000002", "ab00000000000003", "ab00000000000004"
+	tests := []struct {
+		name     string
+		old, cur *gitTree
+		want     []string
+	}{
+		{"both absent", nil, nil, nil},
+		{"a new fan", nil, tree(e(a, 1), e(b, 2)), []string{a + " 0 1", b + " 0 2"}},
+		{"a removed fan", tree(e(a, 1)), nil, []string{a + " 1 0"}},
+		{"unchanged", tree(e(a, 1), e(b, 2)), tree(e(a, 1), e(b, 2)), nil},
+		{"added, changed, removed", tree(e(a, 1), e(b, 2), e(d, 4)), tree(e(b, 5), e(c, 3), e(d, 4)), []string{a + " 1 0", b + " 2 5", c + " 0 3"}},
+		{"names that are no memory", tree(treeEntry{Name: "README", Mode: filemode.Regular, Hash: h(9)}, e(a, 1)), tree(e(a, 1), treeEntry{Name: "zz.json", Mode: filemode.Regular, Hash: h(8)}), nil},
+	}
+	for _, tc := range tests {
+		var got []string
+		err := eachFanChange("ab", tc.old, tc.cur, func(id string, was, is Hash) error {
+			got = append(got, fmt.Sprintf("%s %d %d", id, was[0], is[0]))
+			return nil
+		})
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, got, tc.name)
+	}
 }
