@@ -101,12 +101,12 @@ func decodeCommit(h plumbing.Hash, data []byte) (*gitCommit, error) {
 	c := &gitCommit{Hash: h}
 	seenTree := false
 	for {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 {
-			return nil, fmt.Errorf("%w: commit %s ends in its headers", ErrCorrupt, h)
+		var line []byte
+		if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+			line, data = data[:nl], data[nl+1:]
+		} else {
+			line, data = data, nil // headers and no message, as go-git reads it
 		}
-		line := data[:nl]
-		data = data[nl+1:]
 		if len(line) == 0 {
 			break // the message follows
 		}
@@ -129,6 +129,9 @@ func decodeCommit(h plumbing.Hash, data []byte) (*gitCommit, error) {
 			c.Author = decodeSignature(value)
 		case "committer":
 			c.Committer = decodeSignature(value)
+		}
+		if data == nil {
+			break
 		}
 	}
 	if !seenTree {

@@ -360,12 +360,16 @@ func TestCommitsAsGoGit(t *testing.T) {
 	require.Equal(t, 10, commits, "5 of git-mem, 4 of git, 1 signed in another zone")
 
 	for name, raw := range map[string]string{
-		"no tree":       "author A <a> 1 +0000\ncommitter A <a> 1 +0000\n\nmsg",
-		"bad tree":      "tree xyz\nauthor A <a> 1 +0000\n\nmsg",
-		"bad parent":    "tree " + strings.Repeat("a", 40) + "\nparent 12\n\nmsg",
-		"no header end": "tree " + strings.Repeat("a", 40),
+		"no tree":    "author A <a> 1 +0000\ncommitter A <a> 1 +0000\n\nmsg",
+		"bad tree":   "tree xyz\nauthor A <a> 1 +0000\n\nmsg",
+		"bad parent": "tree " + strings.Repeat("a", 40) + "\nparent 12\n\nmsg",
 	} {
 		_, err := decodeCommit(plumbing.ZeroHash, []byte(raw))
 		require.ErrorIs(t, err, ErrCorrupt, name)
 	}
+	// headers without the line that ends them: no message, as go-git reads it
+	c, err := decodeCommit(plumbing.ZeroHash, []byte("tree "+strings.Repeat("a", 40)+"\nauthor A <a> 1 +0100"))
+	require.NoError(t, err)
+	require.Equal(t, "A", c.Author.Name)
+	require.Empty(t, c.Message)
 }
