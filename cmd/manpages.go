@@ -90,7 +90,7 @@ func manName(c *cobra.Command) string { return strings.ReplaceAll(c.CommandPath(
 // the flags and the related pages.
 func writeManPage(b *strings.Builder, c *cobra.Command, date time.Time, source string) {
 	name := manName(c)
-	fmt.Fprintf(b, ".nh\n.TH %q \"1\" %q %q \"git-mem Manual\"\n", strings.ToUpper(name), date.Format("Jan 2006"), source)
+	fmt.Fprintf(b, ".nh\n.TH %s \"1\" %s %s \"git-mem Manual\"\n", roffQuoted(strings.ToUpper(name)), roffQuoted(date.Format("Jan 2006")), roffQuoted(source))
 	fmt.Fprintf(b, ".SH NAME\n%s \\- %s\n", name, roffText(c.Short))
 	fmt.Fprintf(b, ".SH SYNOPSIS\n\\fB%s\\fP\n", roffText(strings.Replace(c.UseLine(), "git-mem", "git mem", 1)))
 	long := c.Long
@@ -174,7 +174,9 @@ func writeRoffFlags(b *strings.Builder, heading string, fs *pflag.FlagSet) {
 		if arg != "" {
 			fmt.Fprintf(b, " \\fI%s\\fP", roffText(arg))
 		}
-		b.WriteString("\n" + roffLine(usage))
+		for _, line := range strings.Split(usage, "\n") {
+			b.WriteString("\n" + roffLine(line))
+		}
 		if d := f.DefValue; d != "" && d != "false" && d != "[]" && d != "0" {
 			fmt.Fprintf(b, " (default: %s)", roffText(d))
 		}
@@ -198,6 +200,12 @@ func roffText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// roffQuoted is a macro argument: roffText in double quotes, a quote
+// inside written as roff's quote character.
+func roffQuoted(s string) string {
+	return `"` + strings.ReplaceAll(roffText(s), `"`, `\(dq`) + `"`
 }
 
 // roffLine is roffText for a whole line, which must not start a request.

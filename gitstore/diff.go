@@ -85,13 +85,13 @@ func eachFanChange(prefix string, old, cur *gitTree, fn func(id string, was, is 
 		var was, is Hash
 		switch {
 		case len(ce) == 0 || len(oe) > 0 && sortName(&oe[0]) < sortName(&ce[0]):
-			name, was = oe[0].Name, Hash(oe[0].Hash)
+			name, was = oe[0].Name, documentBlob(&oe[0])
 			oe = oe[1:]
 		case len(oe) == 0 || sortName(&ce[0]) < sortName(&oe[0]):
-			name, is = ce[0].Name, Hash(ce[0].Hash)
+			name, is = ce[0].Name, documentBlob(&ce[0])
 			ce = ce[1:]
 		default: // the same name in both
-			name, was, is = ce[0].Name, Hash(oe[0].Hash), Hash(ce[0].Hash)
+			name, was, is = ce[0].Name, documentBlob(&oe[0]), documentBlob(&ce[0])
 			oe, ce = oe[1:], ce[1:]
 		}
 		if id, ok := docID(prefix, name); ok && was != is {
@@ -121,4 +121,13 @@ func (s *Store) IsAncestor(ctx context.Context, a, b Hash) (bool, error) {
 		return true, nil
 	})
 	return found, err
+}
+
+// documentBlob is the blob of a fan-out tree's entry, zero for a
+// directory (which holds no document, whatever its name).
+func documentBlob(e *treeEntry) Hash {
+	if e.Mode == filemode.Dir {
+		return zeroHash
+	}
+	return Hash(e.Hash)
 }

@@ -99,7 +99,7 @@ func (s *signature) encode(b *bytes.Buffer) {
 // decodeCommit reads a commit object's content.
 func decodeCommit(h plumbing.Hash, data []byte) (*gitCommit, error) {
 	c := &gitCommit{Hash: h}
-	seenTree := false
+	seenTree, seenAuthor, seenCommitter := false, false, false
 	for {
 		var line []byte
 		if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
@@ -125,10 +125,14 @@ func decodeCommit(h plumbing.Hash, data []byte) (*gitCommit, error) {
 				return nil, fmt.Errorf("%w: commit %s has a bad parent %q", ErrCorrupt, h, value)
 			}
 			c.ParentHashes = append(c.ParentHashes, plumbing.NewHash(string(value)))
-		case "author":
-			c.Author = decodeSignature(value)
+		case "author": // the first, as git reads it
+			if !seenAuthor {
+				c.Author, seenAuthor = decodeSignature(value), true
+			}
 		case "committer":
-			c.Committer = decodeSignature(value)
+			if !seenCommitter {
+				c.Committer, seenCommitter = decodeSignature(value), true
+			}
 		}
 		if data == nil {
 			break

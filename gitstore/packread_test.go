@@ -372,4 +372,10 @@ func TestCommitsAsGoGit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "A", c.Author.Name)
 	require.Empty(t, c.Message)
+	// a second author or committer line (git fsck's multipleAuthors): the
+	// first counts, as git reads it
+	c, err = decodeCommit(plumbing.ZeroHash, []byte("tree "+strings.Repeat("a", 40)+"\nauthor A <a> 1 +0000\ncommitter C <c> 2 +0000\nauthor X <x> 3 +0000\ncommitter Y <y> 4 +0000\n\nm"))
+	require.NoError(t, err)
+	require.Equal(t, "A", c.Author.Name)
+	require.Equal(t, "C", c.Committer.Name)
 }

@@ -656,6 +656,7 @@ func TestEachFanChange(t *testing.T) {
 		{"a removed fan", tree(e(a, 1)), nil, []string{a + " 1 0"}},
 		{"unchanged", tree(e(a, 1), e(b, 2)), tree(e(a, 1), e(b, 2)), nil},
 		{"added, changed, removed", tree(e(a, 1), e(b, 2), e(d, 4)), tree(e(b, 5), e(c, 3), e(d, 4)), []string{a + " 1 0", b + " 2 5", c + " 0 3"}},
+		{"a document turned into a directory", tree(e(a, 1)), tree(treeEntry{Name: a + ".json", Mode: filemode.Dir, Hash: h(2)}), []string{a + " 1 0"}},
 		{"names that are no memory", tree(treeEntry{Name: "README", Mode: filemode.Regular, Hash: h(9)}, e(a, 1)), tree(e(a, 1), treeEntry{Name: "zz.json", Mode: filemode.Regular, Hash: h(8)}), nil},
 	}
 	for _, tc := range tests {

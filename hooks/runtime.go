@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/git-mem/git-mem/agents"
@@ -27,11 +28,18 @@ const (
 func PrepareRuntime(event string) {
 	switch agents.NormalizeEvent(event) {
 	case agents.EventSessionStart, agents.EventPrompt:
-		percent := debug.SetGCPercent(-1)
-		limit := debug.SetMemoryLimit(shortHookHeap)
-		time.AfterFunc(shortHookTime, func() {
-			debug.SetGCPercent(percent)
-			debug.SetMemoryLimit(limit)
+		prepareOnce.Do(func() {
+			percent := debug.SetGCPercent(-1)
+			limit := debug.SetMemoryLimit(-1) // GOMEMLIMIT's, when set lower
+			debug.SetMemoryLimit(min(limit, shortHookHeap))
+			time.AfterFunc(shortHookTime, func() {
+				debug.SetGCPercent(percent)
+				debug.SetMemoryLimit(limit)
+			})
 		})
 	}
 }
+
+// prepareOnce keeps a second call from taking the first one's settings
+// for the runtime's own.
+var prepareOnce sync.Once

@@ -28,4 +28,7 @@ func TestPrepareRuntime(t *testing.T) {
 	require.Equal(t, int64(shortHookHeap), debug.SetMemoryLimit(-1))
 	require.Eventually(t, func() bool { return gcPercent() == before }, 5*time.Second, 10*time.Millisecond, "the collector comes back after shortHookTime")
 	require.Equal(t, limit, debug.SetMemoryLimit(-1))
+	// a process prepares once: a second call leaves the runtime alone
+	PrepareRuntime("prompt")
+	require.Equal(t, before, gcPercent())
 }
