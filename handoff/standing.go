@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"sort"
 	"strings"
@@ -29,10 +30,19 @@ import (
 // start shows; its second line the recent memories, which a start reads
 // only when nothing matched its branch and files. Decoding the memories
 // costs a hook more than reading the file, so a start with matches decodes
-// only the first line.
+// only the first line. A start that brings the cache forward appends what
+// changed as one more line (a journal entry: the tips it starts from and
+// ends at, and the memories put and removed, in order) instead of
+// rewriting the file; a reader applies each entry that starts from the
+// tips it has reached. Past maxJournal entries, the next change rewrites
+// the file as two lines.
 
 // startCacheVersion changes whenever the cache's layout or selection does.
-const startCacheVersion = 2
+const startCacheVersion = 3
+
+// maxJournal is how many journal lines the cache takes before it is
+// rewritten.
+const maxJournal = 16
 
 // recentKept is how many of the most recently changed memories the cache
 // keeps; below recentMin after removals, it is rebuilt.
@@ -61,6 +71,29 @@ type startCache struct {
 	Subagent map[string]bool `json:"subagent"`
 
 	recentRaw []byte
+	// pending are the journal's changes not yet applied to Recent (which
+	// is decoded only when asked for); journaled counts the journal lines
+	pending   []cacheOp
+	journaled int
+	// ops are the changes made since the cache was read, when journal
+	// records them (false once the cache must be rewritten whole)
+	ops     []cacheOp
+	journal bool
+}
+
+// cacheOp is one change of a journal entry: a memory put, or a key
+// removed.
+type cacheOp struct {
+	Put *cachedMem `json:"put,omitempty"`
+	Del string     `json:"del,omitempty"`
+}
+
+// journalEntry is a journal line: the changes that bring the cache from
+// tips From to tips To.
+type journalEntry struct {
+	From map[gitstore.Scope]string `json:"from"`
+	To   map[gitstore.Scope]string `json:"to"`
+	Ops  []cacheOp                 `json:"ops"`
 }
 
 // readStartCache reads the first line of the cache file; nil when it is
@@ -75,8 +108,46 @@ func readStartCache(path string) *startCache {
 	if json.Unmarshal(head, c) != nil || c.Version != startCacheVersion || c.Tips == nil {
 		return nil
 	}
-	c.recentRaw = rest
+	c.recentRaw, rest, _ = bytes.Cut(rest, []byte("\n"))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		c.journaled++
+		var e journalEntry
+		if json.Unmarshal(line, &e) != nil || !maps.Equal(e.From, c.Tips) {
+			continue // torn, or written from other tips: caught up by diffs
+		}
+		for _, op := range e.Ops {
+			c.apply(op, false)
+		}
+		c.pending = append(c.pending, e.Ops...)
+		c.Tips = e.To
+	}
 	return c
+}
+
+// apply applies one journalled change, to the recent memories too when
+// withRecent.
+func (c *startCache) apply(op cacheOp, withRecent bool) {
+	switch {
+	case op.Del != "":
+		delete(c.Standing, op.Del)
+		delete(c.Subagent, op.Del)
+		if withRecent {
+			delete(c.Recent, op.Del)
+		}
+	case op.Put != nil && op.Put.M != nil:
+		k := cacheKey(op.Put.Scope, op.Put.M.ID)
+		if IsSubagent(op.Put.M) {
+			c.Subagent[k] = true
+		}
+		switch {
+		case isStanding(op.Put.M):
+			c.Standing[k] = *op.Put
+		case withRecent && op.Put.M.Type != gitstore.TypeSession && op.Put.M.ValidTo == nil:
+			c.Recent[k] = *op.Put
+		}
+	}
 }
 
 // recent decodes the second line once; false when it is broken (the
@@ -88,13 +159,14 @@ func (c *startCache) recent() bool {
 	c.Recent = map[string]cachedMem{}
 	raw := bytes.TrimSpace(c.recentRaw)
 	c.recentRaw = nil
-	if len(raw) == 0 {
-		return true
-	}
-	if json.Unmarshal(raw, &c.Recent) != nil {
+	if len(raw) > 0 && json.Unmarshal(raw, &c.Recent) != nil {
 		c.Recent = map[string]cachedMem{}
 		return false
 	}
+	for _, op := range c.pending {
+		c.apply(op, true)
+	}
+	c.pending = nil
 	return true
 }
 
@@ -142,7 +214,11 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 			changed = true
 		}
 	}
-	if changed && !c.recent() {
+	// a change is journalled when the recent line is sound (checked without
+	// decoding it) and the journal has room; else the cache is rewritten
+	from := maps.Clone(c.Tips)
+	c.journal = changed && c.Recent == nil && c.journaled < maxJournal && json.Valid(bytes.TrimSpace(c.recentRaw))
+	if changed && !c.journal && !c.recent() {
 		// the recent line is broken: start over
 		c = &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{}, Standing: map[string]cachedMem{}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
 	}
@@ -157,6 +233,13 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 		if err := c.update(st, old, tips[i]); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	if c.journal {
+		if path != "" && !c.appendJournal(path, from) {
+			os.Remove(path) // the next start rebuilds it
+		}
+		c.pending = append(c.pending, c.ops...)
+		changed = false
 	}
 	// a store this set does not see (the personal store, read by another
 	// caller) keeps its entries: they are filtered out below, not dropped
@@ -226,6 +309,7 @@ func (c *startCache) update(st *gitstore.Store, old, tip string) error {
 		return nil
 	}
 	if to.IsZero() {
+		c.unjournal()
 		c.drop(st.Scope)
 		c.Tips[st.Scope] = tip
 		return nil
@@ -240,6 +324,7 @@ func (c *startCache) update(st *gitstore.Store, old, tip string) error {
 		ids, removed, err = st.Diff(from, to)
 	}
 	if !ok || old == "" || err != nil {
+		c.unjournal() // a store read in full is written whole
 		c.drop(st.Scope)
 		all, err := rd.All()
 		if err != nil {
@@ -271,22 +356,50 @@ func (c *startCache) update(st *gitstore.Store, old, tip string) error {
 }
 
 func (c *startCache) put(scope gitstore.Scope, m *gitstore.Memory) {
-	k := cacheKey(scope, m.ID)
-	if IsSubagent(m) {
-		c.Subagent[k] = true
-	}
-	switch {
-	case isStanding(m):
-		c.Standing[k] = cachedMem{scope, m}
-	case m.Type != gitstore.TypeSession && m.ValidTo == nil:
-		c.Recent[k] = cachedMem{scope, m}
-	}
+	c.change(cacheOp{Put: &cachedMem{scope, m}})
 }
 
-func (c *startCache) remove(k string) {
-	delete(c.Standing, k)
-	delete(c.Recent, k)
-	delete(c.Subagent, k)
+func (c *startCache) remove(k string) { c.change(cacheOp{Del: k}) }
+
+// change applies op, and records it when the catch-up is journalled (the
+// recent memories, not decoded then, get it when they are).
+func (c *startCache) change(op cacheOp) {
+	if c.journal {
+		c.ops = append(c.ops, op)
+	}
+	c.apply(op, c.Recent != nil)
+}
+
+// unjournal turns a journalled catch-up into a rewrite: the recent
+// memories are decoded and given the changes made so far.
+func (c *startCache) unjournal() {
+	if !c.journal {
+		return
+	}
+	c.journal = false
+	if !c.recent() {
+		c.Recent = map[string]cachedMem{} // rebuilt below, as it is too thin
+	}
+	for _, op := range c.ops {
+		c.apply(op, true)
+	}
+	c.ops = nil
+}
+
+// appendJournal appends the changes since tips from as one line, with a
+// single write so that concurrent starts never interleave; false when it
+// could not.
+func (c *startCache) appendJournal(path string, from map[gitstore.Scope]string) bool {
+	line, err := json.Marshal(journalEntry{From: from, To: c.Tips, Ops: c.ops})
+	if err != nil {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return false
+	}
+	_, werr := f.Write(append(line, '\n'))
+	return errors.Join(werr, f.Close()) == nil
 }
 
 func (c *startCache) drop(scope gitstore.Scope) {

@@ -3,7 +3,13 @@ package handoff
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -58,4 +64,137 @@ func TestStartCacheIsReadInParts(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, standing, 1)
 	require.Len(t, recent(), 2)
+}
+
+// A start that brings the cache forward appends one journal line instead
+// of rewriting the file; read back, journal and all, the cache gives what a
+// cache built from scratch gives, after every kind of change; past
+// maxJournal lines the file is rewritten as two.
+func TestStartCacheJournal(t *testing.T) {
+	ctx := context.Background()
+	set, st := bootRepo(t)
+	w := gitstore.Writer{Agent: "test"}
+	path := cachePath(set)
+	lines := func() int {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return bytes.Count(data, []byte("\n"))
+	}
+	// what startMemories answers, as comparable text
+	view := func() string {
+		standing, recent, subagent, err := startMemories(ctx, set, bootNow)
+		require.NoError(t, err)
+		var b strings.Builder
+		for _, e := range standing {
+			fmt.Fprintf(&b, "standing %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
+		}
+		for _, e := range recent() {
+			fmt.Fprintf(&b, "recent %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
+		}
+		fmt.Fprintf(&b, "subagent %v\n", slices.Sorted(maps.Keys(subagent)))
+		return b.String()
+	}
+	// what a cache built from scratch answers (the journalled file is put back)
+	fresh := func() string {
+		t.Helper()
+		saved, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(path))
+		v := view()
+		require.NoError(t, os.WriteFile(path, saved, 0o600))
+		return v
+	}
+
+	pref := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
+	fact := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The ledger stores amounts in cents"})
+	view()
+	require.Equal(t, 2, lines(), "built whole")
+
+	changes := []struct {
+		name   string
+		change func()
+	}{
+		{"a preference added", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Answer in short paragraphs"})
+		}},
+		{"a fact added", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Refunds are reconciled nightly"})
+		}},
+		{"a preference revised", func() {
+			_, err := st.Revise(ctx, w, pref.ID, "Prefer spaces in Go files")
+			require.NoError(t, err)
+		}},
+		{"a fact revised", func() {
+			_, err := st.Revise(ctx, w, fact.ID, "The ledger stores amounts in minor units")
+			require.NoError(t, err)
+		}},
+		{"a subagent's memory", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The importer skips empty rows", Tags: []string{SubagentTagPrefix + "explorer"}})
+		}},
+		{"a pinned fact", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Never deploy on Fridays", Pinned: true})
+		}},
+		{"a preference forgotten", func() {
+			_, err := st.Forget(ctx, w, pref.ID)
+			require.NoError(t, err)
+		}},
+		{"a fact forgotten", func() {
+			_, err := st.Forget(ctx, w, fact.ID)
+			require.NoError(t, err)
+		}},
+	}
+	for i, c := range changes {
+		c.change()
+		got := view()
+		require.Equal(t, 3+i, lines(), "%s: one journal line more", c.name)
+		require.Equal(t, fresh(), got, "%s: the journalled cache answers as a fresh one", c.name)
+		require.Equal(t, got, view(), "%s: and reads back the same", c.name)
+	}
+	for lines() > 2 {
+		addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: fmt.Sprintf("Fact number %d about the importer", lines())})
+		got := view()
+		require.LessOrEqual(t, lines(), 2+maxJournal, "the journal is bounded")
+		require.Equal(t, fresh(), got)
+	}
+}
+
+// readStartCache applies a journal line only from the tips reached so far:
+// one written from other tips (a concurrent start's) or torn is skipped.
+func TestStartCacheJournalFollowsTips(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "start.json")
+	a := cachedMem{gitstore.ScopeProject, &gitstore.Memory{ID: "a", Type: gitstore.TypePreference, Text: "Prefer tabs"}}
+	b := cachedMem{gitstore.ScopeProject, &gitstore.Memory{ID: "b", Type: gitstore.TypePreference, Text: "Prefer short names"}}
+	c := &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{gitstore.ScopeProject: "t1"},
+		Standing: map[string]cachedMem{"project/a": a}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
+	c.save(path)
+	base, err := os.ReadFile(path)
+	require.NoError(t, err)
+	entry := func(from, to string, ops ...cacheOp) string {
+		line, err := json.Marshal(journalEntry{From: map[gitstore.Scope]string{gitstore.ScopeProject: from}, To: map[gitstore.Scope]string{gitstore.ScopeProject: to}, Ops: ops})
+		require.NoError(t, err)
+		return string(line) + "\n"
+	}
+	tests := []struct {
+		name     string
+		journal  string
+		tip      string
+		standing []string
+	}{
+		{"none", "", "t1", []string{"a"}},
+		{"one from the tips", entry("t1", "t2", cacheOp{Put: &b}), "t2", []string{"a", "b"}},
+		{"a chain", entry("t1", "t2", cacheOp{Put: &b}) + entry("t2", "t3", cacheOp{Del: "project/a"}), "t3", []string{"b"}},
+		{"one from other tips", entry("t0", "t2", cacheOp{Del: "project/a"}), "t1", []string{"a"}},
+		{"a torn line, then a sound one", entry("t1", "t2", cacheOp{Put: &b})[:20] + "\n" + entry("t1", "t3", cacheOp{Del: "project/a"}), "t3", nil},
+	}
+	for _, tc := range tests {
+		require.NoError(t, os.WriteFile(path, append(append([]byte(nil), base...), tc.journal...), 0o600))
+		got := readStartCache(path)
+		require.NotNil(t, got, tc.name)
+		require.Equal(t, tc.tip, got.Tips[gitstore.ScopeProject], tc.name)
+		var ids []string
+		for k := range got.Standing {
+			ids = append(ids, strings.TrimPrefix(k, "project/"))
+		}
+		require.ElementsMatch(t, tc.standing, ids, tc.name)
+	}
 }
