@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Finding statuses, from git mem doctor.
@@ -278,8 +276,8 @@ func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOption
 	// or from refs/memory/main.
 	have := false
 	if !st.RemoteTip.IsZero() {
-		_, err := r.objects.EncodedObject(plumbing.CommitObject, plumbing.Hash(st.RemoteTip))
-		have = err == nil
+		o, err := r.objects.readRaw(st.RemoteTip)
+		have = err == nil && o.typ == objCommit
 	}
 	if have {
 		if st.Merged, err = main.IsAncestor(ctx, st.RemoteTip, st.Local); err != nil {

@@ -16,18 +16,15 @@ import (
 	"sync"
 )
 
-// packReader reads objects from the repository's pack files without
-// loading their indexes. go-git decodes every pack's whole .idx file (and
-// builds a map of its offsets) the first time a process reads a packed
-// object: in a repository whose packs hold its code history that is
-// O(objects in the repository) for every git-mem process, however few
-// objects it reads. Here an object's offset is found by a binary search in
-// the part of the .idx its first byte selects (one read), and the object,
-// with its delta chain, is inflated from the .pack. Anything it cannot
-// read (an idx of version 1, a pack that vanished, an object in an
-// alternate) is left to go-git. See docs/architecture.md, storage.
+// packReader reads the loose objects and the packs of one objects
+// directory without loading the packs' indexes: a whole .idx is
+// O(objects in the repository), the code history's included, for every
+// process however few objects it reads. Here an object's offset is found
+// by a binary search in the part of the .idx its first byte selects (one
+// read), and the object, with its delta chain, is inflated from the .pack.
+// See docs/architecture.md, storage.
 type packReader struct {
-	dir string // <common dir>/objects/pack
+	dir string // <objects dir>/pack
 
 	mu     sync.Mutex
 	packs  []*packFile // the packs it reads, listed on first use
@@ -44,9 +41,9 @@ type packReader struct {
 	loose map[string]map[string]bool
 }
 
-// packedObject is an object read from a pack: its type (1 commit, 2 tree,
-// 3 blob, 4 tag) and content.
-type packedObject struct {
+// rawObject is an object as read: its type (1 commit, 2 tree, 3 blob,
+// 4 tag) and content.
+type rawObject struct {
 	typ  int
 	data []byte
 }
@@ -60,6 +57,8 @@ type baseKey struct {
 const maxBaseCache = 8 << 20
 
 type packFile struct {
+	path      string // of the .idx
+	version   int    // of the .idx: 1 or 2
 	idx, pack *os.File
 	fanout    [256]uint32
 	// buckets caches, per first byte of a name, the idx's names and offsets
@@ -90,14 +89,15 @@ const (
 // errNotInPacks: the object is in none of the packs this reader reads.
 var errNotInPacks = errors.New("not in the packs")
 
-func newPackReader(commonDir string) *packReader {
-	return &packReader{dir: filepath.Join(commonDir, "objects", "pack")}
+func newPackReader(objectsDir string) *packReader {
+	return &packReader{dir: filepath.Join(objectsDir, "pack")}
 }
 
 // isLoose reports whether h was a loose object when its directory was
 // first listed. Either answer is safe when it has changed since: an object
-// written loose later is not in the packs, so the caller falls back to
-// go-git, which reads it; one packed and pruned since is read by go-git.
+// written loose later is not in the packs, so the caller reads it loose
+// next; one packed and pruned since is found once the packs are listed
+// again.
 // Listing a directory once costs less than a stat per object when a whole
 // store is read.
 func (p *packReader) isLoose(h Hash) bool {
@@ -120,38 +120,86 @@ func (p *packReader) isLoose(h Hash) bool {
 }
 
 // read returns the object h, or errNotInPacks.
-func (p *packReader) read(h Hash) (packedObject, error) {
+func (p *packReader) read(h Hash) (rawObject, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.listed {
 		p.list()
 	}
 	for _, pf := range p.packs {
+		if pf.idx == nil {
+			// past the packs kept open: opened for this lookup only
+			o, err := p.readTransient(pf, h)
+			if errors.Is(err, errNotInPacks) {
+				continue
+			}
+			return o, err
+		}
 		off, ok, err := pf.find(h)
 		if err != nil {
-			return packedObject{}, err
+			return rawObject{}, err
 		}
 		if ok {
 			return p.at(pf, off, 0)
 		}
 	}
-	return packedObject{}, errNotInPacks
+	return rawObject{}, errNotInPacks
 }
 
-// maxPacks is the most packs the reader keeps open; a repository with
-// more (never repacked) is left to go-git, which bounds its descriptors.
-const maxPacks = 64
+// readTransient reads h from pf, whose files are opened for this read
+// only. pf itself stays what the cached delta bases are keyed by.
+func (p *packReader) readTransient(pf *packFile, h Hash) (rawObject, error) {
+	opened, err := openPackFile(pf.path)
+	if err != nil {
+		return rawObject{}, errNotInPacks
+	}
+	pf.version, pf.fanout, pf.idx, pf.pack = opened.version, opened.fanout, opened.idx, opened.pack
+	defer func() {
+		pf.close()
+		pf.idx, pf.pack = nil, nil
+	}()
+	off, ok, err := pf.find(h)
+	if err != nil {
+		return rawObject{}, err
+	}
+	if !ok {
+		return rawObject{}, errNotInPacks
+	}
+	return p.at(pf, off, 0)
+}
 
-// list opens the packs with an idx of version 2; the others are go-git's.
+// maxPacks is the most packs the reader keeps open, newest first; a
+// repository never repacked may have more, which are opened for each
+// lookup that reaches them.
+var maxPacks = 64
+
+// list opens the packs, newest first (where new objects are), up to
+// maxPacks, and keeps the paths of the others.
 func (p *packReader) list() {
 	p.listed = true
 	names, _ := filepath.Glob(filepath.Join(p.dir, "pack-*.idx"))
-	if len(names) > maxPacks {
-		return
+	type named struct {
+		path string
+		mod  int64
 	}
-	sort.Strings(names)
+	var all []named
 	for _, name := range names {
-		if pf, err := openPackFile(name); err == nil {
+		if st, err := os.Stat(name); err == nil {
+			all = append(all, named{name, st.ModTime().UnixNano()})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].mod != all[j].mod {
+			return all[i].mod > all[j].mod
+		}
+		return all[i].path < all[j].path
+	})
+	for _, n := range all {
+		if len(p.packs) >= maxPacks {
+			p.packs = append(p.packs, &packFile{path: n.path})
+			continue
+		}
+		if pf, err := openPackFile(n.path); err == nil {
 			p.packs = append(p.packs, pf)
 		}
 	}
@@ -162,12 +210,15 @@ func (p *packReader) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, pf := range p.packs {
-		pf.idx.Close()
-		pf.pack.Close()
+		pf.close()
 	}
 	p.packs, p.listed, p.bases, p.order, p.size = nil, false, nil, nil, 0
 	p.zr, p.br, p.loose = nil, nil, nil
 }
+
+// idxV2Magic starts an index of version 2; one of version 1 (git's
+// before 1.5.2) starts with its fan-out table.
+var idxV2Magic = []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}
 
 func openPackFile(idxPath string) (*packFile, error) {
 	idx, err := os.Open(idxPath)
@@ -175,20 +226,36 @@ func openPackFile(idxPath string) (*packFile, error) {
 		return nil, err
 	}
 	head := make([]byte, 8+256*4)
-	if _, err := idx.ReadAt(head, 0); err != nil || !bytes.Equal(head[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+	n, err := idx.ReadAt(head, 0)
+	pf := &packFile{path: idxPath, version: 2, idx: idx}
+	fan := head[8:]
+	switch {
+	case n == len(head) && bytes.Equal(head[:8], idxV2Magic):
+	case n >= 256*4 && !bytes.Equal(head[:4], idxV2Magic[:4]):
+		pf.version, fan = 1, head[:256*4]
+	default:
 		idx.Close()
-		return nil, fmt.Errorf("%s: not a version 2 pack index", idxPath)
+		if err == nil || errors.Is(err, io.EOF) {
+			err = errors.New("not a pack index of version 1 or 2")
+		}
+		return nil, fmt.Errorf("%s: %w", idxPath, err)
 	}
-	pack, err := os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack")
-	if err != nil {
+	for i := range pf.fanout {
+		pf.fanout[i] = binary.BigEndian.Uint32(fan[4*i:])
+	}
+	if pf.pack, err = os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack"); err != nil {
 		idx.Close()
 		return nil, err
 	}
-	pf := &packFile{idx: idx, pack: pack}
-	for i := range pf.fanout {
-		pf.fanout[i] = binary.BigEndian.Uint32(head[8+4*i:])
-	}
 	return pf, nil
+}
+
+// close releases the pack's files, if open.
+func (pf *packFile) close() {
+	if pf.idx != nil {
+		pf.idx.Close()
+		pf.pack.Close()
+	}
 }
 
 // find looks h up in the idx: the names starting with h's first byte are
@@ -204,7 +271,7 @@ func (pf *packFile) find(h Hash) (int64, bool, error) {
 		return 0, false, nil
 	}
 	off := int64(binary.BigEndian.Uint32(b.offsets[4*i:]))
-	if off&0x80000000 != 0 {
+	if off&0x80000000 != 0 && pf.version == 2 {
 		// a pack over 2 GiB: the offset is in the table of large ones
 		var large [8]byte
 		total := int64(pf.fanout[255])
@@ -231,12 +298,24 @@ func (pf *packFile) bucket(first byte) (*idxBucket, error) {
 		return nil, nil
 	}
 	b := &idxBucket{names: make([]byte, 20*(hi-lo)), offsets: make([]byte, 4*(hi-lo))}
-	if _, err := pf.idx.ReadAt(b.names, 8+256*4+20*int64(lo)); err != nil {
-		return nil, err
-	}
-	// after the names and their CRCs
-	if _, err := pf.idx.ReadAt(b.offsets, 8+256*4+24*int64(total)+4*int64(lo)); err != nil {
-		return nil, err
+	if pf.version == 1 {
+		// entries of an offset and a name
+		entries := make([]byte, 24*(hi-lo))
+		if _, err := pf.idx.ReadAt(entries, 256*4+24*int64(lo)); err != nil {
+			return nil, err
+		}
+		for i := 0; i < int(hi-lo); i++ {
+			copy(b.offsets[4*i:], entries[24*i:24*i+4])
+			copy(b.names[20*i:], entries[24*i+4:24*i+24])
+		}
+	} else {
+		if _, err := pf.idx.ReadAt(b.names, 8+256*4+20*int64(lo)); err != nil {
+			return nil, err
+		}
+		// after the names and their CRCs
+		if _, err := pf.idx.ReadAt(b.offsets, 8+256*4+24*int64(total)+4*int64(lo)); err != nil {
+			return nil, err
+		}
 	}
 	if len(b.names) <= maxBucketCache {
 		pf.buckets[first] = b
@@ -248,14 +327,14 @@ func (pf *packFile) bucket(first byte) (*idxBucket, error) {
 const maxDeltaDepth = 1000
 
 // at reads the object at offset in pf, resolving deltas.
-func (p *packReader) at(pf *packFile, offset int64, depth int) (packedObject, error) {
+func (p *packReader) at(pf *packFile, offset int64, depth int) (rawObject, error) {
 	if depth > maxDeltaDepth {
-		return packedObject{}, fmt.Errorf("pack: delta chain deeper than %d", maxDeltaDepth)
+		return rawObject{}, fmt.Errorf("pack: delta chain deeper than %d", maxDeltaDepth)
 	}
 	var head [32]byte
 	n, err := pf.pack.ReadAt(head[:], offset)
 	if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
-		return packedObject{}, err
+		return rawObject{}, err
 	}
 	b := head[:n]
 	typ := int(b[0]>>4) & 7
@@ -263,75 +342,75 @@ func (p *packReader) at(pf *packFile, offset int64, depth int) (packedObject, er
 	i, shift := 1, uint(4)
 	for b[i-1]&0x80 != 0 {
 		if i >= len(b) || shift > 60 {
-			return packedObject{}, fmt.Errorf("pack: bad object header at %d", offset)
+			return rawObject{}, fmt.Errorf("pack: bad object header at %d", offset)
 		}
 		size |= uint64(b[i]&0x7f) << shift
 		shift += 7
 		i++
 	}
-	var base packedObject
+	var base rawObject
 	switch typ {
 	case objCommit, objTree, objBlob, objTag:
 	case objOfsDelta:
 		if i >= len(b) {
-			return packedObject{}, fmt.Errorf("pack: bad delta header at %d", offset)
+			return rawObject{}, fmt.Errorf("pack: bad delta header at %d", offset)
 		}
 		c := b[i]
 		rel := int64(c & 0x7f)
 		i++
 		for c&0x80 != 0 {
 			if i >= len(b) {
-				return packedObject{}, fmt.Errorf("pack: bad delta offset at %d", offset)
+				return rawObject{}, fmt.Errorf("pack: bad delta offset at %d", offset)
 			}
 			c = b[i]
 			rel = (rel+1)<<7 | int64(c&0x7f)
 			i++
 		}
 		if rel <= 0 || rel > offset {
-			return packedObject{}, fmt.Errorf("pack: bad delta offset at %d", offset)
+			return rawObject{}, fmt.Errorf("pack: bad delta offset at %d", offset)
 		}
 		if base, err = p.base(pf, offset-rel, depth); err != nil {
-			return packedObject{}, err
+			return rawObject{}, err
 		}
 	case objRefDelta:
 		if i+20 > len(b) {
-			return packedObject{}, fmt.Errorf("pack: bad delta header at %d", offset)
+			return rawObject{}, fmt.Errorf("pack: bad delta header at %d", offset)
 		}
 		var bh Hash
 		copy(bh[:], b[i:i+20])
 		i += 20
 		boff, ok, err := pf.find(bh)
 		if err != nil {
-			return packedObject{}, err
+			return rawObject{}, err
 		}
 		if !ok {
-			return packedObject{}, errNotInPacks // a thin pack's base: go-git's
+			return rawObject{}, fmt.Errorf("pack: the base of the delta at %d is not in its pack", offset)
 		}
 		if base, err = p.base(pf, boff, depth); err != nil {
-			return packedObject{}, err
+			return rawObject{}, err
 		}
 	default:
-		return packedObject{}, fmt.Errorf("pack: object type %d at %d", typ, offset)
+		return rawObject{}, fmt.Errorf("pack: object type %d at %d", typ, offset)
 	}
 	data, err := p.inflate(pf.pack, offset+int64(i), size)
 	if err != nil {
-		return packedObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
+		return rawObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
 	}
 	if typ == objOfsDelta || typ == objRefDelta {
 		if data, err = applyDelta(base.data, data); err != nil {
-			return packedObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
+			return rawObject{}, fmt.Errorf("pack: object at %d: %w", offset, err)
 		}
 		typ = base.typ
 	}
-	return packedObject{typ: typ, data: data}, nil
+	return rawObject{typ: typ, data: data}, nil
 }
 
 // base reads a delta's base, from the cache when it was read lately (the
 // objects of one tree share their bases).
-func (p *packReader) base(pf *packFile, offset int64, depth int) (packedObject, error) {
+func (p *packReader) base(pf *packFile, offset int64, depth int) (rawObject, error) {
 	k := baseKey{pf, offset}
 	if d, ok := p.bases[k]; ok {
-		return packedObject{typ: int(d[0]), data: d[1:]}, nil
+		return rawObject{typ: int(d[0]), data: d[1:]}, nil
 	}
 	o, err := p.at(pf, offset, depth+1)
 	if err != nil {
@@ -400,24 +479,24 @@ var looseTypes = map[string]int{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 // "TYPE SIZE\x00" and then the content. It shares the reader's decompressor:
 // a session's first hook after a write reads the new trees and documents
 // loose, and go-git allocates a decompressor for each.
-func (p *packReader) readLoose(h Hash) (packedObject, error) {
+func (p *packReader) readLoose(h Hash) (rawObject, error) {
 	hex := h.String()
 	f, err := os.Open(filepath.Join(filepath.Dir(p.dir), hex[:2], hex[2:]))
 	if err != nil {
-		return packedObject{}, err
+		return rawObject{}, err
 	}
 	defer f.Close()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	zr, err := p.inflater(f)
 	if err != nil {
-		return packedObject{}, err
+		return rawObject{}, err
 	}
 	var head []byte
 	var b [1]byte
 	for len(head) < 32 {
 		if _, err := io.ReadFull(zr, b[:]); err != nil {
-			return packedObject{}, err
+			return rawObject{}, err
 		}
 		if b[0] == 0 {
 			break
@@ -428,16 +507,16 @@ func (p *packReader) readLoose(h Hash) (packedObject, error) {
 	typ, known := looseTypes[name]
 	size, err := strconv.ParseUint(sizeText, 10, 63)
 	if !ok || !known || err != nil || b[0] != 0 {
-		return packedObject{}, fmt.Errorf("loose object %s: bad header %q", hex, head)
+		return rawObject{}, fmt.Errorf("loose object %s: bad header %q", hex, head)
 	}
 	if size > maxObjectBytes {
-		return packedObject{}, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
+		return rawObject{}, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
 	}
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {
-		return packedObject{}, err
+		return rawObject{}, err
 	}
-	return packedObject{typ: typ, data: out}, nil
+	return rawObject{typ: typ, data: out}, nil
 }
 
 // applyDelta applies a git delta to base: the sizes, then copies from

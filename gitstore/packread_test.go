@@ -21,14 +21,14 @@ import (
 
 // catFileAll is every object of the repository in dir as git itself reads
 // it: hash -> type and content.
-func catFileAll(t *testing.T, dir string) map[Hash]packedObject {
+func catFileAll(t *testing.T, dir string) map[Hash]rawObject {
 	t.Helper()
 	c := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch")
 	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	out, err := c.Output()
 	require.NoError(t, err)
 	types := map[string]int{"commit": objCommit, "tree": objTree, "blob": objBlob, "tag": objTag}
-	all := map[Hash]packedObject{}
+	all := map[Hash]rawObject{}
 	r := bufio.NewReader(bytes.NewReader(out))
 	for {
 		line, err := r.ReadString('\n')
@@ -45,7 +45,7 @@ func catFileAll(t *testing.T, dir string) map[Hash]packedObject {
 		data := make([]byte, n+1) // the content and its newline
 		_, err = io.ReadFull(r, data)
 		require.NoError(t, err)
-		all[h] = packedObject{typ: types[f[1]], data: data[:n]}
+		all[h] = rawObject{typ: types[f[1]], data: data[:n]}
 	}
 	return all
 }
@@ -78,7 +78,7 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 
 			all := catFileAll(t, dir)
 			require.Greater(t, len(all), 200)
-			p := newPackReader(filepath.Join(dir, ".git"))
+			p := newPackReader(filepath.Join(dir, ".git", "objects"))
 			defer p.close()
 			for h, want := range all {
 				got, err := p.read(h)
@@ -136,8 +136,8 @@ func TestApplyDeltaRejectsBadDeltas(t *testing.T) {
 }
 
 // TestPackReaderAfterNewLooseObjects: objects written loose after the
-// reader listed their directories are still read (go-git reads what the
-// packs do not hold), and so are objects packed after it listed the packs.
+// reader listed their directories are still read (loose, once the packs do
+// not hold them), and so are objects packed after it listed the packs.
 func TestPackReaderAfterNewLooseObjects(t *testing.T) {
 	ctx, w := context.Background(), Writer{Agent: "test"}
 	dir, st := projectStoreOnDisk(t)
@@ -186,7 +186,7 @@ func TestPackReaderReadsLooseObjects(t *testing.T) {
 	}
 	all := catFileAll(t, dir)
 	require.Greater(t, len(all), 60)
-	p := newPackReader(filepath.Join(dir, ".git"))
+	p := newPackReader(filepath.Join(dir, ".git", "objects"))
 	defer p.close()
 	for h, want := range all {
 		require.True(t, p.isLoose(h), h.String())
@@ -243,7 +243,7 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 			trees++
 			got, err := repo.readTree(h)
 			require.NoError(t, err)
-			want, err := object.DecodeTree(repo.objects, goGitObject(t, plumbing.TreeObject, o.data))
+			want, err := object.DecodeTree(newMemObjects(), goGitObject(t, plumbing.TreeObject, o.data))
 			require.NoError(t, err)
 			require.Equal(t, goGitEntries(want.Entries), got.Entries, h.String())
 			require.Equal(t, want.Hash, got.Hash, h.String())
@@ -338,7 +338,7 @@ func TestCommitsAsGoGit(t *testing.T) {
 		commits++
 		got, err := repo.readCommit(h)
 		require.NoError(t, err)
-		want, err := object.DecodeCommit(repo.objects, goGitObject(t, plumbing.CommitObject, o.data))
+		want, err := object.DecodeCommit(newMemObjects(), goGitObject(t, plumbing.CommitObject, o.data))
 		require.NoError(t, err)
 		require.Equal(t, want.Hash, got.Hash)
 		require.Equal(t, want.TreeHash, got.TreeHash, h.String())

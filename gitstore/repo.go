@@ -9,22 +9,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // Repo is one git repository as git-mem sees it: an object database, a ref
 // database, and where its directories are.
 type Repo struct {
-	objects storer.EncodedObjectStorer
-	// packs reads packed objects without go-git's whole-index load (nil
-	// for an in-memory repository)
-	packs *packReader
-	refs  refDB
+	objects objectDB
+	refs    refDB
 
 	// GitDir is the repository's git directory (per worktree); CommonDir holds
 	// the objects and the shared refs (the same as GitDir outside linked
@@ -53,7 +44,7 @@ type Repo struct {
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
 func NewMemoryRepo() *Repo {
-	return &Repo{objects: memory.NewStorage(), refs: newMemRefs(), config: &Config{}, Now: time.Now}
+	return &Repo{objects: newMemObjects(), refs: newMemRefs(), config: &Config{}, Now: time.Now}
 }
 
 // Open finds the repository containing dir, as git would: GIT_DIR when set,
@@ -92,18 +83,17 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 	return r, nil
 }
 
-// reopenObjects (re)opens the object database. A long-lived storage caches the
-// list of packs; after a concurrent git gc an object may have moved into a new
-// pack, and a fresh storage finds it.
+// reopenObjects (re)opens the object database. It caches the list of packs;
+// after a concurrent git gc an object may have moved into a new pack, and a
+// fresh list finds it.
 func (r *Repo) reopenObjects() {
 	if r.CommonDir == "" {
 		return
 	}
-	r.objects = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{MaxOpenDescriptors: 8})
-	if r.packs != nil {
-		r.packs.close()
+	if d, ok := r.objects.(*diskObjects); ok {
+		d.close()
 	}
-	r.packs = newPackReader(r.CommonDir)
+	r.objects = newDiskObjects(filepath.Join(r.CommonDir, "objects"), 0)
 }
 
 // OpenIn finds the repository containing dir by its files alone: unlike

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // memoriesDir is the root tree entry holding the fan-out of memory documents.
@@ -42,60 +41,39 @@ type snapshot struct {
 	root   *gitTree // nil for an empty store
 	mems   *gitTree // nil when there are no memories
 	fans   map[string]*gitTree
-	pack   *memory.Storage // objects of a large change, written as one pack
+	pack   *memObjects // objects of a large change, written as one pack
 }
 
-// object reads one object. An object database on disk caches its list of
-// packs; a concurrent git gc may pack loose objects and delete the old packs
-// under it, so on a miss the database is reopened and the read retried, as
-// git itself re-scans its packs before declaring an object missing.
+// object reads one object of type t (plumbing.AnyObject: of any type).
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	if o, ok := r.packedObject(t, h); ok {
-		return o, nil
+	po, err := r.readRaw(t, h)
+	if err != nil {
+		return nil, err
 	}
-	o, err := r.objects.EncodedObject(t, plumbing.Hash(h))
+	o := &plumbing.MemoryObject{}
+	o.SetType(plumbing.ObjectType(po.typ))
+	_, err = o.Write(po.data)
+	return o, err
+}
+
+// readRaw reads one object of type t: another type is not found. An
+// object database on disk caches its list of packs; a concurrent git gc
+// may pack loose objects and delete the old packs under it, so on a miss
+// the database is reopened and the read retried, as git itself re-scans
+// its packs before declaring an object missing.
+func (r *Repo) readRaw(t plumbing.ObjectType, h Hash) (rawObject, error) {
+	po, err := r.objects.readRaw(h)
 	for retry := 0; err != nil && r.CommonDir != "" && retry < 3; retry++ {
 		if retry > 0 {
 			time.Sleep(time.Duration(retry) * 5 * time.Millisecond)
 		}
 		r.reopenObjects()
-		o, err = r.objects.EncodedObject(t, plumbing.Hash(h))
+		po, err = r.objects.readRaw(h)
 	}
-	return o, err
-}
-
-// packedObject reads an object through packReader, loose or packed; ok is
-// false when go-git should read it (one the reader cannot find or read,
-// another type than t).
-func (r *Repo) packedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, bool) {
-	po, ok := r.ownRead(t, h)
-	if !ok {
-		return nil, false
+	if err == nil && t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t {
+		return rawObject{}, errNotFound(h)
 	}
-	o := &plumbing.MemoryObject{}
-	o.SetType(plumbing.ObjectType(po.typ))
-	if _, err := o.Write(po.data); err != nil {
-		return nil, false
-	}
-	return o, true
-}
-
-// ownRead reads an object with packReader; ok is false when go-git should.
-func (r *Repo) ownRead(t plumbing.ObjectType, h Hash) (packedObject, bool) {
-	if r.packs == nil {
-		return packedObject{}, false
-	}
-	var po packedObject
-	var err error
-	if r.packs.isLoose(h) {
-		po, err = r.packs.readLoose(h)
-	} else {
-		po, err = r.packs.read(h)
-	}
-	if err != nil || (t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t) {
-		return packedObject{}, false
-	}
-	return po, true
+	return po, err
 }
 
 // readTree reads and decodes a tree. The tree is decoded here rather than
@@ -103,21 +81,11 @@ func (r *Repo) ownRead(t plumbing.ObjectType, h Hash) (packedObject, bool) {
 // allocates a reader per entry: a session's first hook after a write reads
 // the fan-out trees of both commits, hundreds of entries each.
 func (r *Repo) readTree(h Hash) (*gitTree, error) {
-	var data []byte
-	if po, ok := r.ownRead(plumbing.TreeObject, h); ok {
-		data = po.data
-	} else {
-		o, err := r.object(plumbing.TreeObject, h)
-		if err != nil {
-			return nil, wrapObjectErr("tree", h, err)
-		}
-		if o.Type() != plumbing.TreeObject {
-			return nil, wrapObjectErr("tree", h, plumbing.ErrInvalidType)
-		}
-		if data, err = objectData(o, h); err != nil {
-			return nil, err
-		}
+	po, err := r.readRaw(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, wrapObjectErr("tree", h, err)
 	}
+	data := po.data
 	entries, err := decodeTreeEntries(data)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
@@ -158,8 +126,8 @@ func (r *Repo) readCommit(h Hash) (*gitCommit, error) {
 	o, err := r.object(plumbing.CommitObject, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// a ref set by hand to a blob or a tree is no missing commit
-		if other, err2 := r.objects.EncodedObject(plumbing.AnyObject, plumbing.Hash(h)); err2 == nil {
-			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, other.Type())
+		if other, err2 := r.objects.readRaw(h); err2 == nil {
+			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, plumbing.ObjectType(other.typ))
 		}
 	}
 	if err != nil {
@@ -418,12 +386,12 @@ func (s *snapshot) all() ([]*Memory, error) {
 // concurrent git gc removes fan-out directories it emptied, so the rename can
 // find its directory gone: like git, try again (the directory is re-created).
 func (r *Repo) writeObject(o plumbing.EncodedObject) (Hash, error) {
-	h, err := r.objects.SetEncodedObject(o)
+	h, err := r.objects.write(o)
 	for retry := 0; err != nil && errors.Is(err, os.ErrNotExist) && retry < 5; retry++ {
 		time.Sleep(time.Duration(retry+1) * time.Millisecond)
-		h, err = r.objects.SetEncodedObject(o)
+		h, err = r.objects.write(o)
 	}
-	return Hash(h), err
+	return h, err
 }
 
 func (r *Repo) writeBlob(data []byte) (Hash, error) {
@@ -457,7 +425,7 @@ func (r *Repo) treeObject(entries []treeEntry) (plumbing.EncodedObject, error) {
 
 // encodedObject is an object of type typ and content data, to be written.
 func (r *Repo) encodedObject(typ plumbing.ObjectType, data []byte) (plumbing.EncodedObject, error) {
-	o := r.objects.NewEncodedObject()
+	o := &plumbing.MemoryObject{}
 	o.SetType(typ)
 	w, err := o.Writer()
 	if err != nil {
@@ -474,8 +442,7 @@ func (r *Repo) encodedObject(typ plumbing.ObjectType, data []byte) (plumbing.Enc
 // pack when the change writes one (see writePack), else loose.
 func (s *snapshot) put(o plumbing.EncodedObject) (Hash, error) {
 	if s.pack != nil {
-		h, err := s.pack.SetEncodedObject(o)
-		return Hash(h), err
+		return s.pack.write(o)
 	}
 	return s.repo.writeObject(o)
 }

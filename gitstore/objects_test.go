@@ -1,0 +1,142 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// addFacts adds n memories to s and returns their ids.
+func addFacts(t *testing.T, s *Store, n int, format string) []string {
+	t.Helper()
+	var ids []string
+	for i := 0; i < n; i++ {
+		m, err := s.Add(context.Background(), Writer{Agent: "test"}, NewMemory{Type: TypeFact, Text: fmt.Sprintf(format, i), Source: SourceUser})
+		require.NoError(t, err)
+		ids = append(ids, m.ID)
+	}
+	return ids
+}
+
+// TestLooseObjectsAsGitWrites: an object written loose is a read-only file
+// named by its hash in its fan-out directory, which git reads and fsck
+// accepts, and no temporary file is left beside it.
+func TestLooseObjectsAsGitWrites(t *testing.T) {
+	dir, st := projectStoreOnDisk(t)
+	addFacts(t, st, 5, "Loose fact %d: the export runs nightly.")
+	count := runGit(t, dir, "count-objects", "-v")
+	require.Contains(t, count, "count: 25\n", "a blob, a fan-out tree, the memories tree, the root and a commit per add")
+	runGit(t, dir, "fsck", "--strict", "--no-dangling")
+	files, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
+	require.NoError(t, err)
+	require.Len(t, files, 25)
+	for _, f := range files {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o444), st.Mode().Perm(), f)
+		require.False(t, strings.HasPrefix(filepath.Base(f), "tmp_"), "no temporary file left: %s", f)
+		hash := filepath.Base(filepath.Dir(f)) + filepath.Base(f)
+		require.Contains(t, []string{"blob\n", "tree\n", "commit\n"}, runGit(t, dir, "cat-file", "-t", hash))
+	}
+}
+
+// TestObjectsInAlternates: a clone made with --shared holds no objects of
+// its own; its memories are read through objects/info/alternates, and
+// what it writes lands in its own objects directory.
+func TestObjectsInAlternates(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("packed=%v", packed), func(t *testing.T) {
+			dir, st := projectStoreOnDisk(t)
+			addFacts(t, st, 12, "Shared fact %d: the ledger closes at midnight.")
+			if packed {
+				runGit(t, dir, "gc", "-q", "--prune=now")
+			}
+			clone := filepath.Join(t.TempDir(), "clone")
+			runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+			runGit(t, filepath.Dir(clone), "clone", "-q", "--shared", dir, clone)
+			runGit(t, clone, "fetch", "-q", "origin", RefMain+":"+RefMain)
+			require.Contains(t, runGit(t, clone, "count-objects", "-v"), "count: 0\n", "the clone has no objects of its own")
+			r, err := Open(clone)
+			require.NoError(t, err)
+			cs := NewStore(r, RefMain, ScopeProject)
+			ms, err := cs.List(Filter{})
+			require.NoError(t, err)
+			require.Len(t, ms, 12)
+			addFacts(t, cs, 1, "Clone fact %d: written in the clone.")
+			require.Contains(t, runGit(t, clone, "count-objects", "-v"), "count: 5\n")
+			runGit(t, clone, "fsck", "--strict", "--no-dangling")
+			ms, err = cs.List(Filter{})
+			require.NoError(t, err)
+			require.Len(t, ms, 13)
+		})
+	}
+}
+
+// TestPackIndexVersion1: a pack indexed in git's first index format (as
+// git before 1.5.2 wrote it) is read like any other.
+func TestPackIndexVersion1(t *testing.T) {
+	dir, st := projectStoreOnDisk(t)
+	addFacts(t, st, 20, "Old fact %d: indexed the old way.")
+	runGit(t, dir, "gc", "-q", "--prune=now")
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	pack := mustGlobOne(t, filepath.Join(packDir, "*.pack"))
+	idx := filepath.Join(packDir, strings.TrimSuffix(pack, ".pack")+".idx")
+	require.NoError(t, os.Remove(idx))
+	runGit(t, dir, "index-pack", "--index-version=1", "-o", idx, filepath.Join(packDir, pack))
+	head, err := os.ReadFile(idx)
+	require.NoError(t, err)
+	require.NotEqual(t, idxV2Magic, head[:8], "a version 1 index")
+
+	all := catFileAll(t, dir)
+	p := newPackReader(filepath.Join(dir, ".git", "objects"))
+	defer p.close()
+	for h, want := range all {
+		got, err := p.read(h)
+		require.NoError(t, err, h.String())
+		require.Equal(t, want, got, h.String())
+	}
+	r, err := Open(dir)
+	require.NoError(t, err)
+	ms, err := NewStore(r, RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 20)
+}
+
+// TestManyPacks: a repository with more packs than the reader keeps open
+// is read whole, the packs past the limit opened for each lookup.
+func TestManyPacks(t *testing.T) {
+	dir, st := projectStoreOnDisk(t)
+	for i := 0; i < 5; i++ {
+		addFacts(t, st, 3, fmt.Sprintf("Pack %d fact %%d: one pack each.", i))
+		runGit(t, dir, "repack", "-q", "-d")
+	}
+	packs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	require.NoError(t, err)
+	require.Len(t, packs, 5)
+	defer func(n int) { maxPacks = n }(maxPacks)
+	maxPacks = 2
+	r, err := Open(dir)
+	require.NoError(t, err)
+	ms, err := NewStore(r, RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 15)
+	p := newPackReader(filepath.Join(dir, ".git", "objects"))
+	defer p.close()
+	for h, want := range catFileAll(t, dir) {
+		got, err := p.read(h)
+		require.NoError(t, err, h.String())
+		require.Equal(t, want, got, h.String())
+	}
+	open := 0
+	for _, pf := range p.packs {
+		if pf.idx != nil {
+			open++
+		}
+	}
+	require.Equal(t, 2, open, "no more packs than the limit stay open")
+}
