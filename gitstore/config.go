@@ -1,19 +1,25 @@
 package gitstore
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	formatcfg "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // Config is git's configuration as git-mem reads it: system, global, then the
 // repository's own file, later files winning (docs/architecture.md, configuration: settings are git
 // config keys such as mem.injectChars). Include directives are not followed.
 type Config struct {
-	files []*formatcfg.Config
+	entries []configEntry // every file's, in the order git reads them
+}
+
+// configEntry is one setting, named as git config --list names it:
+// section.subsection.key, the section and the key lower-cased (git
+// compares them without case), a quoted subsection as written.
+type configEntry struct {
+	name, value string
 }
 
 func loadConfig(commonDir string) *Config {
@@ -41,37 +47,215 @@ func loadConfig(commonDir string) *Config {
 		paths = append(paths, filepath.Join(commonDir, "config"))
 	}
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
+		if data, err := os.ReadFile(p); err == nil {
+			if entries, ok := parseConfig(data); ok {
+				c.entries = append(c.entries, entries...)
+			}
 		}
-		cfg := formatcfg.New()
-		if formatcfg.NewDecoder(f).Decode(cfg) == nil {
-			c.files = append(c.files, cfg)
-		}
-		f.Close()
 	}
 	return c
 }
 
-// Get returns the last value of section[.subsection].key, or "" when unset.
-func (c *Config) Get(section, subsection, key string) string {
-	v := ""
-	for _, f := range c.files {
-		if !f.HasSection(section) {
+// configReader reads a config file a character at a time, as git does:
+// CR LF is LF, and the end of the file is one last LF.
+type configReader struct {
+	data []byte
+	pos  int
+	eof  bool
+}
+
+func (r *configReader) next() byte {
+	if r.pos >= len(r.data) {
+		r.eof = true
+		return '\n'
+	}
+	c := r.data[r.pos]
+	r.pos++
+	if c == '\r' && r.pos < len(r.data) && r.data[r.pos] == '\n' {
+		c = '\n'
+		r.pos++
+	}
+	return c
+}
+
+func (r *configReader) back() { r.pos-- }
+
+func isConfigSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isAlnum(c byte) bool { return isAlpha(c) || (c >= '0' && c <= '9') }
+
+// parseConfig reads a file in git's config syntax: [section],
+// [section "subsection"] (and the old [section.subsection]), key = value
+// lines with quotes, escapes and backslash continuations, comments after #
+// or ;, and a key alone meaning true. ok is false for a file git would
+// refuse, which is then ignored as a whole.
+func parseConfig(data []byte) (entries []configEntry, ok bool) {
+	r := &configReader{data: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))}
+	section := ""
+	comment := false
+	for {
+		c := r.next()
+		if r.eof {
+			return entries, true
+		}
+		switch {
+		case c == '\n':
+			comment = false
+		case comment || isConfigSpace(c):
+		case c == '#' || c == ';':
+			comment = true
+		case c == '[':
+			if section, ok = r.sectionHeader(); !ok {
+				return nil, false
+			}
+		case isAlpha(c):
+			r.back()
+			e, good := r.setting(section)
+			if !good {
+				return nil, false
+			}
+			entries = append(entries, e)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// sectionHeader reads what follows '[': "name]", "name.sub]" (the whole
+// lower-cased, as git does) or "name \"sub\"]".
+func (r *configReader) sectionHeader() (string, bool) {
+	var name []byte
+	for {
+		c := r.next()
+		switch {
+		case r.eof:
+			return "", false
+		case c == ']':
+			return strings.ToLower(string(name)), len(name) > 0
+		case isConfigSpace(c) && c != '\n':
+			return r.subsection(strings.ToLower(string(name)))
+		case isAlnum(c) || c == '-' || c == '.':
+			name = append(name, c)
+		default:
+			return "", false
+		}
+	}
+}
+
+// subsection reads the quoted part of [name "sub"] and its ']'.
+func (r *configReader) subsection(name string) (string, bool) {
+	c := r.next()
+	for c == ' ' || c == '\t' {
+		c = r.next()
+	}
+	if c != '"' || name == "" {
+		return "", false
+	}
+	sub := []byte(name + ".")
+	for {
+		c = r.next()
+		switch {
+		case c == '\n':
+			return "", false
+		case c == '"':
+			return string(sub), r.next() == ']'
+		case c == '\\':
+			if c = r.next(); c == '\n' {
+				return "", false
+			}
+		}
+		sub = append(sub, c)
+	}
+}
+
+// setting reads "key", "key = value" to the end of its line.
+func (r *configReader) setting(section string) (configEntry, bool) {
+	var key []byte
+	c := r.next()
+	for isAlnum(c) || c == '-' {
+		key = append(key, c)
+		c = r.next()
+	}
+	for c == ' ' || c == '\t' {
+		c = r.next()
+	}
+	name := strings.ToLower(string(key))
+	if section != "" {
+		name = section + "." + name
+	}
+	switch c {
+	case '\n':
+		return configEntry{name, "true"}, true
+	case '=':
+		value, ok := r.value()
+		return configEntry{name, value}, ok
+	}
+	return configEntry{}, false
+}
+
+// value reads a value after its '=', as git does: blanks around it
+// dropped and each run inside kept as that many spaces, quoted parts taken
+// as they are, \" \\ \n \t \b unescaped, a comment ending it outside quotes,
+// and a backslash at the end of a line continuing it on the next.
+func (r *configReader) value() (string, bool) {
+	var out []byte
+	quoted, comment, spaces := false, false, 0
+	for {
+		c := r.next()
+		switch {
+		case c == '\n':
+			return string(out), !quoted
+		case comment:
+			continue
+		case isConfigSpace(c) && !quoted:
+			if len(out) > 0 {
+				spaces++
+			}
+			continue
+		case !quoted && (c == '#' || c == ';'):
+			comment = true
 			continue
 		}
-		s := f.Section(section)
-		opts := s.Options
-		if subsection != "" {
-			if !s.HasSubsection(subsection) {
-				continue
-			}
-			opts = s.Subsection(subsection).Options
+		for ; spaces > 0; spaces-- {
+			out = append(out, ' ')
 		}
-		if opts.Has(key) {
-			all := opts.GetAll(key)
-			v = all[len(all)-1]
+		switch c {
+		case '\\':
+			switch c = r.next(); c {
+			case '\n':
+				continue
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'n':
+				c = '\n'
+			case '\\', '"':
+			default:
+				return "", false
+			}
+			out = append(out, c)
+		case '"':
+			quoted = !quoted
+		default:
+			out = append(out, c)
+		}
+	}
+}
+
+// Get returns the last value of section[.subsection].key, or "" when unset.
+func (c *Config) Get(section, subsection, key string) string {
+	name := strings.ToLower(section) + "."
+	if subsection != "" {
+		name += subsection + "."
+	}
+	name += strings.ToLower(key)
+	v := ""
+	for _, e := range c.entries {
+		if e.name == name {
+			v = e.value
 		}
 	}
 	return v
@@ -80,8 +264,8 @@ func (c *Config) Get(section, subsection, key string) string {
 // hasIncludes reports whether a file sets include or includeIf, which this
 // reader does not follow.
 func (c *Config) hasIncludes() bool {
-	for _, f := range c.files {
-		if f.HasSection("include") || f.HasSection("includeIf") {
+	for _, e := range c.entries {
+		if strings.HasPrefix(e.name, "include.") || strings.HasPrefix(e.name, "includeif.") {
 			return true
 		}
 	}
