@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -69,16 +70,22 @@ type TransportOptions struct {
 	Prompt bool
 }
 
+// lazyRegexp compiles expr when first used: a process that never looks
+// at a remote (every hook) does not pay for compiling it at start.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // helperRe matches git's "<transport>::<address>" remote-helper syntax.
-var helperRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9+.-]*::`)
+var helperRe = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9+.-]*::`)
 
 // credRe finds the user-information part of URLs in free text (git's own
 // messages included), so that tokens and passwords are never printed: up to
 // the authority's last @, as a password may hold one.
-var credRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
+var credRe = lazyRegexp(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
 
 // RedactURL removes user names, passwords and tokens from URLs in s.
-func RedactURL(s string) string { return credRe.ReplaceAllString(s, "$1") }
+func RedactURL(s string) string { return credRe().ReplaceAllString(s, "$1") }
 
 // CheckRemoteArg refuses a remote name or URL that git would read as an option
 // (a leading "-"), as a remote helper ("ext::sh -c …" and every other
@@ -92,7 +99,7 @@ func CheckRemoteArg(s string) error {
 		return fmt.Errorf("%w: refusing remote %q: git would read it as an option; give a remote name or a URL", ErrInvalid, shown)
 	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return fmt.Errorf("%w: refusing remote %q: it contains control characters", ErrInvalid, shown)
-	case helperRe.MatchString(s):
+	case helperRe().MatchString(s):
 		return fmt.Errorf("%w: refusing remote %q: the <transport>::<address> form runs a remote helper program (ext:: runs any command); use an ssh, https or file URL, or a path", ErrInvalid, shown)
 	}
 	host := ""
@@ -357,7 +364,7 @@ func validRemoteName(name string) bool {
 	return true
 }
 
-var slugRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var slugRe = lazyRegexp(`[^A-Za-z0-9._-]+`)
 
 // urlSlug names a remote given as a URL: a readable form of its host and path
 // and a short hash of the whole (credentials removed), e.g.
@@ -369,7 +376,7 @@ func urlSlug(url string) string {
 	if i := strings.Index(s, "://"); i >= 0 {
 		s = s[i+3:]
 	}
-	s = strings.Trim(slugRe.ReplaceAllString(s, "-"), "-.")
+	s = strings.Trim(slugRe().ReplaceAllString(s, "-"), "-.")
 	s = strings.ReplaceAll(s, "..", ".")
 	if len(s) > 48 {
 		s = strings.Trim(s[len(s)-48:], "-.")
