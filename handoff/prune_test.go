@@ -44,3 +44,55 @@ func TestPruneAtMostHourly(t *testing.T) {
 	require.NoError(t, err)
 	require.NoFileExists(t, b)
 }
+
+// TestCountPromptAppends: a prompt is counted by one appended byte, without
+// rewriting the marker; the count survives a save and a load, and adds to
+// what a marker written by an earlier version counted in itself.
+func TestCountPromptAppends(t *testing.T) {
+	dir := t.TempDir()
+	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
+	require.NoError(t, err, string(out))
+	repo, err := gitstore.Open(dir)
+	require.NoError(t, err)
+	s, err := OpenSessions(repo)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(s.Dir, 0o755))
+	// a marker as an earlier version left it: three prompts counted in it
+	require.NoError(t, os.WriteFile(s.path("old", ".json"), []byte(`{"session":"old","started":"2026-01-01T00:00:00Z","prompts":3,"reminded":1}`), 0o600))
+
+	tests := []struct {
+		name    string
+		session string
+		base    int
+	}{
+		{"new marker", "new", 0},
+		{"marker of an earlier version", "old", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _, err := s.Start(context.Background(), tt.session, "test", time.Now())
+			require.NoError(t, err)
+			require.Equal(t, tt.base, m.Prompts)
+			marker, err := os.ReadFile(s.path(tt.session, ".json"))
+			require.NoError(t, err)
+			for i := 1; i <= 4; i++ {
+				require.NoError(t, s.CountPrompt(m))
+				require.Equal(t, tt.base+i, m.Prompts)
+				loaded, err := s.Load(tt.session)
+				require.NoError(t, err)
+				require.Equal(t, tt.base+i, loaded.Prompts)
+			}
+			after, err := os.ReadFile(s.path(tt.session, ".json"))
+			require.NoError(t, err)
+			require.Equal(t, marker, after, "counting does not rewrite the marker")
+
+			m.Reminded = m.Prompts
+			require.NoError(t, s.Save(m))
+			require.NoError(t, s.CountPrompt(m))
+			loaded, err := s.Load(tt.session)
+			require.NoError(t, err)
+			require.Equal(t, tt.base+5, loaded.Prompts, "a saved marker is not counted twice")
+			require.Equal(t, tt.base+4, loaded.Reminded)
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,9 +22,11 @@ import (
 // Session state lives in files under <git dir>/mem/sessions/ (per worktree:
 // a session works in one worktree), one set per session id:
 //
-//	<key>.json   the start marker (Marker), rewritten atomically
-//	<key>.shown  ids of memories already shown to the session, one a line
-//	<key>.lock   held while a session note is written
+//	<key>.json     the start marker (Marker), rewritten atomically
+//	<key>.shown    ids of memories already shown to the session, one a line
+//	<key>.prompts  one byte appended per prompt: counting a prompt does not
+//	               rewrite the marker
+//	<key>.lock     held while a session note is written
 //
 // where <key> is the session id when it is a safe file name, else a hash of
 // it. Markers older than SessionTTL are removed at the next session start.
@@ -52,9 +55,12 @@ type Marker struct {
 	// Injected is when session-start last injected memories.
 	Injected time.Time `json:"injected,omitzero"`
 	// Prompts counts the prompts seen; Reminded is the prompt count at the
-	// last reminder to save (or at the last save seen).
+	// last reminder to save (or at the last save seen). The marker file
+	// holds the prompts counted before the .prompts file existed (by an
+	// earlier version); logged are those the .prompts file counts.
 	Prompts  int `json:"prompts,omitempty"`
 	Reminded int `json:"reminded,omitempty"`
+	logged   int
 	// Note is the id of the session note; NoteState the code state
 	// (HEAD and worktree digest) it describes.
 	Note      string `json:"note,omitempty"`
@@ -108,12 +114,18 @@ func (s *Sessions) Load(id string) (*Marker, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%w: session marker %s: %v", gitstore.ErrCorrupt, s.path(id, ".json"), err)
 	}
+	if st, err := os.Stat(s.path(id, ".prompts")); err == nil {
+		m.logged = int(min(st.Size(), math.MaxInt32))
+		m.Prompts += m.logged
+	}
 	return &m, nil
 }
 
 // Save writes a marker atomically (gitstore.WriteFileAtomic).
 func (s *Sessions) Save(m *Marker) error {
-	data, err := json.MarshalIndent(m, "", "  ")
+	stored := *m
+	stored.Prompts -= m.logged // counted by the .prompts file
+	data, err := json.MarshalIndent(&stored, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -251,8 +263,17 @@ const RemindEvery = 5
 
 // CountPrompt records one prompt of the session.
 func (s *Sessions) CountPrompt(m *Marker) error {
+	f, err := os.OpenFile(s.path(m.Session, ".prompts"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write([]byte{'.'})
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return err
+	}
 	m.Prompts++
-	return s.Save(m)
+	m.logged++
+	return nil
 }
 
 // Remind reports whether the agent should be reminded to save what it
