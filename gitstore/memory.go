@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"path"
 	"strconv"
@@ -215,12 +214,8 @@ func ValidateDocument(data []byte, fileID string) (*Memory, error) {
 		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", ErrInvalid, len(data), MaxDocumentBytes)
 	}
 	var m Memory
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%w: not a JSON memory document: %v", ErrInvalid, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the JSON document", ErrInvalid)
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, documentSyntaxError(data)
 	}
 	if m.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%w: memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", ErrInvalid, m.Schema, SchemaVersion)
@@ -235,6 +230,17 @@ func ValidateDocument(data []byte, fileID string) (*Memory, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// documentSyntaxError says why data, which json.Unmarshal refused, is no
+// memory document: a decoder tells bad JSON from data after the document.
+func documentSyntaxError(data []byte) error {
+	var m Memory
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("%w: not a JSON memory document: %v", ErrInvalid, err)
+	}
+	return fmt.Errorf("%w: data after the JSON document", ErrInvalid)
 }
 
 // check validates every field but schema and id.
