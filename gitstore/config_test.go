@@ -38,6 +38,26 @@ func gitConfigList(t *testing.T, path string) ([][2]string, bool) {
 	return got, true
 }
 
+// requireReadAsGit writes text to path and requires parseConfig to accept
+// it when git does, and then to read what git reads; it says whether the
+// file was accepted.
+func requireReadAsGit(t *testing.T, path, text string) bool {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	want, gitOK := gitConfigList(t, path)
+	entries, ok := parseConfig([]byte(text))
+	require.Equal(t, gitOK, ok, "git and parseConfig disagree on accepting %q", text)
+	if !ok {
+		return false
+	}
+	var got [][2]string
+	for _, e := range entries {
+		got = append(got, [2]string{e.name, e.value})
+	}
+	require.Equal(t, want, got, "%q", text)
+	return true
+}
+
 // TestParseConfigAsGit: every file is read as git reads it, setting by
 // setting, or refused as git refuses it.
 func TestParseConfigAsGit(t *testing.T) {
@@ -75,19 +95,7 @@ func TestParseConfigAsGit(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range files {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
-			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-			want, gitOK := gitConfigList(t, path)
-			entries, ok := parseConfig([]byte(text))
-			require.Equal(t, gitOK, ok, "git and parseConfig disagree on accepting %q", text)
-			if !ok {
-				return
-			}
-			var got [][2]string
-			for _, e := range entries {
-				got = append(got, [2]string{e.name, e.value})
-			}
-			require.Equal(t, want, got)
+			requireReadAsGit(t, filepath.Join(dir, strings.ReplaceAll(name, " ", "-")), text)
 		})
 	}
 }
@@ -105,21 +113,9 @@ func TestParseConfigRandomAsGit(t *testing.T) {
 		for n := rng.IntN(14); n > 0; n-- {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
-		text := b.String()
-		path := filepath.Join(dir, fmt.Sprintf("c%d", i))
-		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-		want, gitOK := gitConfigList(t, path)
-		entries, ok := parseConfig([]byte(text))
-		require.Equal(t, gitOK, ok, "accepting %q", text)
-		if !ok {
-			continue
+		if requireReadAsGit(t, filepath.Join(dir, fmt.Sprintf("c%d", i)), b.String()) {
+			accepted++
 		}
-		accepted++
-		var got [][2]string
-		for _, e := range entries {
-			got = append(got, [2]string{e.name, e.value})
-		}
-		require.Equal(t, want, got, "%q", text)
 	}
 	require.Greater(t, accepted, 50, "enough of the files are valid to compare what is read")
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// TestPruneAtMostHourly: expired session files go at a session start, but
-// the folder is listed at most once an hour.
-func TestPruneAtMostHourly(t *testing.T) {
+// newSessions gives access to the session files of a new repository.
+func newSessions(t *testing.T) *Sessions {
+	t.Helper()
 	dir := t.TempDir()
 	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, string(out))
@@ -24,6 +24,13 @@ func TestPruneAtMostHourly(t *testing.T) {
 	s, err := OpenSessions(repo)
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(s.Dir, 0o755))
+	return s
+}
+
+// TestPruneAtMostHourly: expired session files go at a session start, but
+// the folder is listed at most once an hour.
+func TestPruneAtMostHourly(t *testing.T) {
+	s := newSessions(t)
 	expired := func(name string) string {
 		p := filepath.Join(s.Dir, name)
 		require.NoError(t, os.WriteFile(p, []byte("{}"), 0o644))
@@ -33,7 +40,7 @@ func TestPruneAtMostHourly(t *testing.T) {
 	}
 	a := expired("old-a.json")
 	ctx := context.Background()
-	_, _, err = s.Start(ctx, "s1", "test", time.Now())
+	_, _, err := s.Start(ctx, "s1", "test", time.Now())
 	require.NoError(t, err)
 	require.NoFileExists(t, a)
 	b := expired("old-b.json")
@@ -49,14 +56,7 @@ func TestPruneAtMostHourly(t *testing.T) {
 // rewriting the marker; the count survives a save and a load, and adds to
 // what a marker written by an earlier version counted in itself.
 func TestCountPromptAppends(t *testing.T) {
-	dir := t.TempDir()
-	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
-	require.NoError(t, err, string(out))
-	repo, err := gitstore.Open(dir)
-	require.NoError(t, err)
-	s, err := OpenSessions(repo)
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(s.Dir, 0o755))
+	s := newSessions(t)
 	// a marker as an earlier version left it: three prompts counted in it
 	require.NoError(t, os.WriteFile(s.path("old", ".json"), []byte(`{"session":"old","started":"2026-01-01T00:00:00Z","prompts":3,"reminded":1}`), 0o600))
 
