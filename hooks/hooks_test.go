@@ -406,3 +406,38 @@ func TestSessionNoteWithControlCharactersInASubject(t *testing.T) {
 	require.Len(t, ms, 1)
 	require.Contains(t, ms[0].Text, "Add billing HIDDEN  [31mred")
 }
+
+// TestSessionStartLooksAtTheWorktree: session start answers from the
+// files the worktree is changing, not only from the branch: a memory about
+// a file being changed is injected when that file is touched, and not in a
+// clean worktree, in a new session and in one started again later.
+func TestSessionStartLooksAtTheWorktree(t *testing.T) {
+	isolate(t)
+	dir := newRepo(t, false)
+	seed(t, dir,
+		seedMem{Text: "Invoice PDFs are rendered by billing/invoice_pdf.go with embedded fonts; never call the renderer from a request handler", Paths: []string{"billing/invoice_pdf.go"}},
+		seedMem{Text: "Onboarding copy lives in the CMS, not in the repository"},
+	)
+	write(t, dir, "billing/invoice_pdf.go", "package billing\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "Add the renderer")
+	git(t, dir, "checkout", "-qb", "feature/onboarding-copy")
+
+	start := func(session, source string) string {
+		o := run(t, "session-start", "claude", payload("claude", "SessionStart", session, dir, map[string]any{"source": source}))
+		require.NoError(t, o.Err)
+		if len(o.Output) == 0 {
+			return ""
+		}
+		return injected(t, o)
+	}
+	clean := start("clean", "startup")
+	require.Contains(t, clean, "Onboarding copy lives in the CMS", "the branch's words find it")
+	require.NotContains(t, clean, "Invoice PDFs", "nothing in a clean worktree points at the renderer")
+
+	write(t, dir, "billing/invoice_pdf.go", "package billing\n\n// changed\n")
+	require.Contains(t, start("dirty", "startup"), "Invoice PDFs", "the file being changed finds its memory")
+	again := start("clean", "startup")
+	require.Contains(t, again, "Invoice PDFs", "a session started again looks at the worktree again")
+	require.NotContains(t, again, "Onboarding copy", "and shows nothing twice")
+}

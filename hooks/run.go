@@ -278,36 +278,43 @@ func (h *handler) writer() gitstore.Writer {
 	return w
 }
 
-func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
+func (h *handler) sessionStart(ctx context.Context) (out []byte, err error) {
 	if h.p.Source == "compact" {
 		// the context is being compacted, not started: the marker, nothing new
 		_, _, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
 		return nil, err
 	}
 	// The marker's look at the worktree is a git process of its own: the
-	// caches that do not depend on it are read while it runs.
+	// caches that do not depend on it are read while it runs, and the
+	// answer for the common case, a new session in a clean worktree, is
+	// worked out meanwhile; it is kept when that is what the session is.
 	begun := h.beginSession(ctx)
 	o := startOptions(h.repo, h.now)
-	prep, perr := handoff.PrepareStart(ctx, h.set, o)
+	o.Prepared, err = handoff.PrepareStart(ctx, h.set, o)
+	var guess *handoff.StartResult
+	if err == nil {
+		guess, err = handoff.SessionStart(ctx, h.set, o)
+	}
 	b := <-begun
 	if b.err != nil {
 		return nil, b.err
 	}
-	if perr != nil {
-		return nil, perr
-	}
-	m := b.m
-	o.Prepared = prep
-	o.Touched = b.touched
-	if b.existed && !m.Injected.IsZero() {
-		o.Exclude = h.sessions.Shown(m.Session)
-		if h.p.Source == "resume" {
-			o.Since = m.Injected
-		}
-	}
-	res, err := handoff.SessionStart(ctx, h.set, o)
 	if err != nil {
 		return nil, err
+	}
+	m := b.m
+	res := guess
+	if resumed := b.existed && !m.Injected.IsZero(); resumed || len(b.touched) > 0 {
+		o.Touched = b.touched
+		if resumed {
+			o.Exclude = h.sessions.Shown(m.Session)
+			if h.p.Source == "resume" {
+				o.Since = m.Injected
+			}
+		}
+		if res, err = handoff.SessionStart(ctx, h.set, o); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
