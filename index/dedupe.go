@@ -143,10 +143,11 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 		return nil, err
 	}
 	var similar *gitstore.Memory
+	var view *snapView // what the duplicate check read, brought forward over the write
 	best := 0.0
 	if n.Supersedes == "" {
 		var ok bool
-		similar, best, ok = similarInSnapshot(ctx, set, store.Scope, n.Type, n.Text, store.Repo.Now())
+		similar, best, view, ok = similarInSnapshot(ctx, set, store.Scope, n.Type, n.Text, store.Repo.Now())
 		if !ok {
 			// no snapshot to count in (a store without a directory): the
 			// most relevant memories to the text, as recall ranks them
@@ -168,17 +169,19 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 	if similar != nil && SameClaim(n.Text, similar.Text) {
 		m, err := store.Reinforce(ctx, w, similar.ID)
 		if err != nil {
+			closeView(view)
 			return nil, err
 		}
-		_ = Refresh(ctx, set) // best effort: a stale snapshot is brought forward by its next reader
+		_ = refreshFrom(ctx, set, view) // best effort: a stale snapshot is brought forward by its next reader
 		return &Outcome{Memory: m, Reinforced: true, Similarity: best}, nil
 	}
 	m, err := store.Add(ctx, w, n)
 	if err != nil {
+		closeView(view)
 		return nil, err
 	}
 	// the next hook (a process without the engine) then finds the snapshot current
-	_ = Refresh(ctx, set)
+	_ = refreshFrom(ctx, set, view)
 	EmbedMemories(ctx, set, store.Scope, m)
 	return &Outcome{Memory: m, PossibleDuplicateOf: similar, Similarity: best}, nil
 }

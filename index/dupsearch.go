@@ -26,16 +26,29 @@ const dupCandidates = 64
 // words, at every write. A text of more than MaxQueryTerms distinct terms
 // is counted on the rarest of them. ok is false when the snapshot cannot be read (the
 // caller then asks recall).
-func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, typ, text string, now time.Time) (m *gitstore.Memory, sim float64, ok bool) {
+//
+// It returns the view it counted in (nil when ok is false), for the
+// caller to bring forward over its write (refreshFrom), which closes it.
+func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, typ, text string, now time.Time) (m *gitstore.Memory, sim float64, v *snapView, ok bool) {
 	path := SnapshotPath(set)
 	if path == "" {
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	v, err := syncSnapshot(ctx, path, set.Stores())
 	if err != nil {
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
-	defer v.close()
+	m, sim, ok = similarIn(v, scope, typ, text, now)
+	if !ok {
+		v.close()
+		return nil, 0, nil, false
+	}
+	return m, sim, v, true
+}
+
+// similarIn is similarInSnapshot's count in the view v.
+func similarIn(v *snapView, scope gitstore.Scope, typ, text string, now time.Time) (m *gitstore.Memory, sim float64, ok bool) {
+	var err error
 	seen := map[string]bool{}
 	var terms []string
 	for _, t := range Analyze(text) {

@@ -3,8 +3,10 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
@@ -122,6 +124,24 @@ func openView(path string) (*snapView, error) {
 }
 
 func (v *snapView) close() { v.base.close() }
+
+// unchanged reports whether the files at path are still the base and the
+// delta this view read: no other process wrote a segment or a new base
+// since, so bringing the view forward continues from what is on disk.
+func (v *snapView) unchanged(path string) bool {
+	if v.base.file == nil || v.damaged {
+		return false
+	}
+	st, err := os.Stat(path)
+	if err != nil || !os.SameFile(st, v.base.file) || st.Size() != v.base.size {
+		return false
+	}
+	dst, err := os.Stat(deltaPath(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return v.deltaSize == 0
+	}
+	return err == nil && dst.Size() == v.deltaSize
+}
 
 // segment is one write's change.
 type segment struct {

@@ -118,3 +118,50 @@ func TestRecordedStoreKey(t *testing.T) {
 		require.Equal(t, tc.want, recordedStoreKey(tc.recorded), tc.recorded)
 	}
 }
+
+// TestRememberBringsItsViewForward: a write's duplicate check and its
+// refresh read the snapshot once; the refresh appends one segment to what
+// the check read, or, when another writer changed the files in between,
+// reads them again; either way the snapshot ends at the stores' tips and
+// answers like a scan.
+func TestRememberBringsItsViewForward(t *testing.T) {
+	for _, between := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "another write in between"}[between], func(t *testing.T) {
+			r := newTestRepo(t)
+			r.seed()
+			ctx := context.Background()
+			path := SnapshotPath(r.set)
+			require.NoError(t, Refresh(ctx, r.set))
+			_, _, v, ok := similarInSnapshot(ctx, r.set, gitstore.ScopeProject, gitstore.TypeFact, "Invoices are numbered per tenant and year.", r.now)
+			require.True(t, ok)
+			require.True(t, v.unchanged(path), "nothing wrote since the check")
+			var other *gitstore.Memory
+			if between {
+				other = r.add("Another writer: credit notes are numbered like invoices.")
+				require.NoError(t, Refresh(ctx, r.set))
+				require.False(t, v.unchanged(path), "a segment was appended since the check")
+			}
+			m := r.add("Invoices are numbered per tenant and year.")
+			before, _ := os.Stat(deltaPath(path))
+			require.NoError(t, refreshFrom(ctx, r.set, v))
+
+			after, err := openView(path)
+			require.NoError(t, err)
+			defer after.close()
+			tips, err := Tips(r.set.Stores())
+			require.NoError(t, err)
+			require.True(t, SameTips(tips, after.tips), "the snapshot ends at the stores' tips")
+			require.False(t, after.damaged)
+			if before != nil {
+				require.Greater(t, after.deltaSize, before.Size(), "one segment appended")
+			}
+			found := ids(r.recall("invoices numbered tenant year"))
+			require.Contains(t, found, m.ID)
+			scan := ids(r.recall("invoices numbered tenant year", func(o *Options) { o.NoIndex = true }))
+			require.Equal(t, scan, found)
+			if other != nil {
+				require.Contains(t, ids(r.recall("credit notes numbered")), other.ID)
+			}
+		})
+	}
+}

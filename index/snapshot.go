@@ -94,7 +94,8 @@ func SnapshotPath(set *gitstore.Set) string {
 // implements loader.
 type snapshot struct {
 	r      io.ReaderAt
-	closer io.Closer // the file, when r is one
+	closer io.Closer   // the file, when r is one
+	file   os.FileInfo // of the file, when r is one
 	size   int64
 	crc    uint32 // the header's checksum: which base a delta extends
 	tips   map[string]string
@@ -144,7 +145,7 @@ func openSnapshot(path string) (*snapshot, error) {
 		f.Close()
 		return nil, err
 	}
-	s.closer = f
+	s.closer, s.file = f, st
 	return s, nil
 }
 
