@@ -213,9 +213,11 @@ func ValidateDocument(data []byte, fileID string) (*Memory, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", ErrInvalid, len(data), MaxDocumentBytes)
 	}
-	var m Memory
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, documentSyntaxError(data)
+	m, ok := decodeMemory(data)
+	if !ok {
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, documentSyntaxError(data)
+		}
 	}
 	if m.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%w: memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", ErrInvalid, m.Schema, SchemaVersion)
