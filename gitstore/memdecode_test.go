@@ -44,8 +44,8 @@ func sampleMemories() []*Memory {
 		{Schema: 1, ID: "3f2a9c41d0e8b7a2", Type: TypeFact, Text: "Plain text.", Source: SourceUser, Trust: 0.9, Created: at, Updated: at, ValidFrom: at},
 		{
 			Schema: 1, ID: "0123456789abcdef", Type: TypeGotcha,
-			Text:   "Quotes \" and \\ backslashes, a tab\tand lines\nof \"text\" with é, 日本, 🙂, \u2028 and <html> & \u0001.",
-			Tags:   []string{"deploy", "ci/cd"}, Paths: []string{"server/app.ts", "docs/é.md"}, Keys: []string{"why is the build slow", "cache"},
+			Text: "Quotes \" and \\ backslashes, a tab\tand lines\nof \"text\" with é, 日本, 🙂, \u2028 and <html> & \u0001.",
+			Tags: []string{"deploy", "ci/cd"}, Paths: []string{"server/app.ts", "docs/é.md"}, Keys: []string{"why is the build slow", "cache"},
 			Source: SourceVerified, Tentative: true, Pinned: true, Trust: 0.45, Agent: "claude-code", Subagent: "explore",
 			Session: "s-1", Author: "Ada <ada@example.com>", Anchor: &Anchor{Commit: "e8147cb00fad1aa6e516edd6f25817ee937fbcd6", Branch: "feature/x"},
 			Created: at, Updated: later, ValidFrom: at, ValidTo: &later, Supersedes: "aaaaaaaaaaaaaaaa", SupersededBy: "bbbbbbbbbbbbbbbb",
