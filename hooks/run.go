@@ -278,7 +278,7 @@ func (h *handler) writer() gitstore.Writer {
 	return w
 }
 
-func (h *handler) sessionStart(ctx context.Context) (out []byte, err error) {
+func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if h.p.Source == "compact" {
 		// the context is being compacted, not started: the marker, nothing new
 		_, _, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
@@ -290,6 +290,7 @@ func (h *handler) sessionStart(ctx context.Context) (out []byte, err error) {
 	// worked out meanwhile; it is kept when that is what the session is.
 	begun := h.beginSession(ctx)
 	o := startOptions(h.repo, h.now)
+	var err error
 	o.Prepared, err = handoff.PrepareStart(ctx, h.set, o)
 	var guess *handoff.StartResult
 	if err == nil {
