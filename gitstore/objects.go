@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -210,11 +211,19 @@ func (d *diskObjects) alternates() []*diskObjects {
 // write stores o as a loose object: written to a temporary file in its
 // fan-out directory and renamed into place, as git does, so that a reader
 // never sees part of one and a killed writer leaves only a temporary file
-// (which git gc removes).
+// (which git gc removes). An object already there loose is only given a
+// new modification time, as git does, so that a concurrent prune of old
+// unreachable objects does not take it from under the commit about to
+// name it.
 func (d *diskObjects) write(o plumbing.EncodedObject) (Hash, error) {
 	h := Hash(o.Hash())
 	hex := h.String()
 	dir := filepath.Join(d.dir, hex[:2])
+	final := filepath.Join(dir, hex[2:])
+	now := time.Now()
+	if os.Chtimes(final, now, now) == nil {
+		return h, nil
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return zeroHash, err
 	}
@@ -231,7 +240,10 @@ func (d *diskObjects) write(o plumbing.EncodedObject) (Hash, error) {
 		os.Remove(f.Name())
 		return zeroHash, err
 	}
-	if err := placeReadOnly(f.Name(), filepath.Join(dir, hex[2:])); err != nil {
+	if err := placeReadOnly(f.Name(), final); err != nil {
+		if _, serr := os.Stat(final); serr == nil {
+			return h, nil // written meanwhile by another process: the same content
+		}
 		return zeroHash, err
 	}
 	return h, nil

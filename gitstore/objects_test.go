@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -139,4 +140,35 @@ func TestManyPacks(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, open, "no more packs than the limit stay open")
+}
+
+// TestWriteFreshensAnObjectThere: writing an object already there loose
+// writes nothing and gives it a new modification time, as git does, so
+// that a prune of old unreachable objects running meanwhile leaves it for
+// the commit about to name it.
+func TestWriteFreshensAnObjectThere(t *testing.T) {
+	dir := gitInit(t)
+	r, err := Open(dir)
+	require.NoError(t, err)
+	h, err := r.writeBlob([]byte("an old orphan\n"))
+	require.NoError(t, err)
+	path := filepath.Join(dir, ".git", "objects", h.String()[:2], h.String()[2:])
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(path, old, old))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	file, err := os.Stat(path)
+	require.NoError(t, err)
+
+	again, err := r.writeBlob([]byte("an old orphan\n"))
+	require.NoError(t, err)
+	require.Equal(t, h, again)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now(), st.ModTime(), time.Minute)
+	require.True(t, os.SameFile(file, st), "the file is kept, not written again")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before, after)
+	require.Equal(t, "an old orphan\n", runGit(t, dir, "cat-file", "-p", h.String()))
 }
