@@ -40,6 +40,9 @@ type Repo struct {
 
 	skipMu  sync.Mutex
 	skipped map[Hash]*DocumentError // invalid documents reads skipped
+
+	statusMu sync.Mutex
+	status   func() ([]byte, error) // a git status started ahead (StartWorktreeStatus)
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.

@@ -233,7 +233,9 @@ func (s *Sessions) git(ctx context.Context, args ...string) ([]byte, error) {
 // worktreeState lists the files the worktree is changing and fingerprints
 // their state: status code, size and modification time of each.
 func (s *Sessions) worktreeState(ctx context.Context) (dirty []string, digest string) {
-	data, err := s.git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames")
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	data, err := s.Repo.WorktreeStatus(ctx)
 	if err != nil {
 		return nil, ""
 	}

@@ -217,6 +217,11 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	if event == "" {
 		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", gitstore.ErrInvalid, r.Event, strings.Join(agents.Events, ", "))
 	}
+	if event == agents.EventSessionStart && p.Source != "compact" {
+		// the session's look at the worktree, the longest part of a
+		// session start, begins before the rest is opened
+		repo.StartWorktreeStatus(ctx)
+	}
 	set := &gitstore.Set{Repo: repo}
 	if pers, _, err := gitstore.OpenPersonal(false); err == nil {
 		pers.Now = r.Now
