@@ -107,7 +107,7 @@ func (r *Repo) StartWorktreeStatus(ctx context.Context) {
 	var err error
 	go func() {
 		defer close(done)
-		data, err = r.Git(ctx, statusArgs...)
+		data, err = r.worktreeStatus(ctx)
 	}()
 	r.statusMu.Lock()
 	r.status = func() ([]byte, error) {
@@ -127,6 +127,15 @@ func (r *Repo) WorktreeStatus(ctx context.Context) ([]byte, error) {
 	r.statusMu.Unlock()
 	if started != nil {
 		return started()
+	}
+	return r.worktreeStatus(ctx)
+}
+
+// worktreeStatus runs git status, unless the worktree is provably clean
+// without it (worktree.go): then there is nothing to list.
+func (r *Repo) worktreeStatus(ctx context.Context) ([]byte, error) {
+	if r.worktreeClean() {
+		return nil, nil
 	}
 	return r.Git(ctx, statusArgs...)
 }
