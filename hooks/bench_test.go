@@ -52,6 +52,9 @@ func BenchmarkHookCost(b *testing.B) {
 		if out, err := exec.Command("cp", "-a", dir, baseDir).CombinedOutput(); err != nil {
 			b.Fatalf("cp: %v %s", err, out)
 		}
+		// the copy's files have new inodes: its index records them again, so
+		// that its worktree is as clean to a hook as the original's
+		git(b, baseDir, "update-index", "-q", "--refresh")
 		bwarm := payload("claude", "SessionStart", "warm", baseDir, map[string]any{"source": "startup"})
 		if _, err := spawn(baseline, []string{"session-start", "--agent", "claude"}, bwarm); err != nil {
 			b.Fatal(err)
