@@ -122,10 +122,6 @@ func Run(ctx context.Context, r Request) *Outcome {
 	done := make(chan result, 1)
 	var got payloadBox
 	go func() {
-		// a mapped snapshot cut short under the hook (by hand: git-mem
-		// replaces files, never truncates them) faults; the hook then fails
-		// like any other error instead of crashing the agent's turn
-		debug.SetPanicOnFault(true)
 		var res result
 		defer func() {
 			if p := recover(); p != nil {

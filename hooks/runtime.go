@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/agents"
-	"github.com/git-mem/git-mem/index"
 )
 
 const (
@@ -24,15 +23,12 @@ const (
 // a few megabytes and exit within milliseconds, so a collection on the way
 // costs them more than it frees (at 100,000 memories about a quarter of the
 // prompt hook's CPU): the collector waits until the heap nears
-// shortHookHeap or the hook has run for shortHookTime. They also map the
-// recall snapshot into memory instead of reading it by the piece
-// (index.MapSnapshots). The other events, and warm, which may rebuild the
-// snapshot, keep the defaults.
+// shortHookHeap or the hook has run for shortHookTime. The other events,
+// and warm, which may rebuild the snapshot, keep the defaults.
 func PrepareRuntime(event string) {
 	switch agents.NormalizeEvent(event) {
 	case agents.EventSessionStart, agents.EventPrompt:
 		prepareOnce.Do(func() {
-			index.MapSnapshots()
 			percent := debug.SetGCPercent(-1)
 			limit := debug.SetMemoryLimit(-1) // GOMEMLIMIT's, when set lower
 			debug.SetMemoryLimit(min(limit, shortHookHeap))

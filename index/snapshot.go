@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -96,7 +94,6 @@ func SnapshotPath(set *gitstore.Set) string {
 // implements loader.
 type snapshot struct {
 	r      io.ReaderAt
-	mapped []byte      // the file's memory, when it is mapped (MapSnapshots)
 	closer io.Closer   // the file, when r is one
 	file   os.FileInfo // of the file, when r is one
 	size   int64
@@ -143,18 +140,6 @@ func openSnapshot(path string) (*snapshot, error) {
 		f.Close()
 		return nil, err
 	}
-	if mapSnapshots.Load() {
-		if data, err := mapFile(f, st.Size()); err == nil {
-			f.Close()
-			s, err := readSnapshot(bytes.NewReader(data), st.Size())
-			if err != nil {
-				unmapFile(data)
-				return nil, err
-			}
-			s.mapped, s.file = data, st
-			return s, nil
-		}
-	}
 	s, err := readSnapshot(f, st.Size())
 	if err != nil {
 		f.Close()
@@ -163,17 +148,6 @@ func openSnapshot(path string) (*snapshot, error) {
 	s.closer, s.file = f, st
 	return s, nil
 }
-
-// mapSnapshots is set by MapSnapshots.
-var mapSnapshots atomic.Bool
-
-// MapSnapshots makes the snapshots this process opens from now on mapped
-// into its memory rather than read by the piece: a hook reads a few dozen
-// scattered pieces, each a system call and a fresh buffer otherwise. A
-// mapping is never unmapped (what was read from it may still be in use), so
-// only a process that exits soon, a hook, calls it. Snapshots are replaced
-// by renaming, never rewritten in place, so a mapping stays whole.
-func MapSnapshots() { mapSnapshots.Store(true) }
 
 func (s *snapshot) close() {
 	if s.closer != nil {
@@ -277,14 +251,6 @@ func (s *snapshot) read(off int64, n int, crc uint32) ([]byte, error) {
 func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, error) {
 	if off < 0 || n < 0 || off+int64(n) > s.size {
 		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
-	}
-	if s.mapped != nil {
-		// the mapping itself, read-only: never a buffer to write into
-		b := s.mapped[off : off+int64(n) : off+int64(n)]
-		if crc32.Checksum(b, castagnoli) != crc {
-			return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
-		}
-		return b, nil
 	}
 	b := buf[:0]
 	if cap(b) < n {
@@ -404,9 +370,7 @@ func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) erro
 	if err != nil {
 		return err
 	}
-	if s.mapped == nil {
-		*bp = b
-	}
+	*bp = b
 	r := &byteReader{b: b}
 	doc := uint64(0)
 	for k := 0; k < ti.df; k++ {
