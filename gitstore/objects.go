@@ -1,26 +1,27 @@
 package gitstore
 
 import (
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// objectDB is a repository's object database. Objects are encoded by
-// go-git's format packages (objfile for loose objects, packfile and idxfile
-// for packs); the database around them is git-mem's own, so that no binary
+// objectDB is a repository's object database. Packs are encoded by go-git's
+// format packages (packfile and idxfile), loose objects by git-mem; the
+// database around them is git-mem's own, so that no binary
 // links go-git's storage packages, whose configuration parser and URL
 // tables cost every process some 2 ms before main (docs/architecture.md,
 // storage).
@@ -139,6 +140,7 @@ type diskObjects struct {
 	dir   string // the objects directory
 	packs *packReader
 	depth int // of alternates: git follows 5
+	level int // zlib level of the loose objects it writes (looseCompression)
 
 	altOnce sync.Once
 	alts    []*diskObjects
@@ -148,8 +150,26 @@ type diskObjects struct {
 // git does.
 const maxAlternateDepth = 5
 
-func newDiskObjects(dir string, depth int) *diskObjects {
-	return &diskObjects{dir: dir, packs: newPackReader(dir), depth: depth}
+func newDiskObjects(dir string, depth, level int) *diskObjects {
+	return &diskObjects{dir: dir, packs: newPackReader(dir), depth: depth, level: level}
+}
+
+// looseCompression is the zlib level git writes loose objects at:
+// core.looseCompression, else core.compression, else 1 (the fastest; -1
+// is zlib's default). Compressing a memory's trees at zlib's default level
+// took a fifth of an add at 100,000 memories.
+func looseCompression(c *Config) int {
+	if c == nil {
+		return zlib.BestSpeed
+	}
+	for _, key := range []string{"looseCompression", "compression"} {
+		if v := strings.TrimSpace(c.Get("core", "", key)); v != "" {
+			if n, err := strconv.Atoi(v); err == nil && n >= -1 && n <= 9 {
+				return n
+			}
+		}
+	}
+	return zlib.BestSpeed
 }
 
 // close releases the packs' files; the next read lists them again.
@@ -202,7 +222,7 @@ func (d *diskObjects) alternates() []*diskObjects {
 			if !filepath.IsAbs(line) {
 				line = filepath.Join(d.dir, line)
 			}
-			d.alts = append(d.alts, newDiskObjects(filepath.Clean(line), d.depth+1))
+			d.alts = append(d.alts, newDiskObjects(filepath.Clean(line), d.depth+1, d.level))
 		}
 	})
 	return d.alts
@@ -231,7 +251,7 @@ func (d *diskObjects) write(o plumbing.EncodedObject) (Hash, error) {
 	if err != nil {
 		return zeroHash, err
 	}
-	if err := writeLoose(f, o); err != nil {
+	if err := writeLoose(f, o, d.level); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return zeroHash, err
@@ -249,22 +269,35 @@ func (d *diskObjects) write(o plumbing.EncodedObject) (Hash, error) {
 	return h, nil
 }
 
-// writeLoose writes o to w in the loose object format.
-func writeLoose(w io.Writer, o plumbing.EncodedObject) error {
-	ow := objfile.NewWriter(w)
-	if err := ow.WriteHeader(o.Type(), o.Size()); err != nil {
-		ow.Close()
+// writeLoose writes o to w in the loose object format: "type size\0" and
+// the content, zlib-compressed at level.
+func writeLoose(w io.Writer, o plumbing.EncodedObject, level int) error {
+	pool := &zlibWriters[level+1]
+	zw, _ := pool.Get().(*zlib.Writer)
+	if zw == nil {
+		var err error
+		if zw, err = zlib.NewWriterLevel(w, level); err != nil {
+			return err
+		}
+	} else {
+		zw.Reset(w)
+	}
+	defer pool.Put(zw)
+	if _, err := fmt.Fprintf(zw, "%s %d\x00", o.Type(), o.Size()); err != nil {
 		return err
 	}
 	rd, err := o.Reader()
 	if err != nil {
-		ow.Close()
 		return err
 	}
-	_, err = io.Copy(ow, rd)
+	_, err = io.Copy(zw, rd)
 	rd.Close()
-	return errors.Join(err, ow.Close())
+	return errors.Join(err, zw.Close())
 }
+
+// zlibWriters keep compressors by level (index level+1) between objects:
+// setting one up costs more than compressing a memory.
+var zlibWriters [11]sync.Pool
 
 // placeReadOnly makes the temporary file tmp read-only, as git's object
 // files are, and renames it to path; tmp is removed when that fails.

@@ -46,6 +46,46 @@ func TestLooseObjectsAsGitWrites(t *testing.T) {
 	}
 }
 
+// TestLooseCompression: loose objects are compressed at the level git
+// would write them at (core.looseCompression, else core.compression, else
+// the fastest), which the zlib header of each object file records.
+func TestLooseCompression(t *testing.T) {
+	tests := []struct {
+		name   string
+		config map[string]string
+		flevel byte // zlib's FLEVEL: 0 fastest, 1 fast, 2 default, 3 smallest
+	}{
+		{"unset", nil, 0},
+		{"core.compression", map[string]string{"core.compression": "9"}, 3},
+		{"core.looseCompression first", map[string]string{"core.compression": "9", "core.looseCompression": "3"}, 1},
+		{"zlib's default", map[string]string{"core.looseCompression": "-1"}, 2},
+		{"out of range", map[string]string{"core.looseCompression": "12"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := gitInit(t)
+			for k, v := range tt.config {
+				runGit(t, dir, "config", k, v)
+			}
+			repo, err := Open(dir)
+			require.NoError(t, err)
+			addFacts(t, NewStore(repo, RefMain, ScopeProject), 2, "Compressed fact %d: the ledger closes at midnight and the export follows it.")
+			files, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
+			require.NoError(t, err)
+			require.Len(t, files, 10)
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				require.NoError(t, err)
+				require.Equal(t, tt.flevel, data[1]>>6, f)
+			}
+			for k := range tt.config { // git itself refuses to run with a level out of range
+				runGit(t, dir, "config", "--unset", k)
+			}
+			runGit(t, dir, "fsck", "--strict", "--no-dangling")
+		})
+	}
+}
+
 // TestObjectsInAlternates: a clone made with --shared holds no objects of
 // its own; its memories are read through objects/info/alternates, and
 // what it writes lands in its own objects directory.

@@ -96,7 +96,7 @@ func (r *Repo) reopenObjects() {
 	if d, ok := r.objects.(*diskObjects); ok {
 		d.close()
 	}
-	r.objects = newDiskObjects(filepath.Join(r.CommonDir, "objects"), 0)
+	r.objects = newDiskObjects(filepath.Join(r.CommonDir, "objects"), 0, looseCompression(r.config))
 }
 
 // OpenIn finds the repository containing dir by its files alone: unlike
