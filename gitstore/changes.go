@@ -131,15 +131,6 @@ func (r *Repo) WorktreeStatus(ctx context.Context) ([]byte, error) {
 	return r.worktreeStatus(ctx)
 }
 
-// worktreeStatus runs git status, unless the worktree is provably clean
-// without it (worktree.go): then there is nothing to list.
-func (r *Repo) worktreeStatus(ctx context.Context) ([]byte, error) {
-	if r.worktreeClean() {
-		return nil, nil
-	}
-	return r.Git(ctx, statusArgs...)
-}
-
 // WorktreeChanges lists the files the worktree is changing: modified, staged,
 // added or untracked, relative to HEAD.
 func (r *Repo) WorktreeChanges(ctx context.Context) ([]string, error) {

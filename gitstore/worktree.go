@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -23,27 +24,52 @@ import (
 
 var errWorktreeUnproven = errors.New("the worktree is not provably clean")
 
-// Bounds of the proof: past them, git status costs no more than the proof.
+// Bounds of the proof. Measured on a 2-core machine, the proof of a clean
+// worktree of 300 to 1,000 files took 2.5 to 6 ms against git status's 9
+// to 13, and one that finds a change costs its time before git status
+// runs: up to these bounds the first outweighs the second.
 const (
-	maxProvenEntries = 5000  // tracked files
-	maxProvenVisits  = 20000 // directory entries read
+	maxProvenEntries = 500  // tracked files
+	maxProvenVisits  = 5000 // directory entries read
 )
 
-// worktreeClean reports whether the worktree provably has nothing git status
-// would list: false means changed or not proven.
-func (r *Repo) worktreeClean() bool {
-	return r.proveWorktreeClean() == nil
+// worktreeStatus is git status's output (statusArgs), or nothing when the
+// worktree is provably clean without it.
+func (r *Repo) worktreeStatus(ctx context.Context) ([]byte, error) {
+	if r.proveWorktreeClean(ctx) == nil {
+		return nil, nil
+	}
+	return r.Git(ctx, statusArgs...)
 }
 
-func (r *Repo) proveWorktreeClean() error {
+// proveWorktreeClean proves that the worktree has nothing git status would
+// list; an error means changed or not proven.
+func (r *Repo) proveWorktreeClean(ctx context.Context) error {
+	p, err := r.startProof()
+	if err != nil {
+		return err
+	}
+	return p.run(ctx)
+}
+
+// proof is a proof under way: the index read and matched to HEAD.
+type proof struct {
+	r         *Repo
+	idx       *indexFile
+	indexTime [2]int64 // the index file's modification time
+}
+
+// startProof reads the index and checks it against HEAD and the settings
+// the proof relies on.
+func (r *Repo) startProof() (*proof, error) {
 	if r.WorkTree == "" || r.GitDir == "" || r.config == nil {
-		return errWorktreeUnproven
+		return nil, errWorktreeUnproven
 	}
 	// settings that could make git ignore fewer files than this reader
 	// would, or read another index
 	for _, v := range []string{"GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
 		if os.Getenv(v) != "" {
-			return errWorktreeUnproven
+			return nil, errWorktreeUnproven
 		}
 	}
 	cfg := r.config
@@ -52,47 +78,60 @@ func (r *Repo) proveWorktreeClean() error {
 	if cfg.hasIncludes() ||
 		cfg.Bool("extensions", "worktreeConfig", false) ||
 		cfg.Get("extensions", "", "objectFormat") != "" && !strings.EqualFold(cfg.Get("extensions", "", "objectFormat"), "sha1") {
-		return errWorktreeUnproven
+		return nil, errWorktreeUnproven
 	}
 	indexPath := filepath.Join(r.GitDir, "index")
 	ist, err := statFile(indexPath, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data, err := os.ReadFile(indexPath)
 	if err != nil {
-		return errWorktreeUnproven
+		return nil, errWorktreeUnproven
 	}
 	idx, err := parseIndex(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(idx.entries) > maxProvenEntries || !idx.rootValid || idx.rootCount != len(idx.entries) {
-		return errWorktreeUnproven
+		return nil, errWorktreeUnproven
 	}
-	head := r.Head()
-	commit, ok := parseHash(head.Commit)
+	commit, ok := parseHash(r.Head().Commit)
 	if !ok {
-		return errWorktreeUnproven // unborn branch or unreadable HEAD
+		return nil, errWorktreeUnproven // unborn branch or unreadable HEAD
 	}
 	c, err := r.readCommit(commit)
 	if err != nil || Hash(c.TreeHash) != idx.rootTree {
-		return errWorktreeUnproven
+		return nil, errWorktreeUnproven
 	}
-	tracked := make(map[string]bool, len(idx.entries))
-	for i := range idx.entries {
-		e := &idx.entries[i]
-		if err := e.matchesFile(r.WorkTree, ist.mtime); err != nil {
-			return err
-		}
-		tracked[e.name] = true
+	return &proof{r: r, idx: idx, indexTime: ist.mtime}, nil
+}
+
+// run looks for untracked files and checks the tracked ones; it gives up
+// when ctx is done.
+func (p *proof) run(ctx context.Context) error {
+	tracked := make(map[string]bool, len(p.idx.entries))
+	for i := range p.idx.entries {
+		tracked[p.idx.entries[i].name] = true
 	}
-	ig, err := newIgnoreRules(r)
+	// the walk first: a new file, the likeliest change, ends it soonest
+	ig, err := newIgnoreRules(p.r)
 	if err != nil {
 		return err
 	}
-	w := &untrackedWalk{root: r.WorkTree, tracked: tracked, ig: ig}
-	return w.dir("")
+	w := &untrackedWalk{ctx: ctx, root: p.r.WorkTree, tracked: tracked, ig: ig}
+	if err := w.dir(""); err != nil {
+		return err
+	}
+	for i := range p.idx.entries {
+		if i%64 == 0 && ctx.Err() != nil {
+			return errWorktreeUnproven
+		}
+		if err := p.idx.entries[i].matchesFile(p.r.WorkTree, p.indexTime); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // indexEntry is one entry of the index file, with the stat data git
@@ -294,6 +333,7 @@ func (e *indexEntry) matchesFile(workTree string, indexTime [2]int64) error {
 
 // untrackedWalk looks for an untracked file git status would list.
 type untrackedWalk struct {
+	ctx     context.Context
 	root    string
 	tracked map[string]bool
 	ig      *ignoreRules
@@ -302,6 +342,9 @@ type untrackedWalk struct {
 
 // dir walks the worktree directory rel ("" for the top), not ignored.
 func (w *untrackedWalk) dir(rel string) error {
+	if w.ctx.Err() != nil {
+		return errWorktreeUnproven
+	}
 	if err := w.ig.enter(rel); err != nil {
 		return err
 	}

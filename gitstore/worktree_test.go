@@ -207,7 +207,7 @@ func TestWorktreeProof(t *testing.T) {
 			}
 			r, err := OpenIn(dir)
 			require.NoError(t, err)
-			proven := r.proveWorktreeClean() == nil
+			proven := r.proveWorktreeClean(t.Context()) == nil
 			status := gitStatus(t, dir)
 			require.Equal(t, tt.dirty, status != "", "git status: %q", status)
 			if proven {
@@ -250,8 +250,8 @@ func TestWorktreeProofUnborn(t *testing.T) {
 	dir := gitInit(t)
 	r, err := OpenIn(dir)
 	require.NoError(t, err)
-	require.ErrorIs(t, r.proveWorktreeClean(), errWorktreeUnproven)
+	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
 	writeOld(t, dir, "a.txt", "a\n")
 	runGit(t, dir, "add", "a.txt")
-	require.ErrorIs(t, r.proveWorktreeClean(), errWorktreeUnproven)
+	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
 }
