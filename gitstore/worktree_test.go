@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -254,4 +255,26 @@ func TestWorktreeProofUnborn(t *testing.T) {
 	writeOld(t, dir, "a.txt", "a\n")
 	runGit(t, dir, "add", "a.txt")
 	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
+}
+
+// TestWorktreeProofBounds: past maxProvenEntries tracked files the proof
+// gives up at once and git status answers.
+func TestWorktreeProofBounds(t *testing.T) {
+	isolateGitEnv(t)
+	dir := gitInit(t)
+	for i := 0; i <= maxProvenEntries; i++ {
+		writeOld(t, dir, "pkg"+strconv.Itoa(i%17)+"/file"+strconv.Itoa(i)+".go", "package p\n")
+	}
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-qm", "many")
+	r, err := OpenIn(dir)
+	require.NoError(t, err)
+	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
+	require.NoError(t, os.Remove(filepath.Join(dir, "pkg0", "file0.go")))
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-qm", "one fewer")
+	require.NoError(t, r.proveWorktreeClean(t.Context()), "at the bound, proven")
+	data, err := r.WorktreeStatus(t.Context())
+	require.NoError(t, err)
+	require.Empty(t, data)
 }
