@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,19 +27,20 @@ import (
 // follows the change, not the store). Deleting it is always safe.
 //
 // The file is read in parts: its first line (a JSON document) holds the
-// tips, the standing memories and the subagent keys, which every session
-// start shows; its second line the recent memories, which a start reads
-// only when nothing matched its branch and files. Decoding the memories
-// costs a hook more than reading the file, so a start with matches decodes
-// only the first line. A start that brings the cache forward appends what
-// changed as one more line (a journal entry: the tips it starts from and
-// ends at, and the memories put and removed, in order) instead of
-// rewriting the file; a reader applies each entry that starts from the
-// tips it has reached. Past maxJournal entries, the next change rewrites
-// the file as two lines.
+// tips, the subagent keys and how many standing and recent memories
+// follow, one a line ("scope SP" and the memory's document, decoded by
+// gitstore's own reader: encoding/json took most of a start's reading of
+// the cache). Every session start shows the standing memories; a start
+// reads the recent ones only when nothing matched its branch and files,
+// and a start with matches leaves them undecoded. A start that brings the
+// cache forward appends what changed as one more line (a journal entry:
+// the tips it starts from and ends at, and the memories put and removed,
+// in order) instead of rewriting the file; a reader applies each entry
+// that starts from the tips it has reached. Past maxJournal entries, the
+// next change rewrites the file.
 
 // startCacheVersion changes whenever the cache's layout or selection does.
-const startCacheVersion = 3
+const startCacheVersion = 4
 
 // maxJournal is how many journal lines the cache takes before it is
 // rewritten.
@@ -56,21 +58,17 @@ type cachedMem struct {
 	M     *gitstore.Memory `json:"m"`
 }
 
-// startCache is the first line of the cache file, plus the recent
-// memories of its second line once decoded.
+// startCache is the cache file: its head, the standing memories and,
+// once decoded, the recent ones.
 type startCache struct {
-	Version int `json:"version"`
-	// Tips maps each store (scope) to the commit the cache reflects.
-	Tips map[gitstore.Scope]string `json:"tips"`
+	startCacheHead
 	// Standing are handoffs, preferences and pinned memories.
-	Standing map[string]cachedMem `json:"standing"`
-	// Recent are the most recently changed other memories (the second
-	// line); nil until decoded from recentRaw.
-	Recent map[string]cachedMem `json:"-"`
-	// Subagent are the keys of memories written by subagents.
-	Subagent map[string]bool `json:"subagent"`
+	Standing map[string]cachedMem
+	// Recent are the most recently changed other memories; nil until
+	// decoded from recentLines.
+	Recent map[string]cachedMem
 
-	recentRaw []byte
+	recentLines [][]byte
 	// pending are the journal's changes not yet applied to Recent (which
 	// is decoded only when asked for); journaled counts the journal lines
 	pending   []cacheOp
@@ -79,6 +77,26 @@ type startCache struct {
 	// records them (false once the cache must be rewritten whole)
 	ops     []cacheOp
 	journal bool
+}
+
+// startCacheHead is the first line of the cache file.
+type startCacheHead struct {
+	Version int `json:"version"`
+	// Tips maps each store (scope) to the commit the cache reflects.
+	Tips map[gitstore.Scope]string `json:"tips"`
+	// Subagent are the keys of memories written by subagents.
+	Subagent map[string]bool `json:"subagent"`
+	// NStanding and NRecent count the memory lines that follow.
+	NStanding int `json:"standing"`
+	NRecent   int `json:"recent"`
+}
+
+// newStartCache is an empty cache.
+func newStartCache() *startCache {
+	return &startCache{
+		startCacheHead: startCacheHead{Version: startCacheVersion, Tips: map[gitstore.Scope]string{}, Subagent: map[string]bool{}},
+		Standing:       map[string]cachedMem{}, Recent: map[string]cachedMem{},
+	}
 }
 
 // cacheOp is one change of a journal entry: a memory put, or a key
@@ -105,10 +123,30 @@ func readStartCache(path string) *startCache {
 	}
 	head, rest, _ := bytes.Cut(data, []byte("\n"))
 	c := &startCache{}
-	if json.Unmarshal(head, c) != nil || c.Version != startCacheVersion || c.Tips == nil {
+	if json.Unmarshal(head, &c.startCacheHead) != nil || c.Version != startCacheVersion || c.Tips == nil || c.NStanding < 0 || c.NRecent < 0 {
 		return nil
 	}
-	c.recentRaw, rest, _ = bytes.Cut(rest, []byte("\n"))
+	if c.Subagent == nil {
+		c.Subagent = map[string]bool{}
+	}
+	standing := make(map[string]cachedMem, c.NStanding)
+	for range c.NStanding {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		e, ok := decodeCachedLine(line)
+		if !ok {
+			return nil
+		}
+		standing[cacheKey(e.Scope, e.M.ID)] = e
+	}
+	for range c.NRecent {
+		var line []byte
+		if line, rest, _ = bytes.Cut(rest, []byte("\n")); len(line) == 0 {
+			return nil // cut short
+		}
+		c.recentLines = append(c.recentLines, line)
+	}
+	c.Standing = standing
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
@@ -124,6 +162,30 @@ func readStartCache(path string) *startCache {
 		c.Tips = e.To
 	}
 	return c
+}
+
+// decodeCachedLine reads a memory line: its scope, a space and its
+// document.
+func decodeCachedLine(line []byte) (cachedMem, bool) {
+	scope, doc, ok := bytes.Cut(line, []byte(" "))
+	if !ok {
+		return cachedMem{}, false
+	}
+	m, err := gitstore.DecodeMemory(doc)
+	if err != nil {
+		return cachedMem{}, false
+	}
+	return cachedMem{Scope: gitstore.Scope(scope), M: m}, true
+}
+
+// appendCachedLine appends e's line.
+func appendCachedLine(out []byte, e cachedMem) ([]byte, bool) {
+	doc, err := e.M.Encode()
+	if err != nil {
+		return out, false
+	}
+	out = append(append(out, e.Scope...), ' ')
+	return append(out, bytes.TrimSpace(doc)...), true
 }
 
 // apply applies one journalled change, to the recent memories too when
@@ -150,18 +212,22 @@ func (c *startCache) apply(op cacheOp, withRecent bool) {
 	}
 }
 
-// recent decodes the second line once; false when it is broken (the
+// recent decodes the recent memories once; false when one is broken (the
 // caller rebuilds the cache).
 func (c *startCache) recent() bool {
 	if c.Recent != nil {
 		return true
 	}
-	c.Recent = map[string]cachedMem{}
-	raw := bytes.TrimSpace(c.recentRaw)
-	c.recentRaw = nil
-	if len(raw) > 0 && json.Unmarshal(raw, &c.Recent) != nil {
-		c.Recent = map[string]cachedMem{}
-		return false
+	c.Recent = make(map[string]cachedMem, len(c.recentLines))
+	lines := c.recentLines
+	c.recentLines = nil
+	for _, line := range lines {
+		e, ok := decodeCachedLine(line)
+		if !ok {
+			c.Recent = map[string]cachedMem{}
+			return false
+		}
+		c.Recent[cacheKey(e.Scope, e.M.ID)] = e
 	}
 	for _, op := range c.pending {
 		c.apply(op, true)
@@ -194,7 +260,7 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 		c = readStartCache(path)
 	}
 	if c == nil {
-		c = &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{}, Standing: map[string]cachedMem{}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
+		c = newStartCache()
 	}
 	seen := map[gitstore.Scope]bool{}
 	stores := set.Stores()
@@ -214,13 +280,14 @@ func startMemories(ctx context.Context, set *gitstore.Set, now time.Time) (stand
 			changed = true
 		}
 	}
-	// a change is journalled when the recent line is sound (checked without
-	// decoding it) and the journal has room; else the cache is rewritten
+	// a change is journalled when the recent memories were read whole
+	// (without decoding them) and the journal has room; else the cache is
+	// rewritten
 	from := maps.Clone(c.Tips)
-	c.journal = changed && c.Recent == nil && c.journaled < maxJournal && json.Valid(bytes.TrimSpace(c.recentRaw))
+	c.journal = changed && c.Recent == nil && c.journaled < maxJournal
 	if changed && !c.journal && !c.recent() {
-		// the recent line is broken: start over
-		c = &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{}, Standing: map[string]cachedMem{}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
+		// a recent memory is broken: start over
+		c = newStartCache()
 	}
 	for i, st := range stores {
 		if err := ctx.Err(); err != nil {
@@ -441,16 +508,23 @@ func (c *startCache) trimRecent() {
 }
 
 func (c *startCache) save(path string) {
-	// json.Marshal escapes newlines in strings: each part is one line
-	head, err := json.Marshal(c)
+	head := c.startCacheHead
+	head.NStanding, head.NRecent = len(c.Standing), len(c.Recent)
+	data, err := json.Marshal(head)
 	if err != nil {
 		return
 	}
-	recent, err := json.Marshal(c.Recent)
-	if err != nil {
-		return
+	data = append(data, '\n')
+	// in key order, so that the same cache is the same file
+	for _, mp := range []map[string]cachedMem{c.Standing, c.Recent} {
+		for _, k := range slices.Sorted(maps.Keys(mp)) {
+			var ok bool
+			if data, ok = appendCachedLine(data, mp[k]); !ok {
+				return
+			}
+			data = append(data, '\n')
+		}
 	}
-	data := append(append(append(head, '\n'), recent...), '\n')
 	_ = gitstore.WriteFileAtomic(path, data, 0o600) // a cache: a failed save is rebuilt next time
 }
 

@@ -17,9 +17,9 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// The start cache is two lines: what every start shows (tips, standing,
-// subagent keys), then the recent memories, decoded only when asked for.
-// A broken second line never hides the first, and is rebuilt.
+// The start cache is a head (tips, subagent keys, counts), the standing
+// memories a line each, then the recent ones, decoded only when asked for.
+// A broken recent line never hides the rest, and is rebuilt.
 func TestStartCacheIsReadInParts(t *testing.T) {
 	ctx := context.Background()
 	set, st := bootRepo(t)
@@ -35,14 +35,14 @@ func TestStartCacheIsReadInParts(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	require.Len(t, lines, 2, "tips and standing on the first line, recent memories on the second")
-	require.Contains(t, string(lines[0]), "Prefer tabs")
-	require.NotContains(t, string(lines[0]), "amounts in cents")
-	require.Contains(t, string(lines[1]), "amounts in cents")
+	require.Len(t, lines, 3, "the head, the standing memory, the recent one")
+	require.Contains(t, string(lines[0]), `"standing":1,"recent":1`)
+	require.Contains(t, string(lines[1]), "Prefer tabs")
+	require.Contains(t, string(lines[2]), "amounts in cents")
 
-	// an unchanged store: the first line alone gives the standing memories,
-	// whatever the second holds
-	broken := append(append(append([]byte(nil), lines[0]...), '\n'), []byte("{broken\n")...)
+	// an unchanged store: the head and the standing line give the standing
+	// memories, whatever the recent line holds
+	broken := append(bytes.Join(lines[:2], []byte("\n")), []byte("\nproject {broken\n")...)
 	require.NoError(t, os.WriteFile(path, broken, 0o600))
 	standing, recent, _, err = startMemories(ctx, set, bootNow)
 	require.NoError(t, err)
@@ -57,9 +57,16 @@ func TestStartCacheIsReadInParts(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, recentMem.ID, got[0].M.ID)
 
-	// a changed store with a broken recent line rebuilds the whole cache
+	// a changed store with a broken recent line: the change is journalled
+	// (the recent lines are not decoded to be journalled after), the broken
+	// line is found when they are, and the next start rebuilds the cache
 	require.NoError(t, os.WriteFile(path, broken, 0o600))
 	addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Refunds are reconciled nightly"})
+	standing, recent, _, err = startMemories(ctx, set, bootNow)
+	require.NoError(t, err)
+	require.Len(t, standing, 1)
+	require.Empty(t, recent())
+	require.NoFileExists(t, path)
 	standing, recent, _, err = startMemories(ctx, set, bootNow)
 	require.NoError(t, err)
 	require.Len(t, standing, 1)
@@ -69,16 +76,16 @@ func TestStartCacheIsReadInParts(t *testing.T) {
 // A start that brings the cache forward appends one journal line instead
 // of rewriting the file; read back, journal and all, the cache gives what a
 // cache built from scratch gives, after every kind of change; past
-// maxJournal lines the file is rewritten as two.
+// maxJournal lines the file is rewritten.
 func TestStartCacheJournal(t *testing.T) {
 	ctx := context.Background()
 	set, st := bootRepo(t)
 	w := gitstore.Writer{Agent: "test"}
 	path := cachePath(set)
-	lines := func() int {
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		return bytes.Count(data, []byte("\n"))
+	journal := func() int { // the journal's lines
+		c := readStartCache(path)
+		require.NotNil(t, c)
+		return c.journaled
 	}
 	// what startMemories answers, as comparable text
 	view := func() string {
@@ -108,7 +115,7 @@ func TestStartCacheJournal(t *testing.T) {
 	pref := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
 	fact := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The ledger stores amounts in cents"})
 	view()
-	require.Equal(t, 2, lines(), "built whole")
+	require.Equal(t, 0, journal(), "built whole")
 
 	changes := []struct {
 		name   string
@@ -146,14 +153,14 @@ func TestStartCacheJournal(t *testing.T) {
 	for i, c := range changes {
 		c.change()
 		got := view()
-		require.Equal(t, 3+i, lines(), "%s: one journal line more", c.name)
+		require.Equal(t, 1+i, journal(), "%s: one journal line more", c.name)
 		require.Equal(t, fresh(), got, "%s: the journalled cache answers as a fresh one", c.name)
 		require.Equal(t, got, view(), "%s: and reads back the same", c.name)
 	}
-	for lines() > 2 {
-		addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: fmt.Sprintf("Fact number %d about the importer", lines())})
+	for journal() > 0 {
+		addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: fmt.Sprintf("Fact number %d about the importer", journal())})
 		got := view()
-		require.LessOrEqual(t, lines(), 2+maxJournal, "the journal is bounded")
+		require.LessOrEqual(t, journal(), maxJournal, "the journal is bounded")
 		require.Equal(t, fresh(), got)
 	}
 }
@@ -162,10 +169,13 @@ func TestStartCacheJournal(t *testing.T) {
 // one written from other tips (a concurrent start's) or torn is skipped.
 func TestStartCacheJournalFollowsTips(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "start.json")
-	a := cachedMem{gitstore.ScopeProject, &gitstore.Memory{ID: "a", Type: gitstore.TypePreference, Text: "Prefer tabs"}}
-	b := cachedMem{gitstore.ScopeProject, &gitstore.Memory{ID: "b", Type: gitstore.TypePreference, Text: "Prefer short names"}}
-	c := &startCache{Version: startCacheVersion, Tips: map[gitstore.Scope]string{gitstore.ScopeProject: "t1"},
-		Standing: map[string]cachedMem{"project/a": a}, Recent: map[string]cachedMem{}, Subagent: map[string]bool{}}
+	_, st := bootRepo(t)
+	a := cachedMem{gitstore.ScopeProject, addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs"})}
+	b := cachedMem{gitstore.ScopeProject, addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer short names"})}
+	ka, kb := cacheKey(a.Scope, a.M.ID), cacheKey(b.Scope, b.M.ID)
+	c := newStartCache()
+	c.Tips[gitstore.ScopeProject] = "t1"
+	c.Standing[ka] = a
 	c.save(path)
 	base, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -180,21 +190,17 @@ func TestStartCacheJournalFollowsTips(t *testing.T) {
 		tip      string
 		standing []string
 	}{
-		{"none", "", "t1", []string{"a"}},
-		{"one from the tips", entry("t1", "t2", cacheOp{Put: &b}), "t2", []string{"a", "b"}},
-		{"a chain", entry("t1", "t2", cacheOp{Put: &b}) + entry("t2", "t3", cacheOp{Del: "project/a"}), "t3", []string{"b"}},
-		{"one from other tips", entry("t0", "t2", cacheOp{Del: "project/a"}), "t1", []string{"a"}},
-		{"a torn line, then a sound one", entry("t1", "t2", cacheOp{Put: &b})[:20] + "\n" + entry("t1", "t3", cacheOp{Del: "project/a"}), "t3", nil},
+		{"none", "", "t1", []string{ka}},
+		{"one from the tips", entry("t1", "t2", cacheOp{Put: &b}), "t2", []string{ka, kb}},
+		{"a chain", entry("t1", "t2", cacheOp{Put: &b}) + entry("t2", "t3", cacheOp{Del: ka}), "t3", []string{kb}},
+		{"one from other tips", entry("t0", "t2", cacheOp{Del: ka}), "t1", []string{ka}},
+		{"a torn line, then a sound one", entry("t1", "t2", cacheOp{Put: &b})[:20] + "\n" + entry("t1", "t3", cacheOp{Del: ka}), "t3", nil},
 	}
 	for _, tc := range tests {
 		require.NoError(t, os.WriteFile(path, append(append([]byte(nil), base...), tc.journal...), 0o600))
 		got := readStartCache(path)
 		require.NotNil(t, got, tc.name)
 		require.Equal(t, tc.tip, got.Tips[gitstore.ScopeProject], tc.name)
-		var ids []string
-		for k := range got.Standing {
-			ids = append(ids, strings.TrimPrefix(k, "project/"))
-		}
-		require.ElementsMatch(t, tc.standing, ids, tc.name)
+		require.ElementsMatch(t, tc.standing, slices.Collect(maps.Keys(got.Standing)), tc.name)
 	}
 }
