@@ -189,11 +189,23 @@ func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
 		k := recordedStoreKey(br.str())
 		s.tips[k] = br.str()
 	}
+	// the tables are made at their size: at 100,000 memories, growing them
+	// touched twice the memory, and a page first touched costs a new
+	// process more than reading it
 	nblocks := (s.ndocs + snapBlock - 1) / snapBlock
+	if nblocks > len(toc) { // each checksum takes a byte of the table at least
+		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
+	}
+	s.docCRC = make([]uint32, 0, nblocks)
 	for range nblocks {
 		s.docCRC = append(s.docCRC, uint32(br.uvarint()))
 	}
-	for i, n := 0, br.uvarint(); uint64(i) < n && br.err == nil; i++ {
+	n := br.uvarint()
+	if n > uint64(len(toc)) { // each block takes bytes of the table
+		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
+	}
+	s.blocks = make([]termBlock, 0, n)
+	for i := uint64(0); i < n && br.err == nil; i++ {
 		b := termBlock{off: int64(br.uvarint()), n: int(br.uvarint()), crc: uint32(br.uvarint())}
 		b.first = br.str()
 		s.blocks = append(s.blocks, b)
