@@ -9,8 +9,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/hooks"
 )
 
 // Main runs git-mem with the process's arguments and returns the exit code.
@@ -21,6 +24,10 @@ func mainWith(args []string) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
+	// most commands allocate a few megabytes and exit within tens of
+	// milliseconds: the collector waits until they have run for
+	// shortCommandTime (at 100,000 memories an add collected once, for 2 ms)
+	hooks.HoldCollector(softMemoryLimit, shortCommandTime)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, ProcessEnv(), args)
@@ -32,6 +39,9 @@ func mainWith(args []string) int {
 // command after a clone) collects harder instead of letting its heap
 // double; a live heap over it is still served.
 const softMemoryLimit = 224 << 20
+
+// shortCommandTime is how long a command runs before the collector starts.
+const shortCommandTime = 500 * time.Millisecond
 
 // Run runs one git-mem command line in env and returns its exit code.
 func Run(ctx context.Context, env *Env, args []string) int {

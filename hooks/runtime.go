@@ -28,18 +28,27 @@ const (
 func PrepareRuntime(event string) {
 	switch agents.NormalizeEvent(event) {
 	case agents.EventSessionStart, agents.EventPrompt:
-		prepareOnce.Do(func() {
-			percent := debug.SetGCPercent(-1)
-			limit := debug.SetMemoryLimit(-1) // GOMEMLIMIT's, when set lower
-			debug.SetMemoryLimit(min(limit, shortHookHeap))
-			time.AfterFunc(shortHookTime, func() {
-				debug.SetGCPercent(percent)
-				debug.SetMemoryLimit(limit)
-			})
-		})
+		HoldCollector(shortHookHeap, shortHookTime)
 	}
 }
 
-// prepareOnce keeps a second call from taking the first one's settings
-// for the runtime's own.
-var prepareOnce sync.Once
+// HoldCollector keeps the garbage collector off for d, or until the heap
+// nears limit (or a lower GOMEMLIMIT), then gives back the settings it
+// found: a process that exits within milliseconds spends more on a
+// collection than it frees, and one that runs longer gets the collector
+// back. Only a process's main calls it; calls after the first do nothing.
+func HoldCollector(limit int64, d time.Duration) {
+	holdOnce.Do(func() {
+		percent := debug.SetGCPercent(-1)
+		old := debug.SetMemoryLimit(-1) // GOMEMLIMIT's, when set lower
+		debug.SetMemoryLimit(min(old, limit))
+		time.AfterFunc(d, func() {
+			debug.SetGCPercent(percent)
+			debug.SetMemoryLimit(old)
+		})
+	})
+}
+
+// holdOnce keeps a second call from taking the first one's settings for
+// the runtime's own.
+var holdOnce sync.Once
