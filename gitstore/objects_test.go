@@ -33,8 +33,7 @@ func TestLooseObjectsAsGitWrites(t *testing.T) {
 	count := runGit(t, dir, "count-objects", "-v")
 	require.Contains(t, count, "count: 25\n", "a blob, a fan-out tree, the memories tree, the root and a commit per add")
 	runGit(t, dir, "fsck", "--strict", "--no-dangling")
-	files, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
-	require.NoError(t, err)
+	files := looseFiles(t, dir)
 	require.Len(t, files, 25)
 	for _, f := range files {
 		st, err := os.Stat(f)
@@ -44,6 +43,14 @@ func TestLooseObjectsAsGitWrites(t *testing.T) {
 		hash := filepath.Base(filepath.Dir(f)) + filepath.Base(f)
 		require.Contains(t, []string{"blob\n", "tree\n", "commit\n"}, runGit(t, dir, "cat-file", "-t", hash))
 	}
+}
+
+// looseFiles lists the loose object files of the repository at dir.
+func looseFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
+	require.NoError(t, err)
+	return files
 }
 
 // TestLooseCompression: loose objects are compressed at the level git
@@ -70,8 +77,7 @@ func TestLooseCompression(t *testing.T) {
 			repo, err := Open(dir)
 			require.NoError(t, err)
 			addFacts(t, NewStore(repo, RefMain, ScopeProject), 2, "Compressed fact %d: the ledger closes at midnight and the export follows it.")
-			files, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
-			require.NoError(t, err)
+			files := looseFiles(t, dir)
 			require.Len(t, files, 10)
 			for _, f := range files {
 				data, err := os.ReadFile(f)

@@ -78,30 +78,10 @@ func TestWorktreeProof(t *testing.T) {
 			return dir
 		}, proven: true},
 		{name: "untracked directory of ignored files", change: create("tmp/a.log", "tmp/deep/b.log"), proven: true},
-		{name: "nested ignore file", change: func(t *testing.T, dir string) string {
-			writeOld(t, dir, "src/.gitignore", "*.gen\n")
-			runGit(t, dir, "add", "src/.gitignore")
-			runGit(t, dir, "commit", "-qm", "nested")
-			return create("src/lib/a.gen")(t, dir)
-		}, proven: true},
-		{name: "nested anchored pattern", change: func(t *testing.T, dir string) string {
-			writeOld(t, dir, "src/.gitignore", "/lib/*.gen\n")
-			runGit(t, dir, "add", "src/.gitignore")
-			runGit(t, dir, "commit", "-qm", "nested")
-			return create("src/lib/a.gen")(t, dir)
-		}, proven: true},
-		{name: "nested anchored pattern, deeper", change: func(t *testing.T, dir string) string {
-			writeOld(t, dir, "src/.gitignore", "/lib/*.gen\n")
-			runGit(t, dir, "add", "src/.gitignore")
-			runGit(t, dir, "commit", "-qm", "nested")
-			return create("src/more/lib/a.gen")(t, dir)
-		}, dirty: true},
-		{name: "nested negation wins over the top", change: func(t *testing.T, dir string) string {
-			writeOld(t, dir, "src/.gitignore", "!trace.log\n")
-			runGit(t, dir, "add", "src/.gitignore")
-			runGit(t, dir, "commit", "-qm", "nested")
-			return create("src/trace.log")(t, dir)
-		}, dirty: true},
+		{name: "nested ignore file", change: nestedIgnore("*.gen\n", "src/lib/a.gen"), proven: true},
+		{name: "nested anchored pattern", change: nestedIgnore("/lib/*.gen\n", "src/lib/a.gen"), proven: true},
+		{name: "nested anchored pattern, deeper", change: nestedIgnore("/lib/*.gen\n", "src/more/lib/a.gen"), dirty: true},
+		{name: "nested negation wins over the top", change: nestedIgnore("!trace.log\n", "src/trace.log"), dirty: true},
 		{name: "info/exclude", change: func(t *testing.T, dir string) string {
 			writeOld(t, dir, ".git/info/exclude", "secret.txt\n")
 			return create("secret.txt")(t, dir)
@@ -219,6 +199,17 @@ func TestWorktreeProof(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, status, string(data), "WorktreeStatus says what git status says")
 		})
+	}
+}
+
+// nestedIgnore commits src/.gitignore with patterns, then creates the
+// untracked file rel.
+func nestedIgnore(patterns, rel string) func(t *testing.T, dir string) string {
+	return func(t *testing.T, dir string) string {
+		writeOld(t, dir, "src/.gitignore", patterns)
+		runGit(t, dir, "add", "src/.gitignore")
+		runGit(t, dir, "commit", "-qm", "nested")
+		return create(rel)(t, dir)
 	}
 }
 
