@@ -113,6 +113,16 @@
 // is gone the lock is broken at once, and any lock older than 10 s is broken
 // too. A write starts only with time left before its context's deadline. A
 // crash therefore leaves at worst unreachable objects, never a torn ref.
+// Loose objects are zlib-compressed at the level git writes them at
+// (core.looseCompression, else core.compression, else the fastest).
+//
+// # The worktree
+//
+// Recall and the hooks ask which files the worktree is changing
+// (WorktreeStatus: git status's answer). A clean worktree of up to 500
+// tracked files is proven so from the index, the files' stat data and the
+// ignore rules, as git status would (worktree.go, ignore.go); anything else
+// runs git status.
 //
 // # Time
 //
