@@ -90,6 +90,16 @@ func TestWorktreeProof(t *testing.T) {
 			writeOld(t, os.Getenv("XDG_CONFIG_HOME"), "git/ignore", "*.swp\n")
 			return create("src/.main.go.swp")(t, dir)
 		}, proven: true},
+		{name: "core.excludesFile under the home directory", change: func(t *testing.T, dir string) string {
+			writeOld(t, os.Getenv("HOME"), "ignore-list", "*.bak\n")
+			runGit(t, dir, "config", "core.excludesFile", "~/ignore-list")
+			return create("docs/guide.md.bak")(t, dir)
+		}, proven: true},
+		{name: "core.excludesFile that does not ignore it", change: func(t *testing.T, dir string) string {
+			writeOld(t, os.Getenv("HOME"), "ignore-list", "*.orig\n")
+			runGit(t, dir, "config", "core.excludesFile", "~/ignore-list")
+			return create("docs/guide.md.bak")(t, dir)
+		}, dirty: true},
 		{name: "same size, new content", change: func(t *testing.T, dir string) string {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "src/main.go"), []byte("package mian\n"), 0o644))
 			return dir
