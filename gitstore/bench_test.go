@@ -3,7 +3,9 @@ package gitstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -105,4 +107,56 @@ func BenchmarkShow(b *testing.B) {
 // gitCmd prepares a git command run in dir.
 func gitCmd(dir string, args ...string) *exec.Cmd {
 	return exec.Command("git", append([]string{"-C", dir}, args...)...)
+}
+
+// BenchmarkWorktreeStatus compares the worktree proof with the git status it
+// spares, on a clean worktree of files (in 30 directories) and on the same
+// worktree with one new file, where the proof's time comes before git
+// status's: the figures behind maxProvenEntries.
+func BenchmarkWorktreeStatus(b *testing.B) {
+	for _, files := range []int{100, 300, maxProvenEntries} {
+		dir := b.TempDir()
+		runGitB(b, dir, "init", "-q", "-b", "main")
+		old := time.Now().Add(-time.Hour)
+		for i := range files {
+			p := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%03d.go", i))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("package p\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.Chtimes(p, old, old); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runGitB(b, dir, "add", "-A")
+		runGitB(b, dir, "-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-qm", "files")
+		r, err := OpenIn(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		for _, state := range []string{"clean", "new file"} {
+			if state == "new file" {
+				if err := os.WriteFile(filepath.Join(dir, "pkg29", "zz_new.go"), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Run(fmt.Sprintf("files=%d/%s/git-status", files, state), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := r.Git(ctx, statusArgs...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("files=%d/%s/worktree-status", files, state), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := r.WorktreeStatus(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
