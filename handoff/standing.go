@@ -123,8 +123,9 @@ func readStartCache(path string) *startCache {
 	}
 	head, rest, _ := bytes.Cut(data, []byte("\n"))
 	c := &startCache{}
-	if json.Unmarshal(head, &c.startCacheHead) != nil || c.Version != startCacheVersion || c.Tips == nil || c.NStanding < 0 || c.NRecent < 0 {
-		return nil
+	if json.Unmarshal(head, &c.startCacheHead) != nil || c.Version != startCacheVersion || c.Tips == nil ||
+		c.NStanding < 0 || c.NRecent < 0 || c.NStanding+c.NRecent > bytes.Count(rest, []byte("\n")) {
+		return nil // damaged, or counting more lines than the file holds
 	}
 	if c.Subagent == nil {
 		c.Subagent = map[string]bool{}
@@ -150,6 +151,9 @@ func readStartCache(path string) *startCache {
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if len(line) > 0 && line[0] != '{' {
+			return nil // a memory line the head did not count: damaged
+		}
 		c.journaled++
 		var e journalEntry
 		if json.Unmarshal(line, &e) != nil || !maps.Equal(e.From, c.Tips) {

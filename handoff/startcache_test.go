@@ -204,3 +204,34 @@ func TestStartCacheJournalFollowsTips(t *testing.T) {
 		require.ElementsMatch(t, tc.standing, slices.Collect(maps.Keys(got.Standing)), tc.name)
 	}
 }
+
+// TestStartCacheDamagedHead: a head whose counts do not match the lines
+// that follow (a cut or damaged file) is no cache, and is rebuilt; a count
+// never sizes anything.
+func TestStartCacheDamagedHead(t *testing.T) {
+	ctx := context.Background()
+	set, st := bootRepo(t)
+	addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
+	path := cachePath(set)
+	require.NoError(t, os.RemoveAll(path)) // built whole: no journal
+	_, _, _, err := startMemories(ctx, set, bootNow)
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"standing":1,`)
+	for _, head := range [][2]string{
+		{`"standing":1,`, `"standing":1000000000000,`},
+		{`"recent":0`, `"recent":1000000000000`},
+		{`"standing":1,`, `"standing":-1,`},
+		{`"standing":1,`, `"standing":2,`},
+		{`"standing":1,`, `"standing":0,`},
+	} {
+		damaged := bytes.Replace(data, []byte(head[0]), []byte(head[1]), 1)
+		require.NotEqual(t, data, damaged)
+		require.NoError(t, os.WriteFile(path, damaged, 0o600))
+		require.Nil(t, readStartCache(path), head[1])
+		standing, _, _, err := startMemories(ctx, set, bootNow)
+		require.NoError(t, err)
+		require.Len(t, standing, 1, head[1])
+	}
+}
