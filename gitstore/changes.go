@@ -15,7 +15,8 @@ import (
 // which files the worktree is changing (ranking boost). Walking file history
 // with go-git means diffing trees commit by commit; the git CLI does it with
 // its commit-graph and pathspec machinery in a few milliseconds, so these use
-// the git executable. Without one (or outside a worktree) they report nothing.
+// the git executable (except for a worktree proven clean from its files,
+// worktree.go). Without one (or outside a worktree) they report nothing.
 
 // CommitTime returns the committer time of a commit of this repository.
 func (r *Repo) CommitTime(h Hash) (time.Time, error) {
@@ -96,11 +97,11 @@ func (r *Repo) FileExists(p string) bool {
 // worktree is changing.
 var statusArgs = []string{"status", "--porcelain=v1", "-z", "--untracked-files=normal", "--no-renames"}
 
-// StartWorktreeStatus starts the git status WorktreeStatus returns, in the
-// background: a session-start hook starts it as soon as it knows the
-// repository, since it is the longest part of the hook (10 to 15 ms on a
-// small worktree), and reads its caches meanwhile. The next WorktreeStatus
-// waits for it; the one after that runs git status again.
+// StartWorktreeStatus starts, in the background, the look at the worktree
+// WorktreeStatus returns (the proof of a clean worktree, else git status,
+// 10 to 15 ms on a small worktree): a session-start hook starts it as soon
+// as it knows the repository and reads its caches meanwhile. The next
+// WorktreeStatus waits for it; the one after that looks again.
 func (r *Repo) StartWorktreeStatus(ctx context.Context) {
 	done := make(chan struct{})
 	var data []byte

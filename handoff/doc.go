@@ -16,10 +16,10 @@
 //   - A start cache at <common dir>/mem/cache/start.json (preferences, pinned
 //     memories, handoffs and the most recent memories), kept current by tree
 //     diffs so that a hook never reads the whole store; safe to delete. It
-//     is read in parts: the first line (tips, standing memories, subagent
-//     keys) at every start, the second (recent memories) only when a start
-//     falls back to them. PrepareStart reads it while the hook's git status
-//     runs.
+//     is read in parts: the head (tips, subagent keys) and the standing
+//     memories, a line each, at every start; the recent memories' lines are
+//     decoded only when a start falls back to them. PrepareStart reads it
+//     while the hook looks at the worktree.
 //
 // It sits between the index (recall) and the surfaces (hooks, mcp, cmd): it
 // imports gitstore and index, never cobra, the MCP SDK or bleve.

@@ -289,10 +289,11 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 		_, _, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
 		return nil, err
 	}
-	// The marker's look at the worktree is a git process of its own: the
-	// caches that do not depend on it are read while it runs, and the
-	// answer for the common case, a new session in a clean worktree, is
-	// worked out meanwhile; it is kept when that is what the session is.
+	// The marker's look at the worktree (a proof from its files, else a
+	// git process) runs alongside: the caches that do not depend on it are
+	// read meanwhile, and the answer for the common case, a new session in
+	// a clean worktree, is worked out; it is kept when that is what the
+	// session is.
 	begun := h.beginSession(ctx)
 	o := startOptions(h.repo, h.now)
 	var err error
