@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -209,4 +210,57 @@ func BenchmarkReindex100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRecallDelta recalls at 10,000 memories while the snapshot's
+// delta grows: every reader parses the delta, so its cost grows with it
+// until a write folds it into the base. The store is a copy, so the other
+// benchmarks' store keeps no delta.
+func BenchmarkRecallDelta(b *testing.B) {
+	benchRepo(b, 10000)
+	benchMu.Lock()
+	src := benchRepos[10000]
+	benchMu.Unlock()
+	dir := filepath.Join(b.TempDir(), "eval.git")
+	if out, err := exec.Command("cp", "-a", src, dir).CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set := gitstore.NewSet(repo)
+	st := set.Stores()[0]
+	ctx := context.Background()
+	defer func(m int64) { deltaMax = m }(deltaMax)
+	deltaMax = 4 << 20
+	seed := uint64(0)
+	for _, kb := range []int64{0, 128, 512, 1024} {
+		for deltaSize(set) < kb<<10 {
+			seed++
+			genStore(b, st, 50, seed)
+			if _, err := Recall(ctx, set, Options{Query: benchQueries[0]}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(fmt.Sprintf("%dKB", kb), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				res, err := Recall(ctx, set, Options{Query: benchQueries[i%len(benchQueries)]})
+				if err != nil || res.Source != "snapshot" || res.Rebuilt {
+					b.Fatalf("%v %+v", err, res)
+				}
+				i++
+			}
+			b.ReportMetric(float64(deltaSize(set))/1024, "delta-KB")
+		})
+	}
+}
+
+func deltaSize(set *gitstore.Set) int64 {
+	st, err := os.Stat(deltaPath(SnapshotPath(set)))
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }

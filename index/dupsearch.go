@@ -60,6 +60,7 @@ func similarIn(v *snapView, scope gitstore.Scope, typ, text string, now time.Tim
 	if len(terms) == 0 {
 		return nil, 0, true
 	}
+	v.prepare(terms)
 	if len(terms) > MaxQueryTerms {
 		// a long text is counted on its rarest words, as a query is scored
 		df := make(map[string]int, len(terms))

@@ -143,6 +143,13 @@ type corpus interface {
 	postingsAmong(term string, docs []uint64, fn func(doc uint64, tf int, dl int)) error
 }
 
+// termPreparer is a corpus that reads what it holds of many terms faster
+// in one pass than term by term (a snapshot's delta): scoring tells it the
+// terms it will ask about first.
+type termPreparer interface {
+	prepare(terms []string)
+}
+
 type posting struct {
 	doc uint64
 	tf  int
@@ -271,6 +278,15 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 		avgdl = 1
 	}
 	all := expand(terms, cfg)
+	if p, ok := c.(termPreparer); ok {
+		var every []string
+		for _, members := range all {
+			for _, m := range members {
+				every = append(every, m.term)
+			}
+		}
+		p.prepare(every)
+	}
 	df := map[string]int{}
 	for _, members := range all {
 		for _, m := range members {

@@ -69,14 +69,29 @@ type snapView struct {
 	// documents of the base the delta removed, with their terms
 	dropped     map[uint64]bool
 	droppedKeys map[string]bool
-	droppedDF   map[string]int
+	droppedDocs []*deltaDoc
 	// documents the delta added (dead: removed again)
 	added    []*deltaDoc
 	addedKey map[string]int
-	addPost  map[string][]int // by term, the live added documents containing it; nil: not built
+	// terms holds, for each term asked about since the view last changed,
+	// what the delta changes of its postings; nil: none asked about yet
+	terms map[string]*deltaTerm
 	// deltaSize is the delta file's length; damaged that a segment could not be read
 	deltaSize int64
 	damaged   bool
+}
+
+// deltaTerm is what the delta changes of one term's postings: the removed
+// base documents holding it, and the live added documents holding it with
+// its frequency in each.
+type deltaTerm struct {
+	dropped int
+	added   []deltaPost
+}
+
+type deltaPost struct {
+	doc int32 // index in snapView.added
+	tf  int32
 }
 
 // deltaDoc is a document as a segment holds it.
@@ -85,9 +100,55 @@ type deltaDoc struct {
 	baseDoc int // the base document a removal removes; -1: none
 	raw     []byte
 	n       int
-	tf      termFreqs
-	sum     *docSum // nil: read from raw when needed
-	dead    bool
+	// tf are the document's terms; a document read from a segment keeps
+	// them encoded (enc) until they are needed, as a reader asks about a
+	// handful of terms and the delta holds thousands
+	tf   termFreqs
+	enc  []byte
+	sum  *docSum // nil: read from raw when needed
+	dead bool
+}
+
+// freqs are the document's terms, decoded the first time.
+func (d *deltaDoc) freqs() termFreqs {
+	if d.enc != nil {
+		r := byteReader{b: d.enc}
+		k := r.uvarint()
+		d.tf = make(termFreqs, 0, min(k, uint64(len(d.enc))))
+		for ; k > 0 && r.err == nil; k-- {
+			t := r.bytes(int(r.uvarint()))
+			if n := r.uvarint(); r.err == nil {
+				d.tf = append(d.tf, termFreq{string(t), int32(n)})
+			}
+		}
+		// written in ascending order; a segment that is not stays readable
+		if !slices.IsSortedFunc(d.tf, compareTermFreq) {
+			slices.SortFunc(d.tf, compareTermFreq)
+		}
+		d.enc = nil
+	}
+	return d.tf
+}
+
+// matching calls fn for each of the document's terms that want holds, with
+// its frequency; encoded terms are looked up as they are, not decoded.
+func (d *deltaDoc) matching(want map[string]*deltaTerm, fn func(dt *deltaTerm, n int)) {
+	if d.enc == nil {
+		for _, e := range d.tf {
+			if dt := want[e.term]; dt != nil {
+				fn(dt, int(e.n))
+			}
+		}
+		return
+	}
+	r := byteReader{b: d.enc}
+	for k := r.uvarint(); k > 0 && r.err == nil; k-- {
+		t := r.bytes(int(r.uvarint()))
+		n := r.uvarint()
+		if dt := want[string(t)]; dt != nil && r.err == nil {
+			fn(dt, int(n))
+		}
+	}
 }
 
 // summary is the document's summary, decoded from its JSON the first time.
@@ -105,8 +166,7 @@ func (d *deltaDoc) summary() (docSum, error) {
 
 func newView(base *snapshot) *snapView {
 	return &snapView{base: base, tips: base.tips, ndocs: base.ndocs, tokens: base.tokens,
-		dropped: map[uint64]bool{}, droppedKeys: map[string]bool{}, droppedDF: map[string]int{},
-		addedKey: map[string]int{}}
+		dropped: map[uint64]bool{}, droppedKeys: map[string]bool{}, addedKey: map[string]int{}}
 }
 
 // openView opens the base at path and applies its delta.
@@ -151,10 +211,11 @@ type segment struct {
 }
 
 // readDelta applies the segments of data (which the view keeps: the
-// documents' JSON is not copied). Every hook reads the whole delta, up to
-// deltaMax, so it allocates little: the tips a segment starts from are
-// compared as written with those the previous one ended at (written in
-// key order), and a term written many times is one string.
+// documents' JSON and terms are not copied). Every hook reads the whole
+// delta, up to deltaMax, so it allocates little: the tips a segment starts
+// from are compared as written with those the previous one ended at
+// (written in key order), and the documents' terms are only walked past
+// here, to be read for the terms a query asks about (prepare).
 func (v *snapView) readDelta(data []byte) {
 	v.deltaSize = int64(len(data))
 	le := binary.LittleEndian
@@ -166,7 +227,6 @@ func (v *snapView) readDelta(data []byte) {
 		return v.tips
 	}
 	defer current()
-	terms := map[string]string{}
 	for off := 0; off < len(data); {
 		if len(data)-off < 12 || string(data[off:off+4]) != deltaMagic {
 			v.damaged = true
@@ -196,14 +256,14 @@ func (v *snapView) readDelta(data []byte) {
 		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
 			d := &deltaDoc{key: r.str(), baseDoc: int(r.uvarint()) - 1}
 			if d.baseDoc >= 0 {
-				d.n, d.tf = readTerms(r, terms)
+				d.n, d.enc = skipTerms(r)
 			}
 			sg.drops = append(sg.drops, d)
 		}
 		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
 			d := &deltaDoc{key: r.str(), baseDoc: -1}
 			d.raw = r.bytes(int(r.uvarint()))
-			d.n, d.tf = readTerms(r, terms)
+			d.n, d.enc = skipTerms(r)
 			sg.puts = append(sg.puts, d)
 		}
 		if r.err != nil || (sg.drops == nil && sg.puts == nil && bytes.Equal(from, to)) {
@@ -237,30 +297,24 @@ func readTips(r *byteReader) map[string]string {
 	return tips
 }
 
-// readTerms reads a document's length and terms; seen holds the terms
-// already read, so that each is allocated once.
-func readTerms(r *byteReader, seen map[string]string) (int, termFreqs) {
+// skipTerms reads a document's length and walks past its terms, returning
+// them as written (their count, then each term and its frequency).
+func skipTerms(r *byteReader) (int, []byte) {
 	n := int(r.uvarint())
+	start := r.off
 	k := r.uvarint()
 	if r.err != nil || k > uint64(len(r.b)) {
 		r.err = errShort
 		return 0, nil
 	}
-	tf := make(termFreqs, 0, k)
 	for i := uint64(0); i < k && r.err == nil; i++ {
-		b := r.bytes(int(r.uvarint()))
-		t, ok := seen[string(b)]
-		if !ok {
-			t = string(b)
-			seen[t] = t
-		}
-		tf = append(tf, termFreq{t, int32(r.uvarint())})
+		r.bytes(int(r.uvarint()))
+		r.uvarint()
 	}
-	// written in ascending order; a segment that is not stays readable
-	if !slices.IsSortedFunc(tf, compareTermFreq) {
-		slices.SortFunc(tf, compareTermFreq)
+	if r.err != nil {
+		return 0, nil
 	}
-	return n, tf
+	return n, r.b[start:r.off]
 }
 
 // apply applies a segment that starts from the view's state.
@@ -280,7 +334,7 @@ func (v *snapView) apply(sg *segment) {
 	if sg.to != nil {
 		v.tips = sg.to
 	}
-	v.addPost = nil
+	v.terms = nil
 }
 
 func (v *snapView) remove(d *deltaDoc) {
@@ -293,11 +347,9 @@ func (v *snapView) remove(d *deltaDoc) {
 	}
 	v.dropped[uint64(d.baseDoc)] = true
 	v.droppedKeys[d.key] = true
+	v.droppedDocs = append(v.droppedDocs, d)
 	v.ndocs--
 	v.tokens -= d.n
-	for _, e := range d.tf {
-		v.droppedDF[e.term]++
-	}
 }
 
 func (v *snapView) kill(i int) {
@@ -425,7 +477,7 @@ func (v *snapView) changesFromBase(ch *snapChanges) (*snapChanges, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.put[d.key] = &snapDoc{raw: d.raw, n: d.n, tf: d.tf, sum: sum}
+		out.put[d.key] = &snapDoc{raw: d.raw, n: d.n, tf: d.freqs(), sum: sum}
 	}
 	for k := range ch.drop {
 		delete(out.put, k)
@@ -481,19 +533,52 @@ func (v *snapView) avgLen() float64 {
 	return float64(v.tokens) / float64(v.ndocs)
 }
 
-func (v *snapView) postIndex() map[string][]int {
-	if v.addPost == nil {
-		v.addPost = map[string][]int{}
-		for i, d := range v.added {
-			if d.dead {
-				continue
-			}
-			for _, e := range d.tf {
-				v.addPost[e.term] = append(v.addPost[e.term], i)
-			}
+// prepare reads, in one pass over the delta's documents, what it changes
+// of the postings of those of terms not asked about before.
+func (v *snapView) prepare(terms []string) {
+	if len(v.added) == 0 && len(v.droppedDocs) == 0 {
+		return
+	}
+	var want map[string]*deltaTerm
+	for _, t := range terms {
+		if _, ok := v.terms[t]; ok {
+			continue
+		}
+		if want == nil {
+			want = make(map[string]*deltaTerm, len(terms))
+		}
+		want[t] = &deltaTerm{}
+	}
+	if want == nil {
+		return
+	}
+	if v.terms == nil {
+		v.terms = make(map[string]*deltaTerm, len(want))
+	}
+	for t, dt := range want {
+		v.terms[t] = dt
+	}
+	for _, d := range v.droppedDocs {
+		d.matching(want, func(dt *deltaTerm, _ int) { dt.dropped++ })
+	}
+	for i, d := range v.added {
+		if !d.dead {
+			d.matching(want, func(dt *deltaTerm, n int) { dt.added = append(dt.added, deltaPost{int32(i), int32(n)}) })
 		}
 	}
-	return v.addPost
+}
+
+// term is what the delta changes of term's postings (nil: nothing).
+func (v *snapView) term(term string) *deltaTerm {
+	if len(v.added) == 0 && len(v.droppedDocs) == 0 {
+		return nil
+	}
+	dt, ok := v.terms[term]
+	if !ok {
+		v.prepare([]string{term})
+		dt = v.terms[term]
+	}
+	return dt
 }
 
 func (v *snapView) df(term string) (int, error) {
@@ -501,7 +586,10 @@ func (v *snapView) df(term string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return n - v.droppedDF[term] + len(v.postIndex()[term]), nil
+	if dt := v.term(term); dt != nil {
+		n += len(dt.added) - dt.dropped
+	}
+	return n, nil
 }
 
 func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error {
@@ -516,9 +604,10 @@ func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error 
 	}); err != nil {
 		return err
 	}
-	for _, i := range v.postIndex()[term] {
-		d := v.added[i]
-		fn(uint64(v.base.ndocs+i), d.tf.get(term), normLen(lenAsNorm(d.n)))
+	if dt := v.term(term); dt != nil {
+		for _, p := range dt.added {
+			fn(uint64(v.base.ndocs+int(p.doc)), int(p.tf), normLen(lenAsNorm(v.added[p.doc].n)))
+		}
 	}
 	return nil
 }

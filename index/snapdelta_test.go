@@ -165,3 +165,63 @@ func TestRememberBringsItsViewForward(t *testing.T) {
 		})
 	}
 }
+
+// TestDeltaTermsFollowTheView: what a view read of a term from its delta
+// (asked once, in one pass) follows the writes the view is brought
+// forward by: an added memory, one revised away from the term, and a base
+// memory removed.
+func TestDeltaTermsFollowTheView(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	ctx := context.Background()
+	path := SnapshotPath(r.set)
+	require.NoError(t, Refresh(ctx, r.set))
+	term := Analyze("zeppelin")[0]
+	base := r.add("The zeppelin hangar doors stick in cold weather.")
+	_, err := Rebuild(ctx, r.set, nil) // in the base, not the delta
+	require.NoError(t, err)
+	first := r.add("Zeppelin tours leave from the north dock.")
+	require.NoError(t, Refresh(ctx, r.set))
+
+	v, err := openView(path)
+	require.NoError(t, err)
+	defer func() { v.close() }()
+	require.NotZero(t, v.deltaSize)
+	df := func() int {
+		t.Helper()
+		n, err := v.df(term)
+		require.NoError(t, err)
+		var docs []string
+		require.NoError(t, v.postings(term, func(doc uint64, tf, _ int) {
+			require.Equal(t, 1, tf)
+			k, err := v.external(doc)
+			require.NoError(t, err)
+			docs = append(docs, k)
+		}))
+		require.Len(t, docs, n, "df and postings agree")
+		return n
+	}
+	forward := func() {
+		t.Helper()
+		tips, err := Tips(r.set.Stores())
+		require.NoError(t, err)
+		nv, err := v.forward(ctx, path, r.set.Stores(), tips)
+		require.NoError(t, err)
+		v = nv
+	}
+	require.Equal(t, 2, df())
+
+	r.add("The zeppelin museum closes on Mondays.")
+	forward()
+	require.Equal(t, 3, df(), "an added memory")
+
+	_, err = r.main.Revise(ctx, gitstore.Writer{Agent: "test"}, first.ID, "Airship tours leave from the north dock.")
+	require.NoError(t, err)
+	forward()
+	require.Equal(t, 2, df(), "a memory revised away from the term")
+
+	_, err = r.main.Forget(ctx, gitstore.Writer{Agent: "test"}, base.ID)
+	require.NoError(t, err)
+	forward()
+	require.Equal(t, 1, df(), "a removed memory")
+}
