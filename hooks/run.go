@@ -72,8 +72,10 @@ type Request struct {
 	// Deadline overrides the event's internal deadline.
 	Deadline time.Duration
 	// Warm, when set, is called with the payload when a session-start or
-	// prompt hook passes its deadline: it should start "git mem hook warm"
-	// in the background with the payload on stdin (see StartWarm).
+	// prompt hook passes its deadline, and when a hook leaves the recall
+	// snapshot's delta due for a fold (index.FoldDue): it should start "git
+	// mem hook warm" in the background with the payload on stdin (see
+	// StartWarm).
 	Warm func(payload []byte)
 }
 
@@ -189,11 +191,11 @@ func handle(ctx context.Context, r Request, event string, lg *logger, got *paylo
 	if perr != nil {
 		return nil, agent, perr
 	}
-	out, err = handlePayload(ctx, r, event, agent, p, lg)
+	out, err = handlePayload(ctx, r, event, agent, p, data, lg)
 	return out, agent, err
 }
 
-func handlePayload(ctx context.Context, r Request, event, agent string, p *agents.Payload, lg *logger) ([]byte, error) {
+func handlePayload(ctx context.Context, r Request, event, agent string, p *agents.Payload, payload []byte, lg *logger) ([]byte, error) {
 	dir := p.Dir()
 	if dir == "" {
 		return nil, fmt.Errorf("%w: the hook payload has no cwd", gitstore.ErrInvalid)
@@ -250,9 +252,21 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 			lg.log(&Outcome{Event: event, Agent: agent}, errors.New("warning: "+msg))
 		}
 	}()
-	switch event {
-	case eventWarm:
+	if event == eventWarm {
 		return nil, h.warm(ctx)
+	}
+	// folding the recall snapshot's delta into a new base rewrites the
+	// whole file (about a second at 100,000 memories): a hook leaves it to
+	// a warm-up in the background
+	out, err := h.handle(index.DeferFolds(ctx), event)
+	if r.Warm != nil && index.FoldDue(set) {
+		r.Warm(payload)
+	}
+	return out, err
+}
+
+func (h *handler) handle(ctx context.Context, event string) ([]byte, error) {
+	switch event {
 	case agents.EventSessionStart:
 		return h.sessionStart(ctx)
 	case agents.EventPrompt:

@@ -2,6 +2,8 @@ package hooks_test
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/index"
 )
 
 // startWarmAndExit is the test binary acting as a hook that ran out of time:
@@ -64,4 +67,52 @@ func TestStartWarmHandsOverPayload(t *testing.T) {
 		require.Equal(t, "hook warm\n", string(args))
 		require.NoError(t, os.Remove(done[0]))
 	}
+}
+
+// TestHooksLeaveFoldsToTheWarmUp: a hook that brings the recall snapshot
+// forward past its fold size (the session-end hook, which writes the
+// session's note) appends to the delta instead of rewriting the snapshot
+// (which takes about a second at 100,000 memories), and starts the
+// warm-up, which folds it.
+func TestHooksLeaveFoldsToTheWarmUp(t *testing.T) {
+	isolate(t)
+	dir := newRepo(t, false)
+	seed(t, dir, corpus(50)...)
+	set := openSet(t, dir)
+	require.NoError(t, index.Refresh(context.Background(), set))
+	snapshot := index.SnapshotPath(set)
+	base, err := os.ReadFile(snapshot)
+	require.NoError(t, err)
+	hook := func(event, stdin string, warm func([]byte)) {
+		t.Helper()
+		o := hooks.Run(context.Background(), hooks.Request{
+			Event: event, Agent: "claude", In: strings.NewReader(stdin), Out: io.Discard,
+			Now: fixedNow, Getenv: func(string) string { return "" }, Warm: warm,
+		})
+		require.NoError(t, o.Err)
+	}
+	hook("session-start", payload("claude", "SessionStart", "s1", dir, map[string]any{"source": "startup"}), nil)
+	write(t, dir, "ledger.go", "package ledger\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "Add the refund ledger")
+	// many memories in one write: bringing the snapshot forward passes its
+	// fold size at once
+	seed(t, dir, corpus(400)[50:]...)
+
+	var warmed []byte
+	end := payload("claude", "SessionEnd", "s1", dir, map[string]any{"reason": "exit"})
+	hook("session-end", end, func(p []byte) { warmed = p })
+	after, err := os.ReadFile(snapshot)
+	require.NoError(t, err)
+	require.Equal(t, base, after, "the hook did not fold")
+	require.True(t, index.FoldDue(set))
+	require.Equal(t, end, string(warmed), "the warm-up was started with the payload")
+
+	hook("warm", end, nil)
+	require.False(t, index.FoldDue(set))
+	after, err = os.ReadFile(snapshot)
+	require.NoError(t, err)
+	require.NotEqual(t, base, after, "the warm-up folded")
+	_, err = os.Stat(snapshot + ".delta")
+	require.True(t, os.IsNotExist(err))
 }

@@ -232,8 +232,8 @@ func BenchmarkRecallDelta(b *testing.B) {
 	set := gitstore.NewSet(repo)
 	st := set.Stores()[0]
 	ctx := context.Background()
-	defer func(m int64) { deltaMax = m }(deltaMax)
-	deltaMax = 4 << 20
+	defer func(lo, hi int64) { minFoldAt, maxFoldAt = lo, hi }(minFoldAt, maxFoldAt)
+	minFoldAt, maxFoldAt = 4<<20, 4<<20
 	seed := uint64(0)
 	for _, kb := range []int64{0, 128, 512, 1024} {
 		for deltaSize(set) < kb<<10 {

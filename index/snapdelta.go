@@ -2,11 +2,13 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -17,12 +19,13 @@ import (
 // A write does not rewrite the snapshot: it appends one segment to a delta
 // file beside it (recall.snapshot.delta) with the documents it removed and
 // the ones it added, already analyzed. A reader opens the snapshot (the
-// base), reads the delta, and answers from both (snapView). When the delta
-// passes deltaMax bytes, or a change cannot be expressed as one (a store
-// read in full, a damaged delta), the next write folds base and delta into
-// a new base and removes the delta. So a write costs the same at 1,000
-// memories and at 100,000, and the rewrite of the whole file is paid once
-// per deltaMax bytes of changes.
+// base), reads the delta, and answers from both (snapView). When a write
+// would take the delta past foldAt bytes, or a change cannot be expressed
+// as one (a store read in full, a damaged delta), the write folds base and
+// delta into a new base and removes the delta. So a write costs the same
+// at 1,000 memories and at 100,000, and the rewrite of the whole file is
+// paid once per foldAt bytes of changes. Hooks leave the fold to a warm-up
+// in the background (DeferFolds).
 //
 // A segment (integers little-endian):
 //
@@ -41,8 +44,54 @@ import (
 // damaged segment ends the delta, and the next write folds.
 const deltaMagic = "GMSD"
 
-// deltaMax is the delta's size past which the next write folds it.
-var deltaMax int64 = 1 << 20
+// Bounds of foldAt, and the size to which a delta grows while folds are
+// deferred before a write folds it anyway.
+var (
+	minFoldAt      int64 = 16 << 10
+	maxFoldAt      int64 = 1 << 20
+	deferredFoldAt int64 = 4 << 20
+)
+
+// foldAt is the size past which a write folds the delta of a base of
+// baseSize bytes. Every reader parses the whole delta, and a fold rewrites
+// the whole base once per foldAt bytes written, so the two costs balance
+// near the square root of the base's size: about 70 KB at 10,000 memories
+// and 250 KB at 100,000 (docs/architecture.md, "The recall snapshot").
+func foldAt(baseSize int64) int64 {
+	return min(max(int64(32*math.Sqrt(float64(baseSize))), minFoldAt), maxFoldAt)
+}
+
+// foldsKey marks a context whose writes leave folds to someone else.
+type foldsKey struct{}
+
+// DeferFolds returns ctx marked so that snapshot writes under it append to
+// the delta rather than fold it (up to deferredFoldAt): a fold at 100,000
+// memories takes about a second, longer than a hook may take. FoldDue then
+// tells the hook to leave the fold to a warm-up in the background, whose
+// Refresh folds.
+func DeferFolds(ctx context.Context) context.Context {
+	return context.WithValue(ctx, foldsKey{}, true)
+}
+
+func foldsDeferred(ctx context.Context) bool {
+	deferred, _ := ctx.Value(foldsKey{}).(bool)
+	return deferred
+}
+
+// FoldDue reports whether the set's snapshot delta is past its fold size,
+// so that the next Refresh not under DeferFolds folds it.
+func FoldDue(set *gitstore.Set) bool {
+	path := SnapshotPath(set)
+	if path == "" {
+		return false
+	}
+	d, err := os.Stat(deltaPath(path))
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && d.Size() > foldAt(b.Size())
+}
 
 // deltaPath is the delta of the snapshot at path (gitstore.MemDir.SnapshotDelta).
 func deltaPath(path string) string { return path + ".delta" }
@@ -212,7 +261,7 @@ type segment struct {
 
 // readDelta applies the segments of data (which the view keeps: the
 // documents' JSON and terms are not copied). Every hook reads the whole
-// delta, up to deltaMax, so it allocates little: the tips a segment starts
+// delta, up to its fold size, so it allocates little: the tips a segment starts
 // from are compared as written with those the previous one ended at
 // (written in key order), and the documents' terms are only walked past
 // here, to be read for the terms a query asks about (prepare).

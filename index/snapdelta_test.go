@@ -14,8 +14,8 @@ import (
 
 // TestSnapshotWriteAppends: a write appends a segment to the delta and
 // leaves the base alone; a segment written from an older state (a
-// concurrent writer's) is skipped; past deltaMax the next write folds
-// base and delta into a new base. Every step answers like a scan.
+// concurrent writer's) is skipped; a write that would take the delta past
+// its fold size folds base and delta into a new base. Every step answers like a scan.
 func TestSnapshotWriteAppends(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
@@ -63,10 +63,10 @@ func TestSnapshotWriteAppends(t *testing.T) {
 	v.close()
 	agree("deploy api fridays saturdays")
 
-	// past deltaMax, the next write folds
-	saved := deltaMax
-	deltaMax = 1
-	defer func() { deltaMax = saved }()
+	// past its fold size, the write folds
+	saved := maxFoldAt
+	maxFoldAt = 1
+	defer func() { maxFoldAt = saved }()
 	r.add("The api fly.io deploy token rotates every ninety days.")
 	require.NoError(t, Refresh(ctx, r.set))
 	_, err = os.Stat(deltaPath(path))
@@ -224,4 +224,59 @@ func TestDeltaTermsFollowTheView(t *testing.T) {
 	require.NoError(t, err)
 	forward()
 	require.Equal(t, 1, df(), "a removed memory")
+}
+
+// TestDeferredFolds: under DeferFolds a write past the fold size appends
+// to the delta and FoldDue says so; the next Refresh that may fold does,
+// with nothing new to write; past deferredFoldAt even a deferred write
+// folds.
+func TestDeferredFolds(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	ctx := context.Background()
+	path := SnapshotPath(r.set)
+	require.NoError(t, Refresh(ctx, r.set))
+	defer func(lo, hi, d int64) { minFoldAt, maxFoldAt, deferredFoldAt = lo, hi, d }(minFoldAt, maxFoldAt, deferredFoldAt)
+	minFoldAt, maxFoldAt = 1, 1
+	base, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.False(t, FoldDue(r.set))
+
+	deferred := DeferFolds(ctx)
+	m := r.add("The blimp hangar is heated from November to March.")
+	require.NoError(t, Refresh(deferred, r.set))
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, base, after, "a deferred write does not fold")
+	require.True(t, FoldDue(r.set))
+	res, err := Recall(deferred, r.set, Options{Query: "blimp hangar heated", Now: r.now})
+	require.NoError(t, err)
+	require.Equal(t, "snapshot", res.Source, res.Fallback)
+	require.Contains(t, ids(res), m.ID)
+	require.True(t, FoldDue(r.set), "a deferred read does not fold either")
+
+	require.NoError(t, Refresh(ctx, r.set))
+	require.False(t, FoldDue(r.set))
+	_, err = os.Stat(deltaPath(path))
+	require.True(t, os.IsNotExist(err), "the delta was folded into the base")
+	require.Contains(t, ids(r.recall("blimp hangar heated")), m.ID)
+
+	deferredFoldAt = 1
+	r.add("The blimp mooring mast was repainted in May.")
+	require.NoError(t, Refresh(deferred, r.set))
+	_, err = os.Stat(deltaPath(path))
+	require.True(t, os.IsNotExist(err), "past deferredFoldAt a deferred write folds")
+}
+
+func TestFoldAt(t *testing.T) {
+	for _, tc := range []struct{ base, lo, hi int64 }{
+		{0, 16 << 10, 16 << 10},
+		{500 << 10, 16 << 10, 30 << 10},
+		{5 << 20, 60 << 10, 80 << 10},
+		{60 << 20, 230 << 10, 270 << 10},
+		{10 << 30, 1 << 20, 1 << 20},
+	} {
+		require.GreaterOrEqual(t, foldAt(tc.base), tc.lo, tc.base)
+		require.LessOrEqual(t, foldAt(tc.base), tc.hi, tc.base)
+	}
 }

@@ -66,9 +66,10 @@ func writeSnapshot(path string, tips map[string]string, docs map[string]*snapDoc
 }
 
 // forward brings the view to tips: one segment appended to the delta, or,
-// when the delta is full or damaged or a store must be read in full, a new
-// base. It returns the view brought forward (v itself, or a new one); on
-// an error the caller closes v.
+// when the segment would take the delta past its fold size (and folds are
+// not deferred), or the delta is damaged, or a store must be read in full,
+// a new base. It returns the view brought forward (v itself, or a new
+// one); on an error the caller closes v.
 func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.Store, tips map[string]string) (*snapView, error) {
 	ch := newSnapChanges()
 	for _, s := range stores {
@@ -89,18 +90,31 @@ func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.
 			ch.scopes[gitstore.Scope(scope)] = true
 		}
 	}
-	if len(ch.scopes) == 0 && !v.damaged && v.deltaSize < deltaMax {
+	if len(ch.scopes) == 0 && !v.damaged {
 		sg, err := v.segmentFor(tips, ch)
 		if err != nil {
 			return nil, err
 		}
 		data := sg.encode(v.base)
-		if appendSegment(deltaPath(path), data) == nil {
-			v.deltaSize += int64(len(data))
+		limit := foldAt(v.base.size)
+		if foldsDeferred(ctx) {
+			limit = max(limit, deferredFoldAt)
 		}
-		v.apply(sg)
-		return v, nil
+		if v.deltaSize+int64(len(data)) <= limit {
+			if appendSegment(deltaPath(path), data) == nil {
+				v.deltaSize += int64(len(data))
+			}
+			v.apply(sg)
+			return v, nil
+		}
 	}
+	return v.foldInto(path, tips, ch)
+}
+
+// foldInto writes a new base at path holding the view's base and delta and
+// the changes ch, reflecting tips, removes the delta, and returns the new
+// base's view (v is closed).
+func (v *snapView) foldInto(path string, tips map[string]string, ch *snapChanges) (*snapView, error) {
 	// bringing it forward reads the whole base: once, not per part
 	full, err := os.ReadFile(path)
 	if err != nil {
@@ -343,14 +357,12 @@ func refreshFrom(ctx context.Context, set *gitstore.Set, v *snapView) error {
 		if v.unchanged(path) {
 			tips, err := Tips(set.Stores())
 			if err == nil && SameTips(v.tips, tips) {
-				v.close()
-				return nil
+				return closeFolding(ctx, path, v)
 			}
 			if err == nil {
 				var nv *snapView
 				if nv, err = v.forward(ctx, path, set.Stores(), tips); err == nil {
-					nv.close()
-					return nil
+					return closeFolding(ctx, path, nv)
 				}
 			}
 		}
@@ -360,7 +372,23 @@ func refreshFrom(ctx context.Context, set *gitstore.Set, v *snapView) error {
 	if err != nil {
 		return err
 	}
-	s.close()
+	return closeFolding(ctx, path, s)
+}
+
+// closeFolding closes v, an up-to-date view of the snapshot at path, after
+// folding its delta into a new base when the delta is past its fold size
+// and folds are not deferred: a Refresh with nothing to write still folds,
+// which is how a warm-up takes the fold off the hooks.
+func closeFolding(ctx context.Context, path string, v *snapView) error {
+	if v.deltaSize > foldAt(v.base.size) && !foldsDeferred(ctx) {
+		nv, err := v.foldInto(path, v.tips, newSnapChanges())
+		if err != nil {
+			v.close()
+			return err
+		}
+		v = nv
+	}
+	v.close()
 	return nil
 }
 
