@@ -483,15 +483,6 @@ func countTerms(terms []string, in interner) termFreqs {
 
 func compareTermFreq(a, b termFreq) int { return strings.Compare(a.term, b.term) }
 
-// get is how often term occurs (0: not at all).
-func (tf termFreqs) get(term string) int {
-	i, ok := slices.BinarySearchFunc(tf, termFreq{term: term}, compareTermFreq)
-	if !ok {
-		return 0
-	}
-	return int(tf[i].n)
-}
-
 // interner shares equal term strings while a snapshot is built, so that
 // 100,000 memories do not each hold their own copy of common words.
 type interner map[string]string
