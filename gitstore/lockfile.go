@@ -71,6 +71,11 @@ func LockAbandoned(path string) bool {
 // os.ErrExist) when another holds it. The lock counts as held (see
 // WaitLocksReleased) until release is called.
 func CreateLock(path string) (f *os.File, release func(), err error) {
+	firstLock.once.Do(func() {
+		if firstLock.fn != nil {
+			firstLock.fn()
+		}
+	})
 	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, nil, err
@@ -84,6 +89,17 @@ func CreateLock(path string) (f *os.File, release func(), err error) {
 	}
 	var once sync.Once
 	return f, func() { once.Do(func() { heldLocks.add(-1) }) }, nil
+}
+
+// BeforeFirstLock has fn called once, before this process creates its
+// first lock file, so that what a process needs only while it holds one
+// (catching signals, to release it before exiting) costs nothing until
+// then. A main calls it before anything else runs.
+func BeforeFirstLock(fn func()) { firstLock.fn = fn }
+
+var firstLock struct {
+	once sync.Once
+	fn   func()
 }
 
 // heldLocks counts the lock files this process holds.

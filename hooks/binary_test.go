@@ -55,6 +55,10 @@ func TestMain(m *testing.M) {
 	if self := os.Getenv("GIT_MEM_TEST_START_WARM"); self != "" {
 		startWarmAndExit(self)
 	}
+	if dir := os.Getenv("GIT_MEM_TEST_SIGNALS"); dir != "" {
+		signalAndExit(dir)
+		os.Exit(0)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -12,17 +12,14 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/git-mem/git-mem/hooks"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := hooks.SignalContext()
 	defer stop()
 	event, agent := hooks.ParseArgs(os.Args[1:])
 	hooks.PrepareRuntime(event)
