@@ -210,3 +210,18 @@ func TestRememberFindsTheDuplicateOfALongText(t *testing.T) {
 	require.True(t, again.Reinforced)
 	require.Equal(t, first.Memory.ID, again.Memory.ID)
 }
+
+// TestRememberNoticesAMemorySharingHalfItsTerms: the duplicate check
+// compares every memory sharing at least half of the text's indexed terms;
+// one sharing exactly half can still be alike (stop words count in the
+// similarity), and is named as the possible duplicate.
+func TestRememberNoticesAMemorySharingHalfItsTerms(t *testing.T) {
+	r := newTestRepo(t)
+	stored := r.add("It is the cache that is on the desk for us")
+	out, err := Remember(context.Background(), r.set, r.main, gitstore.Writer{Agent: "claude-code"},
+		gitstore.NewMemory{Text: "It is the cache that is on the disk for us"})
+	require.NoError(t, err)
+	require.False(t, out.Reinforced, "not the same claim")
+	require.NotNil(t, out.PossibleDuplicateOf)
+	require.Equal(t, stored.ID, out.PossibleDuplicateOf.ID)
+}

@@ -12,6 +12,9 @@ import (
 // text's words, the duplicate check compares with it.
 const dupCandidates = 64
 
+// a memory's count of a text's terms fits the duplicate check's byte
+const _ uint8 = MaxQueryTerms
+
 // similarInSnapshot returns the current memory of the store's scope and the
 // type most similar to text at or above DuplicateSimilarity, and its
 // similarity, from the recall snapshot (brought up to date first).
@@ -24,8 +27,8 @@ const dupCandidates = 64
 // query (BM25 over every group, synonyms and concepts, tables of every
 // candidate) cost tens of milliseconds at 100,000 memories of common
 // words, at every write. A text of more than MaxQueryTerms distinct terms
-// is counted on the rarest of them. ok is false when the snapshot cannot be read (the
-// caller then asks recall).
+// is counted on the rarest of them. ok is false when the snapshot cannot
+// be read (the caller then asks recall).
 //
 // It returns the view it counted in (nil when ok is false), for the
 // caller to bring forward over its write (refreshFrom), which closes it.
@@ -79,27 +82,32 @@ func similarIn(v *snapView, scope gitstore.Scope, typ, text string, now time.Tim
 	}
 	// a memory sharing under half of the terms is far from the threshold
 	floor := (len(terms) + 1) / 2
-	counts := make([]uint16, v.docCount()+len(terms))
+	type cand struct {
+		doc uint64
+		n   uint8
+	}
+	var cands []cand
+	// a byte per memory (a text counts at most MaxQueryTerms terms), and the
+	// memories reaching the floor noted as they do: at 100,000 memories the
+	// table is the check's largest allocation, and pages a new process
+	// touches first cost more than the counting
+	counts := make([]uint8, v.docCount()+len(terms))
 	for _, t := range terms {
 		err := v.postings(t, func(doc uint64, _, _ int) {
 			if doc >= uint64(len(counts)) {
-				counts = append(counts, make([]uint16, int(doc)+1-len(counts))...)
+				counts = append(counts, make([]uint8, int(doc)+1-len(counts))...)
 			}
 			counts[doc]++
+			if int(counts[doc]) == floor {
+				cands = append(cands, cand{doc: doc})
+			}
 		})
 		if err != nil {
 			return nil, 0, false
 		}
 	}
-	type cand struct {
-		doc uint64
-		n   uint16
-	}
-	var cands []cand
-	for doc, n := range counts {
-		if int(n) >= floor {
-			cands = append(cands, cand{uint64(doc), n})
-		}
+	for i := range cands {
+		cands[i].n = counts[cands[i].doc]
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].n != cands[j].n {
