@@ -56,7 +56,7 @@ var (
 // baseSize bytes. Every reader parses the whole delta, and a fold rewrites
 // the whole base once per foldAt bytes written, so the two costs balance
 // near the square root of the base's size: about 70 KB at 10,000 memories
-// and 250 KB at 100,000 (docs/architecture.md, "The recall snapshot").
+// and 250 KB at 100,000 (docs/architecture.md, "Caches").
 func foldAt(baseSize int64) int64 {
 	return min(max(int64(32*math.Sqrt(float64(baseSize))), minFoldAt), maxFoldAt)
 }
