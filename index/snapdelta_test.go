@@ -166,16 +166,23 @@ func TestRememberBringsItsViewForward(t *testing.T) {
 	}
 }
 
+// snapshotRepo is a seeded repository with its recall snapshot written,
+// and the snapshot's path.
+func snapshotRepo(t *testing.T) (*testRepo, string) {
+	t.Helper()
+	r := newTestRepo(t)
+	r.seed()
+	require.NoError(t, Refresh(context.Background(), r.set))
+	return r, SnapshotPath(r.set)
+}
+
 // TestDeltaTermsFollowTheView: what a view read of a term from its delta
 // (asked once, in one pass) follows the writes the view is brought
 // forward by: an added memory, one revised away from the term, and a base
 // memory removed.
 func TestDeltaTermsFollowTheView(t *testing.T) {
-	r := newTestRepo(t)
-	r.seed()
+	r, path := snapshotRepo(t)
 	ctx := context.Background()
-	path := SnapshotPath(r.set)
-	require.NoError(t, Refresh(ctx, r.set))
 	term := Analyze("zeppelin")[0]
 	base := r.add("The zeppelin hangar doors stick in cold weather.")
 	_, err := Rebuild(ctx, r.set, nil) // in the base, not the delta
@@ -231,11 +238,8 @@ func TestDeltaTermsFollowTheView(t *testing.T) {
 // with nothing new to write; past deferredFoldAt even a deferred write
 // folds.
 func TestDeferredFolds(t *testing.T) {
-	r := newTestRepo(t)
-	r.seed()
+	r, path := snapshotRepo(t)
 	ctx := context.Background()
-	path := SnapshotPath(r.set)
-	require.NoError(t, Refresh(ctx, r.set))
 	defer func(lo, hi, d int64) { minFoldAt, maxFoldAt, deferredFoldAt = lo, hi, d }(minFoldAt, maxFoldAt, deferredFoldAt)
 	minFoldAt, maxFoldAt = 1, 1
 	base, err := os.ReadFile(path)
