@@ -43,6 +43,8 @@ type Repo struct {
 
 	statusMu sync.Mutex
 	status   func() ([]byte, error) // a git status started ahead (StartWorktreeStatus)
+
+	trees treeCache
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.

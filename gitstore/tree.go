@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -81,6 +83,9 @@ func (r *Repo) readRaw(t plumbing.ObjectType, h Hash) (rawObject, error) {
 // allocates a reader per entry: a session's first hook after a write reads
 // the fan-out trees of both commits, hundreds of entries each.
 func (r *Repo) readTree(h Hash) (*gitTree, error) {
+	if t := r.trees.get(h); t != nil {
+		return t, nil
+	}
 	po, err := r.readRaw(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
@@ -90,7 +95,45 @@ func (r *Repo) readTree(h Hash) (*gitTree, error) {
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
 	}
-	return &gitTree{Hash: plumbing.Hash(h), Entries: entries}, nil
+	t := &gitTree{Hash: plumbing.Hash(h), Entries: entries}
+	r.trees.put(t)
+	return t, nil
+}
+
+// treeCache keeps the trees a process read or wrote last, decoded. A write
+// reads the tip's root, memories and fan-out trees, writes their new
+// versions, and then diffs the two commits to bring the recall snapshot
+// forward, which reads all of them again; the next write in a long-lived
+// process (the MCP server) starts from the trees the last one wrote. At
+// 100,000 memories each of these trees is hundreds of entries, inflated
+// from a deltified pack. Trees are named by their content, so an entry
+// never goes stale; callers never change a tree's entries.
+type treeCache struct {
+	mu      sync.Mutex
+	trees   map[Hash]*gitTree
+	entries int
+}
+
+// maxCachedTreeEntries bounds the cache (about 50 bytes an entry): when
+// full, it starts over.
+const maxCachedTreeEntries = 1 << 15
+
+func (c *treeCache) get(h Hash) *gitTree {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.trees[h]
+}
+
+func (c *treeCache) put(t *gitTree) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries+len(t.Entries) > maxCachedTreeEntries || c.trees == nil {
+		c.trees, c.entries = map[Hash]*gitTree{}, 0
+	}
+	if _, ok := c.trees[Hash(t.Hash)]; !ok && len(t.Entries) <= maxCachedTreeEntries {
+		c.trees[Hash(t.Hash)] = t
+		c.entries += len(t.Entries)
+	}
 }
 
 // errBadTree is a tree object that is not in git's format.
@@ -411,7 +454,11 @@ func (r *Repo) writeTree(entries []treeEntry) (Hash, error) {
 	if err != nil {
 		return zeroHash, err
 	}
-	return r.writeObject(o)
+	h, err := r.writeObject(o)
+	if err == nil {
+		r.trees.put(&gitTree{Hash: plumbing.Hash(h), Entries: slices.Clone(entries)})
+	}
+	return h, err
 }
 
 func (r *Repo) treeObject(entries []treeEntry) (plumbing.EncodedObject, error) {

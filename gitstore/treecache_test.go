@@ -1,0 +1,57 @@
+package gitstore
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTreeCache: a tree written is read back from the cache as written,
+// whatever its writer does with its slice afterwards; a tree the cache
+// does not hold is read from the object database; past its bound the
+// cache starts over.
+func TestTreeCache(t *testing.T) {
+	r := NewMemoryRepo()
+	blob, err := r.writeBlob([]byte("{}"))
+	require.NoError(t, err)
+	entries := func(n int, tag string) []treeEntry {
+		out := make([]treeEntry, n)
+		for i := range out {
+			out[i] = treeEntry{Name: fmt.Sprintf("%s%05d.json", tag, i), Mode: filemode.Regular, Hash: plumbing.Hash(blob)}
+		}
+		return out
+	}
+	written := entries(300, "a")
+	h, err := r.writeTree(written)
+	require.NoError(t, err)
+	want := append([]treeEntry(nil), written...)
+	written[0].Name = "changed.json" // the writer's slice is its own
+	objects := r.objects
+	r.objects = newMemObjects() // from the cache, not the objects
+	got, err := r.readTree(h)
+	require.NoError(t, err)
+	require.Equal(t, want, got.Entries)
+	r.objects = objects
+
+	// read from the objects once the cache is emptied, and kept again
+	r.trees = treeCache{}
+	got, err = r.readTree(h)
+	require.NoError(t, err)
+	require.Equal(t, want, got.Entries)
+	require.Same(t, got, r.trees.get(h))
+
+	// past the bound the cache starts over
+	for i := 0; r.trees.entries+300 <= maxCachedTreeEntries; i++ {
+		_, err := r.writeTree(entries(300, fmt.Sprintf("b%d-", i)))
+		require.NoError(t, err)
+	}
+	require.NotNil(t, r.trees.get(h))
+	h2, err := r.writeTree(entries(300, "c"))
+	require.NoError(t, err)
+	require.Nil(t, r.trees.get(h), "started over")
+	require.NotNil(t, r.trees.get(h2))
+	require.LessOrEqual(t, r.trees.entries, maxCachedTreeEntries)
+}
