@@ -23,7 +23,9 @@
 //     never answers for another state of the stores. Writers refresh it
 //     after a write (Remember, Refresh), so a hook usually finds it current;
 //     a refresh appends the change to a delta file beside it rather than
-//     rewriting it (snapdelta.go), and its summary table lets list and stats
+//     rewriting it, folding the two when the delta passes a size that
+//     follows the square root of the snapshot's (snapdelta.go; never under
+//     DeferFolds, as hooks write), and its summary table lets list and stats
 //     count and order memories without decoding them (OpenCatalog);
 //   - the scan (Source "scan"): every memory read and indexed in memory;
 //     for reads as of a past time, stores without a directory, and when the
