@@ -125,15 +125,19 @@ func (c *treeCache) get(h Hash) *gitTree {
 }
 
 func (c *treeCache) put(t *gitTree) {
+	if len(t.Entries) > maxCachedTreeEntries {
+		return // would empty the cache and still not fit
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if _, ok := c.trees[Hash(t.Hash)]; ok {
+		return
+	}
 	if c.entries+len(t.Entries) > maxCachedTreeEntries || c.trees == nil {
 		c.trees, c.entries = map[Hash]*gitTree{}, 0
 	}
-	if _, ok := c.trees[Hash(t.Hash)]; !ok && len(t.Entries) <= maxCachedTreeEntries {
-		c.trees[Hash(t.Hash)] = t
-		c.entries += len(t.Entries)
-	}
+	c.trees[Hash(t.Hash)] = t
+	c.entries += len(t.Entries)
 }
 
 // errBadTree is a tree object that is not in git's format.

@@ -582,8 +582,8 @@ func (v *snapView) avgLen() float64 {
 	return float64(v.tokens) / float64(v.ndocs)
 }
 
-// prepare reads, in one pass over the delta's documents, what it changes
-// of the postings of those of terms not asked about before.
+// prepare reads, in one pass over the delta's documents, what the delta
+// changes of the postings of each term of terms not asked about before.
 func (v *snapView) prepare(terms []string) {
 	if len(v.added) == 0 && len(v.droppedDocs) == 0 {
 		return
