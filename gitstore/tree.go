@@ -140,6 +140,12 @@ func (c *treeCache) put(t *gitTree) {
 	c.entries += len(t.Entries)
 }
 
+// putWritten keeps a tree just written from entries (sorted by
+// treeObject), which its writer may go on changing.
+func (c *treeCache) putWritten(h Hash, entries []treeEntry) {
+	c.put(&gitTree{Hash: plumbing.Hash(h), Entries: slices.Clone(entries)})
+}
+
 // errBadTree is a tree object that is not in git's format.
 var errBadTree = errors.New("malformed tree object")
 
@@ -460,7 +466,7 @@ func (r *Repo) writeTree(entries []treeEntry) (Hash, error) {
 	}
 	h, err := r.writeObject(o)
 	if err == nil {
-		r.trees.put(&gitTree{Hash: plumbing.Hash(h), Entries: slices.Clone(entries)})
+		r.trees.putWritten(h, entries)
 	}
 	return h, err
 }
@@ -511,7 +517,13 @@ func (s *snapshot) writeTree(entries []treeEntry) (Hash, error) {
 	if err != nil {
 		return zeroHash, err
 	}
-	return s.put(o)
+	h, err := s.put(o)
+	if err == nil {
+		// the diff that brings the recall snapshot forward, and the next
+		// write, read it again
+		s.repo.trees.putWritten(h, entries)
+	}
+	return h, err
 }
 
 // setEntry returns entries with name set to (mode, h), or removed when h is zero.

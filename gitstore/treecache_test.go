@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -54,4 +55,24 @@ func TestTreeCache(t *testing.T) {
 	require.Nil(t, r.trees.get(h), "started over")
 	require.NotNil(t, r.trees.get(h2))
 	require.LessOrEqual(t, r.trees.entries, maxCachedTreeEntries)
+}
+
+// TestTreeCacheKeepsAWritesTrees: the trees a store's write makes (root,
+// memories, fan-out) are read back from the cache, not the objects.
+func TestTreeCacheKeepsAWritesTrees(t *testing.T) {
+	r := NewMemoryRepo()
+	m, err := NewStore(r, RefMain, ScopeProject).Add(context.Background(), Writer{Agent: "cli"}, NewMemory{Type: TypeFact, Text: "the ledger stores amounts in cents"})
+	require.NoError(t, err)
+	tip, err := r.ResolveRef(RefMain)
+	require.NoError(t, err)
+	c, err := r.readCommit(tip)
+	require.NoError(t, err)
+	r.objects = newMemObjects() // only the cache can answer
+	root, err := r.readTree(Hash(c.TreeHash))
+	require.NoError(t, err)
+	mems, err := r.readTree(Hash(findEntry(root, memoriesDir).Hash))
+	require.NoError(t, err)
+	fan, err := r.readTree(Hash(findEntry(mems, fanout(m.ID)).Hash))
+	require.NoError(t, err)
+	require.NotNil(t, findEntry(fan, blobName(m.ID)))
 }
