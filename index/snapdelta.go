@@ -29,7 +29,7 @@ import (
 //
 // A segment (integers little-endian):
 //
-//	"GMSD", u32 body length, u32 CRC-32C of the body, body:
+//	"GMSD", u32 body length, u32 CRC-32 of the body, body:
 //	u32 checksum and u64 length of the base it extends (a delta left
 //	beside another base is ignored); the tips it starts from and the tips
 //	it brings the snapshot to (uvarint-counted store key, commit); removed
@@ -282,7 +282,7 @@ func (v *snapView) readDelta(data []byte) {
 			return
 		}
 		n := int(le.Uint32(data[off+4:]))
-		if n > len(data)-off-12 || crc32.Checksum(data[off+12:off+12+n], castagnoli) != le.Uint32(data[off+8:]) {
+		if n > len(data)-off-12 || crc32.Checksum(data[off+12:off+12+n], snapCRC) != le.Uint32(data[off+8:]) {
 			v.damaged = true
 			return
 		}
@@ -489,7 +489,7 @@ func (sg *segment) encode(base *snapshot) []byte {
 	}
 	out := append([]byte(deltaMagic), make([]byte, 8)...)
 	le.PutUint32(out[4:], uint32(len(body)))
-	le.PutUint32(out[8:], crc32.Checksum(body, castagnoli))
+	le.PutUint32(out[8:], crc32.Checksum(body, snapCRC))
 	return append(out, body...)
 }
 
