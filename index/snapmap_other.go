@@ -1,0 +1,13 @@
+//go:build !unix
+
+package index
+
+import (
+	"errors"
+	"os"
+)
+
+// mapFile is unavailable here: snapshots are read with ReadAt.
+func mapFile(*os.File, int64) ([]byte, error) {
+	return nil, errors.New("no memory maps on this system")
+}

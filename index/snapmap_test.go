@@ -1,0 +1,84 @@
+package index
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// mapped runs the rest of a test with snapshots opened through memory maps
+// (MapSnapshots), as a hook process opens them.
+func mapped(t *testing.T) {
+	t.Helper()
+	mapSnapshots.Store(true)
+	t.Cleanup(func() { mapSnapshots.Store(false) })
+}
+
+// TestMappedSnapshotReadsLikeAFile: recall from a mapped snapshot returns
+// what it returns from the file read in parts, with the same scores; a
+// mapped snapshot replaced by a rebuild still reads as it was; a corrupt
+// postings list in a mapped snapshot is a checksum error, not a crash.
+func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
+	r, path := snapshotRepo(t)
+	ctx := context.Background()
+	r.add("The zeppelin hangar doors stick in cold weather; oil the rails first.")
+	_, err := Rebuild(ctx, r.set, nil) // in the base, not the delta
+	require.NoError(t, err)
+	queries := []string{"zeppelin hangar doors", "deploy api fly.io", "how do payments reach stripe", "nothing about anything here"}
+	read := map[string]*Result{}
+	for _, q := range queries {
+		read[q] = r.recall(q)
+	}
+
+	mapped(t)
+	for _, q := range queries {
+		got := r.recall(q)
+		require.Equal(t, "snapshot", got.Source, got.Fallback)
+		require.Equal(t, ids(read[q]), ids(got), q)
+		for i := range got.Hits {
+			require.InDelta(t, read[q].Hits[i].Score, got.Hits[i].Score, 1e-12)
+			require.InDelta(t, read[q].Hits[i].Confidence, got.Hits[i].Confidence, 1e-12)
+		}
+	}
+
+	s, err := openSnapshot(path)
+	require.NoError(t, err)
+	require.NotNil(t, s.mapped, "opened through a map")
+	defer s.close()
+	term := Analyze("zeppelin")[0]
+	count := func() int {
+		t.Helper()
+		n := 0
+		require.NoError(t, s.postings(term, func(uint64, int, int) { n++ }))
+		return n
+	}
+	require.Equal(t, 1, count())
+	r.add("Zeppelin tours leave from the north dock.")
+	_, err = Rebuild(ctx, r.set, nil) // renamed over the mapped file
+	require.NoError(t, err)
+	require.Equal(t, 1, count(), "the map still holds the snapshot it was opened on")
+	_, raw, err := s.doc(0)
+	require.NoError(t, err)
+	require.NotEmpty(t, raw)
+
+	now, err := openSnapshot(path)
+	require.NoError(t, err)
+	defer now.close()
+	require.NoError(t, now.postings(term, func(uint64, int, int) {}))
+	ti, err := now.findTerm(term)
+	require.NoError(t, err)
+	require.Equal(t, 2, ti.df, "the rebuilt snapshot has both")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	data[ti.off] ^= 0xff
+	corrupt := t.TempDir() + "/recall.snapshot"
+	require.NoError(t, os.WriteFile(corrupt, data, 0o644))
+	bad, err := openSnapshot(corrupt)
+	require.NoError(t, err, "the header and table of contents are intact")
+	require.NotNil(t, bad.mapped)
+	defer bad.close()
+	err = bad.postings(term, func(uint64, int, int) {})
+	require.ErrorIs(t, err, ErrSnapshot)
+}
