@@ -16,7 +16,7 @@ import (
 // the way a user or an agent starts them, each as a ratio to a no-op Go
 // binary started in the same interleaved run: git mem add, the
 // session-start and prompt hooks (git-mem-hook), git mem recall, stats and
-// list --limit 20 (a baseline without --limit: list); then one git mem reindex (time and peak memory) and the
+// list --limit 20 (a version without --limit: list); then one git mem reindex (time and peak memory) and the
 // loose objects left. scripts/bench.sh runs it and writes the table the
 // README quotes.
 //
@@ -48,6 +48,12 @@ func BenchmarkScale(b *testing.B) {
 			must(b, err)
 			sizes = append(sizes, n)
 		}
+	}
+	// a version released before list had --limit lists everything
+	limited := make([]bool, len(versions))
+	for v, bin := range versions {
+		help, _ := exec.Command(filepath.Join(bin, "git-mem"), "list", "--help").CombinedOutput()
+		limited[v] = strings.Contains(string(help), "--limit")
 	}
 	ops := []string{"add", "session-start", "prompt", "recall", "stats", "list --limit 20"}
 	var table strings.Builder
@@ -105,9 +111,8 @@ func BenchmarkScale(b *testing.B) {
 					{"stats", "git-mem", []string{"stats"}, ""},
 					{"list --limit 20", "git-mem", []string{"list", "--limit", "20"}, ""},
 				}
-				if v > 0 {
-					// an earlier version may have no --limit: it lists everything
-					steps[len(steps)-1].args = []string{"list"}
+				if !limited[v] {
+					steps[len(steps)-1].args = []string{"list"} // everything
 				}
 				for _, s := range steps {
 					d, err := spawnIn(dir, filepath.Join(bin, s.bin), s.args, s.stdin)
