@@ -124,6 +124,9 @@ func Run(ctx context.Context, r Request) *Outcome {
 	done := make(chan result, 1)
 	var got payloadBox
 	go func() {
+		// a fault reading the mapped snapshot (index.MapSnapshots), whose
+		// file something other than git-mem truncated, is a panic here
+		debug.SetPanicOnFault(true)
 		var res result
 		defer func() {
 			if p := recover(); p != nil {

@@ -1,9 +1,13 @@
+//go:build unix
+
 package index
 
 import (
 	"context"
 	"os"
+	"runtime/debug"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -81,4 +85,32 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	defer bad.close()
 	err = bad.postings(term, func(uint64, int, int) {})
 	require.ErrorIs(t, err, ErrSnapshot)
+}
+
+// TestMappedSnapshotTruncatedUnderItsReader: a mapped snapshot whose file
+// is truncated in place (git-mem never does; another program might) faults
+// when read past the new end, and with panics on faults (as the hooks run
+// their work) the fault is a panic the reader recovers from, not a crash.
+func TestMappedSnapshotTruncatedUnderItsReader(t *testing.T) {
+	r, path := snapshotRepo(t)
+	mapped(t)
+	r.add("The zeppelin hangar doors stick in cold weather; oil the rails first.")
+	_, err := Rebuild(context.Background(), r.set, nil)
+	require.NoError(t, err)
+	s, err := openSnapshot(path)
+	require.NoError(t, err)
+	require.NotNil(t, s.mapped)
+	defer s.close()
+	require.NoError(t, os.Truncate(path, 0))
+	recovered := func() (p any) {
+		defer func() { p = recover() }()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		_, _, _ = s.doc(s.ndocs - 1)
+		return nil
+	}()
+	require.NotNil(t, recovered, "the fault is a panic")
+	fault, ok := recovered.(interface{ Addr() uintptr })
+	require.True(t, ok, "a memory fault: %v", recovered)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(s.mapped)))
+	require.True(t, fault.Addr() >= start && fault.Addr() < start+uintptr(len(s.mapped)), "in the map")
 }
