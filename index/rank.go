@@ -138,6 +138,12 @@ type corpus interface {
 	// postings calls fn for every document containing term, with the term's
 	// frequency and the document's length; doc keys are opaque to scoring.
 	postings(term string, fn func(doc uint64, tf int, dl int)) error
+}
+
+// amongReader is a corpus that reads a term's postings among a few
+// documents faster than all of them (the search engine's): once no new
+// candidate can enter, scoring asks it for the candidates only.
+type amongReader interface {
 	// postingsAmong calls fn for at least the documents of docs (ascending)
 	// that contain term.
 	postingsAmong(term string, docs []uint64, fn func(doc uint64, tf int, dl int)) error
@@ -389,13 +395,12 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 		tb.docs, tb.best, tb.exact, tb.tfs, tb.dls = docs, best, exact, tfs, dls
 		tb.release()
 	}()
+	among, _ := c.(amongReader)
 	var sorted []uint64 // candidates, ascending, once no new ones can enter
 	for g := range groups {
+		// a closed group closes the ones after it (suffix and specificity
+		// fall with g): no new candidate enters from then on
 		open := suffix[g] >= floor-1e-12 && qs.specific[g]
-		if !open && sorted == nil {
-			sorted = append([]uint64(nil), docs...)
-			slices.Sort(sorted)
-		}
 		for mi, m := range groups[g] {
 			d := df[m.term]
 			if d == 0 {
@@ -429,10 +434,13 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 				tfs[k] = max(tfs[k], uint16(min(tf, math.MaxUint16)))
 			}
 			var err error
-			if open || 4*len(sorted) > d {
+			if open || among == nil || 4*len(docs) > d {
 				err = c.postings(m.term, add)
 			} else {
-				err = c.postingsAmong(m.term, sorted, add)
+				if sorted == nil {
+					sorted = slices.Sorted(slices.Values(docs))
+				}
+				err = among.postingsAmong(m.term, sorted, add)
 			}
 			if err != nil {
 				return nil, 0, qs, err

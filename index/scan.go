@@ -114,10 +114,6 @@ func (c *scanCorpus) postings(term string, fn func(doc uint64, tf, dl int)) erro
 
 func (c *scanCorpus) df(term string) (int, error) { return len(c.post[term]), nil }
 
-func (c *scanCorpus) postingsAmong(term string, _ []uint64, fn func(doc uint64, tf, dl int)) error {
-	return c.postings(term, fn)
-}
-
 func (c *scanCorpus) external(doc uint64) (string, error) { return c.list[doc].key, nil }
 
 func (c *scanCorpus) load(key string) (*entry, error) { return c.docs[key], nil }

@@ -661,10 +661,6 @@ func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error 
 	return nil
 }
 
-func (v *snapView) postingsAmong(term string, _ []uint64, fn func(doc uint64, tf, dl int)) error {
-	return v.postings(term, fn)
-}
-
 func (v *snapView) external(doc uint64) (string, error) {
 	if doc < uint64(v.base.ndocs) {
 		return v.base.external(doc)

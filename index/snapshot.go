@@ -437,10 +437,6 @@ func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) erro
 	return nil
 }
 
-func (s *snapshot) postingsAmong(term string, _ []uint64, fn func(doc uint64, tf, dl int)) error {
-	return s.postings(term, fn)
-}
-
 func (s *snapshot) external(doc uint64) (string, error) {
 	if doc >= uint64(s.ndocs) {
 		return "", fmt.Errorf("%w: no document %d", ErrSnapshot, doc)
