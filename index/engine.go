@@ -144,6 +144,7 @@ func (e engineCorpus) external(doc uint64) (string, error) { return e.c.External
 func (e engineCorpus) postings(term string, fn func(doc uint64, tf, dl int)) error {
 	return e.c.Postings(term, fn)
 }
+
 var _ amongReader = engineCorpus{}
 
 func (e engineCorpus) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {

@@ -173,8 +173,7 @@ var mapSnapshots atomic.Bool
 // through a read-only memory map that is never unmapped, where the system
 // has them: what a recall reads is then the page cache's own memory, where
 // reading it copied each postings list and document block into memory the
-// process touched first (at 100,000 memories about a sixth of a prompt
-// hook's time). The maps last as long as the process, and the slices
+// process touched first. The maps last as long as the process, and the slices
 // recall keeps point into them, so only a process that exits within
 // seconds calls it: a hook's main. A snapshot is replaced by renaming a
 // new file over it, never rewritten in place, so a map never changes under
@@ -298,10 +297,9 @@ func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, e
 		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
 	}
 	var b []byte
-	switch {
-	case s.mapped != nil:
+	if s.mapped != nil {
 		b = s.mapped[off : off+int64(n) : off+int64(n)]
-	default:
+	} else {
 		b = buf[:0]
 		if cap(b) < n {
 			b = make([]byte, n)
