@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/handoff"
 )
 
 // Streams are the command's standard input, output and error.
@@ -169,6 +170,16 @@ func exitCode(err error) int {
 		return 2
 	}
 	return 1
+}
+
+// journalWrites brings the start cache of each set the command opened
+// forward over its writes, while the trees they changed are in its
+// repositories' caches: the next session start then finds it current
+// (handoff.JournalWrites).
+func (e *Env) journalWrites(ctx context.Context) {
+	for _, set := range e.sets {
+		handoff.JournalWrites(ctx, set)
+	}
 }
 
 // autoGC keeps the object stores the command opened packed the way git

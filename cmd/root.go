@@ -53,6 +53,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	ran, err := root.ExecuteContextC(ctx)
 	env.warnSkipped(err)
 	if err == nil && ran != nil && writeVerbs[ran.Name()] {
+		env.journalWrites(ctx)
 		env.autoGC(ctx)
 	}
 	if err == nil {
@@ -71,8 +72,8 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	return code
 }
 
-// writeVerbs are the commands that write memory objects, after which git
-// gc --auto may be due. Hooks never start it (their deadline is the
+// writeVerbs are the commands that write memory objects, after which the
+// start cache is brought forward and git gc --auto may be due. Hooks never start it (their deadline is the
 // agent's time), nor does the MCP server's command (memory_add does).
 var writeVerbs = map[string]bool{
 	"add": true, "revise": true, "confirm": true, "dispute": true, "forget": true,

@@ -117,43 +117,21 @@ type journalEntry struct {
 // readStartCache reads the first line of the cache file; nil when it is
 // missing, unreadable or of another version.
 func readStartCache(path string) *startCache {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	head, standingLines, recentLines, journal, ok := splitStartCache(path)
+	if !ok {
 		return nil
 	}
-	head, rest, _ := bytes.Cut(data, []byte("\n"))
-	c := &startCache{}
-	if json.Unmarshal(head, &c.startCacheHead) != nil || c.Version != startCacheVersion || c.Tips == nil ||
-		c.NStanding < 0 || c.NRecent < 0 || c.NStanding+c.NRecent > bytes.Count(rest, []byte("\n")) {
-		return nil // damaged, or counting more lines than the file holds
-	}
-	if c.Subagent == nil {
-		c.Subagent = map[string]bool{}
-	}
-	standing := make(map[string]cachedMem, c.NStanding)
-	for range c.NStanding {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+	c := &startCache{startCacheHead: head, recentLines: recentLines}
+	standing := make(map[string]cachedMem, len(standingLines))
+	for _, line := range standingLines {
 		e, ok := decodeCachedLine(line)
 		if !ok {
 			return nil
 		}
 		standing[cacheKey(e.Scope, e.M.ID)] = e
 	}
-	for range c.NRecent {
-		var line []byte
-		if line, rest, _ = bytes.Cut(rest, []byte("\n")); len(line) == 0 {
-			return nil // cut short
-		}
-		c.recentLines = append(c.recentLines, line)
-	}
 	c.Standing = standing
-	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		if len(line) > 0 && line[0] != '{' {
-			return nil // a memory line the head did not count: damaged
-		}
+	for _, line := range journal {
 		c.journaled++
 		var e journalEntry
 		if json.Unmarshal(line, &e) != nil || !maps.Equal(e.From, c.Tips) {
@@ -166,6 +144,136 @@ func readStartCache(path string) *startCache {
 		c.Tips = e.To
 	}
 	return c
+}
+
+// splitStartCache reads the cache file into its head and its standing,
+// recent and journal lines, decoding only the head; ok is false when the
+// file is missing, damaged or of another version.
+func splitStartCache(path string) (head startCacheHead, standing, recent, journal [][]byte, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return head, nil, nil, nil, false
+	}
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if json.Unmarshal(first, &head) != nil || head.Version != startCacheVersion || head.Tips == nil ||
+		head.NStanding < 0 || head.NRecent < 0 || head.NStanding+head.NRecent > bytes.Count(rest, []byte("\n")) {
+		return head, nil, nil, nil, false // damaged, or counting more lines than the file holds
+	}
+	if head.Subagent == nil {
+		head.Subagent = map[string]bool{}
+	}
+	standing = make([][]byte, 0, head.NStanding)
+	for range head.NStanding {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		standing = append(standing, line)
+	}
+	for range head.NRecent {
+		var line []byte
+		if line, rest, _ = bytes.Cut(rest, []byte("\n")); len(line) == 0 {
+			return head, nil, nil, nil, false // cut short
+		}
+		recent = append(recent, line)
+	}
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if len(line) > 0 && line[0] != '{' {
+			return head, nil, nil, nil, false // a memory line the head did not count: damaged
+		}
+		journal = append(journal, line)
+	}
+	return head, standing, recent, journal, true
+}
+
+// JournalWrites brings the start cache forward over the writes this
+// process has just made: one journal entry, diffed from the tips the cache
+// reflects while the writer's repository still holds the trees it changed,
+// which the next session start would otherwise read again (after a write,
+// that catch-up was the largest part of a start). The standing and recent
+// lines are not decoded; a full journal is rewritten whole, as a start
+// would. A missing or damaged cache, a store new to it or emptied, and any
+// error are left to the next session start.
+func JournalWrites(ctx context.Context, set *gitstore.Set) {
+	path := cachePath(set)
+	if path == "" {
+		return
+	}
+	head, _, _, journal, ok := splitStartCache(path)
+	if !ok {
+		return
+	}
+	if len(journal) >= maxJournal {
+		_, _, _, _ = startMemories(ctx, set, set.Repo.Now())
+		return
+	}
+	tips := head.Tips
+	for _, line := range journal {
+		var e struct {
+			From map[gitstore.Scope]string `json:"from"`
+			To   map[gitstore.Scope]string `json:"to"`
+		}
+		if json.Unmarshal(line, &e) == nil && maps.Equal(e.From, tips) {
+			tips = e.To
+		}
+	}
+	c := &startCache{
+		startCacheHead: startCacheHead{Tips: maps.Clone(tips), Subagent: map[string]bool{}},
+		Standing:       map[string]cachedMem{}, journal: true,
+	}
+	for _, st := range set.Stores() {
+		if ctx.Err() != nil {
+			return
+		}
+		tip, err := st.Tip()
+		if err != nil {
+			return
+		}
+		old, had := tips[st.Scope]
+		if had && old == tip.String() {
+			continue
+		}
+		from, fromOK := gitstore.HashOf(old)
+		if !had || !fromOK || old == "" || tip.IsZero() {
+			return // a store new to the cache, or emptied: rewritten by a start
+		}
+		if err := c.journalDiff(st, from, tip); err != nil {
+			return
+		}
+	}
+	if len(c.ops) > 0 || !maps.Equal(c.Tips, tips) {
+		c.appendJournal(path, tips)
+	}
+}
+
+// journalDiff records the changes of st from commit from to commit to, as
+// update does for a journalled catch-up.
+func (c *startCache) journalDiff(st *gitstore.Store, from, to gitstore.Hash) error {
+	ids, removed, err := st.Diff(from, to)
+	if err != nil {
+		return err
+	}
+	rd, err := st.Read()
+	if err != nil {
+		return err
+	}
+	for _, id := range removed {
+		c.remove(cacheKey(st.Scope, id))
+	}
+	for _, id := range ids {
+		m, err := rd.Get(id)
+		if errors.Is(err, gitstore.ErrNotFound) {
+			c.remove(cacheKey(st.Scope, id))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		c.remove(cacheKey(st.Scope, id))
+		c.put(st.Scope, m)
+	}
+	c.Tips[st.Scope] = to.String()
+	return nil
 }
 
 // decodeCachedLine reads a memory line: its scope, a space and its

@@ -165,6 +165,105 @@ func TestStartCacheJournal(t *testing.T) {
 	}
 }
 
+// A writer's JournalWrites leaves the start cache current: after every
+// kind of change, one journal line more, which the next start reads
+// without bringing anything forward (the file is left as it is) and which
+// answers as a cache built from scratch; a write that finds the journal
+// full rewrites the cache whole; without a cache it writes none.
+func TestJournalWrites(t *testing.T) {
+	ctx := context.Background()
+	set, st := bootRepo(t)
+	w := gitstore.Writer{Agent: "test"}
+	path := cachePath(set)
+	journal := func() int {
+		t.Helper()
+		c := readStartCache(path)
+		require.NotNil(t, c)
+		return c.journaled
+	}
+	view := func() string {
+		t.Helper()
+		standing, recent, subagent, err := startMemories(ctx, set, bootNow)
+		require.NoError(t, err)
+		var b strings.Builder
+		for _, e := range standing {
+			fmt.Fprintf(&b, "standing %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
+		}
+		for _, e := range recent() {
+			fmt.Fprintf(&b, "recent %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
+		}
+		fmt.Fprintf(&b, "subagent %v\n", slices.Sorted(maps.Keys(subagent)))
+		return b.String()
+	}
+	fresh := func() string {
+		t.Helper()
+		saved, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(path))
+		v := view()
+		require.NoError(t, os.WriteFile(path, saved, 0o600))
+		return v
+	}
+
+	pref := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
+	JournalWrites(ctx, set)
+	require.NoFileExists(t, path, "no cache: left to the next start")
+	fact := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The ledger stores amounts in cents"})
+	view()
+	require.Equal(t, 0, journal())
+
+	changes := []struct {
+		name   string
+		change func()
+	}{
+		{"a preference added", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Answer in short paragraphs"})
+		}},
+		{"two facts added", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Refunds are reconciled nightly"})
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Invoices are numbered per tenant"})
+		}},
+		{"a preference revised", func() {
+			_, err := st.Revise(ctx, w, pref.ID, "Prefer spaces in Go files")
+			require.NoError(t, err)
+		}},
+		{"a subagent's memory", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The importer skips empty rows", Tags: []string{SubagentTagPrefix + "explorer"}})
+		}},
+		{"a pinned fact", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Never deploy on Fridays", Pinned: true})
+		}},
+		{"a preference forgotten", func() {
+			_, err := st.Forget(ctx, w, pref.ID)
+			require.NoError(t, err)
+		}},
+		{"a fact forgotten", func() {
+			_, err := st.Forget(ctx, w, fact.ID)
+			require.NoError(t, err)
+		}},
+	}
+	for i, c := range changes {
+		c.change()
+		JournalWrites(ctx, set)
+		require.Equal(t, 1+i, journal(), "%s: one journal line more", c.name)
+		before, err := os.ReadFile(path)
+		require.NoError(t, err)
+		got := view()
+		after, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Equal(t, before, after, "%s: the next start finds the cache current", c.name)
+		require.Equal(t, fresh(), got, "%s: and it answers as a fresh one", c.name)
+	}
+	for journal() < maxJournal {
+		addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: fmt.Sprintf("Fact number %d about the importer", journal())})
+		JournalWrites(ctx, set)
+	}
+	addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Name tests after what they prove"})
+	JournalWrites(ctx, set)
+	require.Equal(t, 0, journal(), "a full journal is rewritten whole")
+	require.Equal(t, fresh(), view())
+}
+
 // readStartCache applies a journal line only from the tips reached so far:
 // one written from other tips (a concurrent start's) or torn is skipped.
 func TestStartCacheJournalFollowsTips(t *testing.T) {

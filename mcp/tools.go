@@ -279,6 +279,10 @@ type call struct {
 	now      time.Time
 }
 
+// wrote brings the start cache forward over the call's write while the
+// trees it changed are at hand (handoff.JournalWrites).
+func (c *call) wrote(ctx context.Context) { handoff.JournalWrites(ctx, c.set) }
+
 // texter is an output with a text field: handle fills it with the text
 // content, for clients that show the model only the structured content.
 type texter interface{ setText(string) }
@@ -484,6 +488,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	c.wrote(ctx)
 	_ = store.Repo.AutoGC(ctx, false) // in the background: the server answers first
 	m := oc.Memory
 	short := shortID(store, m.ID)
@@ -580,6 +585,7 @@ func (s *Server) handoff(ctx context.Context, c *call, in HandoffInput) (string,
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	c.wrote(ctx)
 	store := gitstore.NewStore(c.set.Repo, gitstore.RefMain, gitstore.ScopeProject)
 	short := shortID(store, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
@@ -721,6 +727,7 @@ func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, M
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	c.wrote(ctx)
 	index.EmbedMemories(ctx, c.set, st.Scope, m)
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
@@ -738,6 +745,7 @@ func (s *Server) confirm(ctx context.Context, c *call, in IDInput) (string, Memo
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	c.wrote(ctx)
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
 	return fmt.Sprintf("Confirmed %s: trust %.2f -> %.2f.", short, before, m.EffectiveTrust(c.now)), out, nil
@@ -754,6 +762,7 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	c.wrote(ctx)
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
 	msg := fmt.Sprintf("Disputed %s: trust %.2f -> %.2f.", short, before, m.EffectiveTrust(c.now))
@@ -782,6 +791,7 @@ func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, Memor
 	if err != nil {
 		return "", out, toolError(err)
 	}
+	c.wrote(ctx)
 	out.Memory = memoryOut(m, short, c.now)
 	return fmt.Sprintf("Forgot %s: it is no longer recalled; memory_history %s still shows it.", short, short), out, nil
 }
