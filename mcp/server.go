@@ -73,6 +73,21 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*sdkmcp.ServerSession]*session
 	docs     docCache
+
+	// after runs what a call leaves to after its answer, one job at a
+	// time; Run waits for it before returning.
+	after      sync.WaitGroup
+	afterOrder sync.Mutex
+}
+
+// later runs job after the current call has answered, in the background:
+// one such job at a time, and all of them before Run returns.
+func (s *Server) later(job func()) {
+	s.after.Go(func() {
+		s.afterOrder.Lock()
+		defer s.afterOrder.Unlock()
+		job()
+	})
 }
 
 // session is what the server knows about one client connection.
@@ -122,6 +137,7 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	t := &sdkmcp.IOTransport{Reader: io.NopCloser(newFrameFilter(in, w)), Writer: w, MaxLineLength: -1}
 	err := s.sdk.Run(ctx, t)
+	s.after.Wait()
 	if errors.Is(err, io.EOF) || (err != nil && ctx.Err() != nil) {
 		return nil
 	}

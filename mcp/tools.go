@@ -272,6 +272,7 @@ func (s *Server) addTools() {
 
 // call is what one tool call works on.
 type call struct {
+	srv      *Server
 	set      *gitstore.Set
 	dir      string
 	fromRoot bool
@@ -280,8 +281,13 @@ type call struct {
 }
 
 // wrote brings the start cache forward over the call's write while the
-// trees it changed are at hand (handoff.JournalWrites).
-func (c *call) wrote(ctx context.Context) { handoff.JournalWrites(ctx, c.set) }
+// trees it changed are at hand (handoff.JournalWrites), once the call has
+// answered: the call's stores are its own, and the next session start
+// finds the cache current.
+func (c *call) wrote(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	c.srv.later(func() { handoff.JournalWrites(ctx, c.set) })
+}
 
 // texter is an output with a text field: handle fills it with the text
 // content, for clients that show the model only the structured content.
@@ -365,7 +371,7 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 			}
 		}
 	}
-	return &call{set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
+	return &call{srv: s, set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
 }
 
 // sessionID is the agent session a write belongs to: Options.Session, else
