@@ -19,7 +19,9 @@
 //     is read in parts: the head (tips, subagent keys) and the standing
 //     memories, a line each, at every start; the recent memories' lines are
 //     decoded only when a start falls back to them. PrepareStart reads it
-//     while the hook looks at the worktree.
+//     while the hook looks at the worktree. A writer brings it forward over
+//     its own write (JournalWrites), so the next start usually finds it
+//     current.
 //
 // It sits between the index (recall) and the surfaces (hooks, mcp, cmd): it
 // imports gitstore and index, never cobra, the MCP SDK or bleve.
