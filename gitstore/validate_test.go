@@ -172,12 +172,14 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 
 			_, err = st.Forget(ctx, Writer{Agent: "cli"}, bad)
 			require.NoError(t, err)
-			ids, err := rd.Resolve("3f2a")
+			// the bad document's own prefix: the good memory's random id may
+			// share a shorter one
+			ids, err := rd.Resolve(bad[:6])
 			require.NoError(t, err)
-			require.Len(t, ids, 1, "the old reader still sees it")
+			require.Equal(t, []string{bad}, ids, "the old reader still sees it")
 			rd, err = s.Read()
 			require.NoError(t, err)
-			ids, err = rd.Resolve("3f2a")
+			ids, err = rd.Resolve(bad[:6])
 			require.NoError(t, err)
 			require.Empty(t, ids)
 			for _, f := range r.CheckMemoryRefs(ctx) {
