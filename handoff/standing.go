@@ -257,20 +257,8 @@ func (c *startCache) journalDiff(st *gitstore.Store, from, to gitstore.Hash) err
 	if err != nil {
 		return err
 	}
-	for _, id := range removed {
-		c.remove(cacheKey(st.Scope, id))
-	}
-	for _, id := range ids {
-		m, err := rd.Get(id)
-		if errors.Is(err, gitstore.ErrNotFound) {
-			c.remove(cacheKey(st.Scope, id))
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		c.remove(cacheKey(st.Scope, id))
-		c.put(st.Scope, m)
+	if err := c.changes(st.Scope, rd, ids, removed); err != nil {
+		return err
 	}
 	c.Tips[st.Scope] = to.String()
 	return nil
@@ -515,22 +503,31 @@ func (c *startCache) update(st *gitstore.Store, old, tip string) error {
 		c.Tips[st.Scope] = tip
 		return nil
 	}
+	if err := c.changes(st.Scope, rd, ids, removed); err != nil {
+		return err
+	}
+	c.Tips[st.Scope] = tip
+	return nil
+}
+
+// changes records a diff of a store: the memories removed, and the ones
+// added or changed as rd reads them now (gone from it: removed).
+func (c *startCache) changes(scope gitstore.Scope, rd *gitstore.Reader, ids, removed []string) error {
 	for _, id := range removed {
-		c.remove(cacheKey(st.Scope, id))
+		c.remove(cacheKey(scope, id))
 	}
 	for _, id := range ids {
 		m, err := rd.Get(id)
 		if errors.Is(err, gitstore.ErrNotFound) {
-			c.remove(cacheKey(st.Scope, id))
+			c.remove(cacheKey(scope, id))
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		c.remove(cacheKey(st.Scope, id))
-		c.put(st.Scope, m)
+		c.remove(cacheKey(scope, id))
+		c.put(scope, m)
 	}
-	c.Tips[st.Scope] = tip
 	return nil
 }
 

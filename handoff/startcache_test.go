@@ -73,59 +73,27 @@ func TestStartCacheIsReadInParts(t *testing.T) {
 	require.Len(t, recent(), 2)
 }
 
-// A start that brings the cache forward appends one journal line instead
-// of rewriting the file; read back, journal and all, the cache gives what a
-// cache built from scratch gives, after every kind of change; past
-// maxJournal lines the file is rewritten.
-func TestStartCacheJournal(t *testing.T) {
+// cacheChange is a kind of change a start cache follows.
+type cacheChange struct {
+	name   string
+	change func()
+}
+
+// cacheChanges are the kinds of change a start cache follows, made on st,
+// which holds the preference pref and the fact fact.
+func cacheChanges(t *testing.T, st *gitstore.Store, pref, fact *gitstore.Memory) []cacheChange {
 	ctx := context.Background()
-	set, st := bootRepo(t)
 	w := gitstore.Writer{Agent: "test"}
-	path := cachePath(set)
-	journal := func() int { // the journal's lines
-		c := readStartCache(path)
-		require.NotNil(t, c)
-		return c.journaled
-	}
-	// what startMemories answers, as comparable text
-	view := func() string {
-		standing, recent, subagent, err := startMemories(ctx, set, bootNow)
-		require.NoError(t, err)
-		var b strings.Builder
-		for _, e := range standing {
-			fmt.Fprintf(&b, "standing %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
-		}
-		for _, e := range recent() {
-			fmt.Fprintf(&b, "recent %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
-		}
-		fmt.Fprintf(&b, "subagent %v\n", slices.Sorted(maps.Keys(subagent)))
-		return b.String()
-	}
-	// what a cache built from scratch answers (the journalled file is put back)
-	fresh := func() string {
-		t.Helper()
-		saved, err := os.ReadFile(path)
-		require.NoError(t, err)
-		require.NoError(t, os.Remove(path))
-		v := view()
-		require.NoError(t, os.WriteFile(path, saved, 0o600))
-		return v
-	}
-
-	pref := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
-	fact := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The ledger stores amounts in cents"})
-	view()
-	require.Equal(t, 0, journal(), "built whole")
-
-	changes := []struct {
-		name   string
-		change func()
-	}{
+	return []cacheChange{
 		{"a preference added", func() {
 			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Answer in short paragraphs"})
 		}},
 		{"a fact added", func() {
 			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Refunds are reconciled nightly"})
+		}},
+		{"two facts added", func() {
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Invoices are numbered per tenant"})
+			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Exports run after midnight UTC"})
 		}},
 		{"a preference revised", func() {
 			_, err := st.Revise(ctx, w, pref.ID, "Prefer spaces in Go files")
@@ -150,6 +118,60 @@ func TestStartCacheJournal(t *testing.T) {
 			require.NoError(t, err)
 		}},
 	}
+}
+
+// cacheProbes reads the set's start cache for a test: how many journal
+// lines it has, what startMemories answers (as comparable text), and what
+// a cache built from scratch answers (the file is put back after).
+func cacheProbes(t *testing.T, set *gitstore.Set) (journal func() int, view, fresh func() string) {
+	ctx := context.Background()
+	path := cachePath(set)
+	journal = func() int {
+		t.Helper()
+		c := readStartCache(path)
+		require.NotNil(t, c)
+		return c.journaled
+	}
+	view = func() string {
+		t.Helper()
+		standing, recent, subagent, err := startMemories(ctx, set, bootNow)
+		require.NoError(t, err)
+		var b strings.Builder
+		for _, e := range standing {
+			fmt.Fprintf(&b, "standing %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
+		}
+		for _, e := range recent() {
+			fmt.Fprintf(&b, "recent %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
+		}
+		fmt.Fprintf(&b, "subagent %v\n", slices.Sorted(maps.Keys(subagent)))
+		return b.String()
+	}
+	fresh = func() string {
+		t.Helper()
+		saved, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(path))
+		v := view()
+		require.NoError(t, os.WriteFile(path, saved, 0o600))
+		return v
+	}
+	return journal, view, fresh
+}
+
+// A start that brings the cache forward appends one journal line instead
+// of rewriting the file; read back, journal and all, the cache gives what a
+// cache built from scratch gives, after every kind of change; past
+// maxJournal lines the file is rewritten.
+func TestStartCacheJournal(t *testing.T) {
+	set, st := bootRepo(t)
+	journal, view, fresh := cacheProbes(t, set)
+
+	pref := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
+	fact := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The ledger stores amounts in cents"})
+	view()
+	require.Equal(t, 0, journal(), "built whole")
+
+	changes := cacheChanges(t, st, pref, fact)
 	for i, c := range changes {
 		c.change()
 		got := view()
@@ -173,37 +195,8 @@ func TestStartCacheJournal(t *testing.T) {
 func TestJournalWrites(t *testing.T) {
 	ctx := context.Background()
 	set, st := bootRepo(t)
-	w := gitstore.Writer{Agent: "test"}
 	path := cachePath(set)
-	journal := func() int {
-		t.Helper()
-		c := readStartCache(path)
-		require.NotNil(t, c)
-		return c.journaled
-	}
-	view := func() string {
-		t.Helper()
-		standing, recent, subagent, err := startMemories(ctx, set, bootNow)
-		require.NoError(t, err)
-		var b strings.Builder
-		for _, e := range standing {
-			fmt.Fprintf(&b, "standing %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
-		}
-		for _, e := range recent() {
-			fmt.Fprintf(&b, "recent %s %s %q\n", e.Scope, e.M.ID, e.M.Text)
-		}
-		fmt.Fprintf(&b, "subagent %v\n", slices.Sorted(maps.Keys(subagent)))
-		return b.String()
-	}
-	fresh := func() string {
-		t.Helper()
-		saved, err := os.ReadFile(path)
-		require.NoError(t, err)
-		require.NoError(t, os.Remove(path))
-		v := view()
-		require.NoError(t, os.WriteFile(path, saved, 0o600))
-		return v
-	}
+	journal, view, fresh := cacheProbes(t, set)
 
 	pref := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs in Go files"})
 	JournalWrites(ctx, set)
@@ -212,36 +205,7 @@ func TestJournalWrites(t *testing.T) {
 	view()
 	require.Equal(t, 0, journal())
 
-	changes := []struct {
-		name   string
-		change func()
-	}{
-		{"a preference added", func() {
-			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Answer in short paragraphs"})
-		}},
-		{"two facts added", func() {
-			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Refunds are reconciled nightly"})
-			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Invoices are numbered per tenant"})
-		}},
-		{"a preference revised", func() {
-			_, err := st.Revise(ctx, w, pref.ID, "Prefer spaces in Go files")
-			require.NoError(t, err)
-		}},
-		{"a subagent's memory", func() {
-			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The importer skips empty rows", Tags: []string{SubagentTagPrefix + "explorer"}})
-		}},
-		{"a pinned fact", func() {
-			addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Never deploy on Fridays", Pinned: true})
-		}},
-		{"a preference forgotten", func() {
-			_, err := st.Forget(ctx, w, pref.ID)
-			require.NoError(t, err)
-		}},
-		{"a fact forgotten", func() {
-			_, err := st.Forget(ctx, w, fact.ID)
-			require.NoError(t, err)
-		}},
-	}
+	changes := cacheChanges(t, st, pref, fact)
 	for i, c := range changes {
 		c.change()
 		JournalWrites(ctx, set)
