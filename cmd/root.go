@@ -73,8 +73,9 @@ func Run(ctx context.Context, env *Env, args []string) int {
 }
 
 // writeVerbs are the commands that write memory objects, after which the
-// start cache is brought forward and git gc --auto may be due. Hooks never start it (their deadline is the
-// agent's time), nor does the MCP server's command (memory_add does).
+// start cache is brought forward and git gc --auto may be due. Hooks never
+// start git gc (their deadline is the agent's time), nor does the MCP
+// server's command (memory_add does).
 var writeVerbs = map[string]bool{
 	"add": true, "revise": true, "confirm": true, "dispute": true, "forget": true,
 	"handoff": true, "share": true, "pull": true, "sync": true, "demo": true,

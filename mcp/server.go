@@ -80,8 +80,9 @@ type Server struct {
 	afterOrder sync.Mutex
 }
 
-// later runs job after the current call has answered, in the background:
-// one such job at a time, and all of them before Run returns.
+// later runs job in the background, so that the call that asks for it
+// answers first: one such job at a time, and all of them before Run
+// returns.
 func (s *Server) later(job func()) {
 	s.after.Go(func() {
 		s.afterOrder.Lock()

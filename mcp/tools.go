@@ -272,21 +272,13 @@ func (s *Server) addTools() {
 
 // call is what one tool call works on.
 type call struct {
-	srv      *Server
 	set      *gitstore.Set
 	dir      string
 	fromRoot bool
 	w        gitstore.Writer
 	now      time.Time
-}
-
-// wrote brings the start cache forward over the call's write while the
-// trees it changed are at hand (handoff.JournalWrites), once the call has
-// answered: the call's stores are its own, and the next session start
-// finds the cache current.
-func (c *call) wrote(ctx context.Context) {
-	ctx = context.WithoutCancel(ctx)
-	c.srv.later(func() { handoff.JournalWrites(ctx, c.set) })
+	// wrote is set by a handler that changed a store
+	wrote bool
 }
 
 // texter is an output with a text field: handle fills it with the text
@@ -325,6 +317,14 @@ func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In
 		msg, out, err := h(ctx, c, in)
 		if err != nil {
 			return nil, zero, err
+		}
+		if c.wrote {
+			// the start cache is brought forward over the write while the
+			// trees it changed are at hand (handoff.JournalWrites), once
+			// the handler is done with the call's stores; the next session
+			// start finds it current
+			jctx := context.WithoutCancel(ctx)
+			s.later(func() { handoff.JournalWrites(jctx, c.set) })
 		}
 		if t, ok := any(&out).(texter); ok {
 			t.setText(msg)
@@ -371,7 +371,7 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 			}
 		}
 	}
-	return &call{srv: s, set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
+	return &call{set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
 }
 
 // sessionID is the agent session a write belongs to: Options.Session, else
@@ -494,7 +494,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	c.wrote(ctx)
+	c.wrote = true
 	_ = store.Repo.AutoGC(ctx, false) // in the background: the server answers first
 	m := oc.Memory
 	short := shortID(store, m.ID)
@@ -591,7 +591,7 @@ func (s *Server) handoff(ctx context.Context, c *call, in HandoffInput) (string,
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	c.wrote(ctx)
+	c.wrote = true
 	store := gitstore.NewStore(c.set.Repo, gitstore.RefMain, gitstore.ScopeProject)
 	short := shortID(store, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
@@ -733,7 +733,7 @@ func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, M
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	c.wrote(ctx)
+	c.wrote = true
 	index.EmbedMemories(ctx, c.set, st.Scope, m)
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
@@ -751,7 +751,7 @@ func (s *Server) confirm(ctx context.Context, c *call, in IDInput) (string, Memo
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	c.wrote(ctx)
+	c.wrote = true
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
 	return fmt.Sprintf("Confirmed %s: trust %.2f -> %.2f.", short, before, m.EffectiveTrust(c.now)), out, nil
@@ -768,7 +768,7 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	c.wrote(ctx)
+	c.wrote = true
 	short := shortID(st, m.ID)
 	out.Memory = memoryOut(m, short, c.now)
 	msg := fmt.Sprintf("Disputed %s: trust %.2f -> %.2f.", short, before, m.EffectiveTrust(c.now))
@@ -797,7 +797,7 @@ func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, Memor
 	if err != nil {
 		return "", out, toolError(err)
 	}
-	c.wrote(ctx)
+	c.wrote = true
 	out.Memory = memoryOut(m, short, c.now)
 	return fmt.Sprintf("Forgot %s: it is no longer recalled; memory_history %s still shows it.", short, short), out, nil
 }
