@@ -85,6 +85,7 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	defer bad.close()
 	err = bad.postings(term, func(uint64, int, int) {})
 	require.ErrorIs(t, err, ErrSnapshot)
+	require.ErrorContains(t, err, "checksum mismatch", "caught by the list's checksum, read from the map")
 }
 
 // TestMappedSnapshotTruncatedUnderItsReader: a mapped snapshot whose file
