@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/hooks"
@@ -37,7 +35,10 @@ agent's JSON payload is read from stdin; the repository is the payload's cwd
 A hook never hurts a session: it always exits 0, prints the agent's documented
 JSON or nothing, and logs errors to <git common dir>/mem/hooks.log. Each event
 has an internal deadline (session-start 6 s, prompt 3 s, stop 2 s, session-end
-700 ms; GIT_MEM_HOOK_DEADLINE_MS overrides it).`,
+700 ms; GIT_MEM_HOOK_DEADLINE_MS overrides it). Past it, a hook starts one of
+two events of its own in the background, with its payload: warm (after
+session-start or prompt) brings the caches up to date, finish (after a hook
+that did not get to write its session note) writes the note.`,
 		Example: `  echo '{"session_id":"s1","cwd":"/src/app","hook_event_name":"SessionStart","source":"startup"}' | git mem hook session-start`,
 		Args:    cobra.ArbitraryArgs,
 		// A hook exits 0 on every input, its command line included: the
@@ -68,10 +69,6 @@ func runHook(cmd *cobra.Command, env *Env, o *hookOptions) {
 		In: env.In, Out: env.Out, Err: env.Err,
 		Debug:  env.Getenv("GIT_MEM_DEBUG") != "",
 		Getenv: env.Getenv, Now: env.Now,
-		Warm: func(payload []byte) {
-			if exe, err := os.Executable(); err == nil {
-				_ = hooks.StartWarm(exe, payload)
-			}
-		},
+		Later: hooks.Background,
 	})
 }

@@ -65,17 +65,12 @@ func TestHooksGemini(t *testing.T) {
 	require.True(t, ok, "the shell call never completed\n%s\n%s", res, model.Dump())
 	require.Contains(t, Git(t, repo, "log", "--format=%s", "-1"), commitSubject, "the session did not commit")
 
-	notes := gm(t, repo, home, nil, "list", "--type", "session", "--json")
-	var ms []struct {
-		Text  string `json:"text"`
-		Agent string `json:"agent"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(notes), &ms), notes)
+	ms := sessionNotes(t, repo, home, 1)
 	require.Len(t, ms, 1, "SessionEnd saves one note\nhooks.log:\n%s", hooksLog(repo))
 	require.Contains(t, ms[0].Text, commitSubject)
 	require.Equal(t, "gemini", ms[0].Agent)
 	t.Logf("session note:\n%s", ms[0].Text)
-	require.Empty(t, hooksLog(repo), "the hooks logged errors in a real session")
+	require.Empty(t, hookErrors(repo), "the hooks logged errors in a real session")
 }
 
 // TestHooksPromptGemini: the BeforeAgent hook adds the memories that match
@@ -95,7 +90,7 @@ func TestHooksPromptGemini(t *testing.T) {
 	got := model.Find("gemini", fact)
 	require.NotEmpty(t, got, "the prompt hook's memory did not reach the model\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
 	require.True(t, got[0].Contains("<hook_context>Recorded memories that may bear on this prompt"), "not as the BeforeAgent context:\n%s", model.Dump())
-	require.Empty(t, hooksLog(repo), "the hooks logged errors")
+	require.Empty(t, hookErrors(repo), "the hooks logged errors")
 }
 
 // geminiAdds runs the Gemini CLI, with git-mem's MCP server as git mem
@@ -191,5 +186,5 @@ func TestHooksGeminiResume(t *testing.T) {
 	require.Contains(t, turn, "<hook_context>Recorded memories of this repository", "no resume injection\nhooks.log:\n%s\n%s", hooksLog(repo), model.Dump())
 	require.Contains(t, turn, later)
 	require.NotContains(t, turn, hookFact, "on resume only what changed is injected")
-	require.Empty(t, hooksLog(repo), "the hooks logged errors")
+	require.Empty(t, hookErrors(repo), "the hooks logged errors")
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,26 +12,11 @@ import (
 // run headless against the stand-in's Chat Completions API. Each test has
 // its own repository and home and runs in parallel with the others.
 
-// sessionNotes returns the session notes of a repository (git mem list).
-func sessionNotes(t *testing.T, repo, home string) []struct {
-	Text  string `json:"text"`
-	Agent string `json:"agent"`
-} {
+// requireNote checks that exactly one session note was saved by agent, and
+// that it records the commit subject.
+func requireNote(t *testing.T, repo, home, agent, subject string) {
 	t.Helper()
-	out := gm(t, repo, home, nil, "list", "--type", "session", "--json")
-	var ms []struct {
-		Text  string `json:"text"`
-		Agent string `json:"agent"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &ms), out)
-	return ms
-}
-
-// requireNote checks that exactly one session note was saved by agent since
-// skip notes existed, and that it records the commit subject.
-func requireNote(t *testing.T, repo, home, agent, subject string, skip int) {
-	t.Helper()
-	ms := sessionNotes(t, repo, home)
+	ms := sessionNotes(t, repo, home, 1)
 	var mine []string
 	for _, m := range ms {
 		if m.Agent == agent {
@@ -121,7 +105,7 @@ func TestQwenThenCopilot(t *testing.T) {
 	_, ok = model.ToolResult(CallToolsID(2))
 	require.True(t, ok, "the handoff call never completed\n%s", model.Dump())
 	require.Contains(t, Git(t, repo, "log", "--format=%s", "-1"), qwenCommit, "the Qwen Code session did not commit")
-	requireNote(t, repo, home, "qwen", qwenCommit, 0)
+	requireNote(t, repo, home, "qwen", qwenCommit)
 
 	// Copilot CLI: MCP tools are <server>-<tool>
 	model = StartModel(t, CallTools(
@@ -148,8 +132,8 @@ func TestQwenThenCopilot(t *testing.T) {
 	// .github/copilot-instructions.md says the same
 	require.NotEmpty(t, model.Find("chat", "Repository memory (git-mem)"), "the instruction block never reached the model\n%s", model.Dump())
 	require.Contains(t, Git(t, repo, "log", "--format=%s", "-1"), commitSubject, "the Copilot session did not commit")
-	requireNote(t, repo, home, "copilot", commitSubject, 0)
-	require.Empty(t, hooksLog(repo), "the hooks logged errors in real sessions")
+	requireNote(t, repo, home, "copilot", commitSubject)
+	require.Empty(t, hookErrors(repo), "the hooks logged errors in real sessions")
 	if !strings.Contains(gm(t, repo, home, nil, "list", "--type", "handoff", "--json"), copilotNext) {
 		t.Fatalf("the Copilot handoff was not saved")
 	}

@@ -54,6 +54,6 @@ func TestOpenCode(t *testing.T) {
 	requireAdded(t, repo, openCodeFact, "opencode")
 	requireInstructions(t, model, "chat")
 	require.Contains(t, Git(t, repo, "log", "--format=%s", "-1"), openCodeCommit, "the OpenCode session did not commit")
-	requireNote(t, repo, home, "opencode", openCodeCommit, 0)
-	require.Empty(t, hooksLog(repo), "the hooks logged errors in a real session")
+	requireNote(t, repo, home, "opencode", openCodeCommit)
+	require.Empty(t, hookErrors(repo), "the hooks logged errors in a real session")
 }

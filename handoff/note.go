@@ -185,7 +185,7 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 	if m == nil {
 		return nil, fmt.Errorf("%w: session %s has no start marker (its session-start hook did not run)", gitstore.ErrNotFound, id)
 	}
-	unlock, err := s.lock(id)
+	unlock, err := s.lock(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -253,15 +253,19 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 	return note, s.Save(m)
 }
 
-// lock takes the session's note lock. A lock whose hook process is gone
+// lock takes the session's note lock, waiting for it as long as ctx lets
+// it (a hook's deadline, or the background finish of a note a hook had no
+// time to write). A lock whose hook process is gone
 // (gitstore.LockAbandoned) is broken at once, one older than 10 s too (a
 // killed hook of another machine, or of an older version).
-func (s *Sessions) lock(id string) (func(), error) {
+func (s *Sessions) lock(ctx context.Context, id string) (func(), error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
 	p := s.path(id, ".lock")
-	for try := 0; ; try++ {
+	wait := time.NewTicker(25 * time.Millisecond)
+	defer wait.Stop()
+	for {
 		f, release, err := gitstore.CreateLock(p)
 		if err == nil {
 			f.Close()
@@ -274,10 +278,11 @@ func (s *Sessions) lock(id string) (func(), error) {
 			os.Remove(p)
 			continue
 		}
-		if try >= 20 {
+		select {
+		case <-ctx.Done():
 			return nil, fmt.Errorf("%w: the session note of %s is being written by another hook", gitstore.ErrBusy, id)
+		case <-wait.C:
 		}
-		time.Sleep(25 * time.Millisecond)
 	}
 }
 

@@ -26,9 +26,17 @@ func TestHelperHoldNoteLock(t *testing.T) {
 	require.NoError(t, err)
 	s, err := OpenSessions(repo)
 	require.NoError(t, err)
-	_, err = s.lock("s1")
+	_, err = s.lock(context.Background(), "s1")
 	require.NoError(t, err)
 	gitstoretest.Hold()
+}
+
+// commitRefundWebhooks commits a change in dir, so the session has
+// something to note.
+func commitRefundWebhooks(t *testing.T, dir string, git func(args ...string)) {
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "refund.go"), []byte("package refund\n"), 0o644))
+	git("add", ".")
+	git("commit", "-q", "-m", "Verify refund webhooks against the raw body")
 }
 
 // startedSession is a repository with one commit, run by git, whose
@@ -59,9 +67,7 @@ func startedSession(t *testing.T, id string) (dir string, git func(args ...strin
 func TestAbandonedNoteLock(t *testing.T) {
 	ctx := context.Background()
 	dir, git, s := startedSession(t, "s1")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "refund.go"), []byte("package refund\n"), 0o644))
-	git("add", ".")
-	git("commit", "-q", "-m", "Verify refund webhooks against the raw body")
+	commitRefundWebhooks(t, dir, git)
 
 	gitstoretest.KillHolder(t, "TestHelperHoldNoteLock", holdNoteLockEnv, dir)
 	require.FileExists(t, s.path("s1", ".lock"), "the killed hook left its lock")
@@ -73,4 +79,32 @@ func TestAbandonedNoteLock(t *testing.T) {
 	require.Contains(t, note.Text, "Verify refund webhooks")
 	require.Less(t, time.Since(start), time.Second)
 	require.NoFileExists(t, s.path("s1", ".lock"))
+}
+
+// TestNoteLockWaitsForItsHolder: a session end waits for a live hook's note
+// lock as long as its context lets it. Within a hook's short deadline it
+// gives up with ErrBusy; the background finish of the note, which has time,
+// writes it once the holder is gone (it gave up after half a second).
+func TestNoteLockWaitsForItsHolder(t *testing.T) {
+	dir, git, s := startedSession(t, "s1")
+	commitRefundWebhooks(t, dir, git)
+	kill := gitstoretest.StartHolder(t, "TestHelperHoldNoteLock", holdNoteLockEnv, dir)
+	o := EndOptions{Writer: gitstore.Writer{Agent: "test", Session: "s1"}}
+
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	note, err := s.End(short, "s1", o)
+	require.ErrorIs(t, err, gitstore.ErrBusy)
+	require.Nil(t, note)
+
+	const held = 1200 * time.Millisecond
+	start := time.Now()
+	time.AfterFunc(held, kill)
+	long, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	note, err = s.End(long, "s1", o)
+	require.NoError(t, err)
+	require.NotNil(t, note, "the session's note is written once the holder is gone")
+	require.Contains(t, note.Text, "Verify refund webhooks")
+	require.GreaterOrEqual(t, time.Since(start), held, "a live holder's lock was broken")
 }

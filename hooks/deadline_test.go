@@ -1,6 +1,10 @@
 package hooks_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/hooks"
 )
 
 // slowGit puts a git first on PATH that waits before running the real one,
@@ -40,11 +45,25 @@ func locksUnder(t *testing.T, gitDir string) []string {
 	return locks
 }
 
+// locksHeldBy lists the lock files in a git directory that name process
+// pid as their holder.
+func locksHeldBy(t *testing.T, gitDir string, pid int) []string {
+	t.Helper()
+	var held []string
+	for _, p := range locksUnder(t, gitDir) {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(b), fmt.Sprintf("git-mem pid %d ", pid)) {
+			held = append(held, p)
+		}
+	}
+	return held
+}
+
 // TestHookDeadlineLeavesNoLock: a session-end hook process that reaches its
 // deadline in the middle of writing the session note exits without leaving
-// a lock (it left the note lock, so the session's next note was lost, and a
-// ref lock made the next add wait 10 s and git update-ref fail); the next
-// session end then writes the note at once.
+// a lock of its own (it left the note lock, so the session's next note was
+// lost, and a ref lock made the next add wait 10 s and git update-ref
+// fail). The finish it starts in the background writes the note; then no
+// lock is left, and the next session end adds nothing.
 func TestHookDeadlineLeavesNoLock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hook binary")
@@ -52,10 +71,16 @@ func TestHookDeadlineLeavesNoLock(t *testing.T) {
 	_, hookBin := buildBinaries(t)
 	isolate(t)
 	dir := newRepo(t, false)
+	gitDir := filepath.Join(dir, ".git")
 	exe(t, hookBin, payload(agents.Claude, "SessionStart", "s1", dir, nil), agents.EventSessionStart, "--agent", agents.Claude)
 	write(t, dir, "refund.go", "package refund\n")
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
+	notes := func() []*gitstore.Memory {
+		ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
+		require.NoError(t, err)
+		return ms
+	}
 
 	end := exec.Command(hookBin, agents.EventSessionEnd, "--agent", agents.Claude)
 	end.Stdin = strings.NewReader(payload(agents.Claude, "SessionEnd", "s1", dir, nil))
@@ -63,15 +88,86 @@ func TestHookDeadlineLeavesNoLock(t *testing.T) {
 	out, err := end.Output()
 	require.NoError(t, err, "a hook exits 0")
 	require.Empty(t, out)
-	require.Empty(t, locksUnder(t, filepath.Join(dir, ".git")), "a hook past its deadline releases what it holds")
+	require.Empty(t, locksHeldBy(t, gitDir, end.Process.Pid), "a hook past its deadline releases what it holds")
+
+	require.Eventually(t, func() bool {
+		return len(notes()) == 1 && len(locksUnder(t, gitDir)) == 0
+	}, 30*time.Second, 50*time.Millisecond, "the background finish writes the note and lets go of its locks")
+	require.Contains(t, notes()[0].Text, "Verify refund webhooks")
+	hooksLog, err := os.ReadFile(filepath.Join(gitDir, "mem", "hooks.log"))
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(hooksLog), "\n"), "only the deadline is logged, not the finish:\n%s", hooksLog)
+	require.Contains(t, string(hooksLog), "the session note is being written in the background")
 
 	start := time.Now()
 	exe(t, hookBin, payload(agents.Claude, "SessionEnd", "s1", dir, nil), agents.EventSessionEnd, "--agent", agents.Claude)
 	require.Less(t, time.Since(start), 2*time.Second)
-	notes, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
-	require.NoError(t, err)
-	require.Len(t, notes, 1, "the session's note is written")
-	require.Contains(t, notes[0].Text, "Verify refund webhooks")
+	require.Len(t, notes(), 1, "the next session end adds nothing")
 	tip := git(t, dir, "rev-parse", gitstore.RefMain)
 	git(t, dir, "update-ref", gitstore.RefMain, tip)
+}
+
+// TestLateNoteIsFinishedInTheBackground: a hook that writes the session note
+// (session-end; the stop hook of Cursor and Qwen Code) and passes its
+// deadline before the note is written hands the payload to "hook finish",
+// with the agent, and that writes the note; a second finish adds nothing.
+func TestLateNoteIsFinishedInTheBackground(t *testing.T) {
+	for _, tc := range []struct {
+		agent, event, name string
+		flag               bool // --agent, which Qwen Code's Claude-shaped payloads need
+	}{
+		{agents.Claude, agents.EventSessionEnd, "SessionEnd", false},
+		{agents.Cursor, agents.EventStop, "stop", false},
+		{agents.Qwen, agents.EventStop, "Stop", true},
+	} {
+		t.Run(tc.agent+" "+tc.event, func(t *testing.T) {
+			isolate(t)
+			dir := newRepo(t, false)
+			run(t, agents.EventSessionStart, tc.agent, payload(tc.agent, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
+			write(t, dir, "refund.go", "package refund\n")
+			git(t, dir, "add", ".")
+			git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
+			notes := func() []*gitstore.Memory {
+				ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
+				require.NoError(t, err)
+				return ms
+			}
+
+			end := payload(tc.agent, tc.name, "s1", dir, nil)
+			var args []string
+			var handed []byte
+			var flag string
+			if tc.flag {
+				flag = tc.agent
+			}
+			realPath := os.Getenv("PATH")
+			t.Setenv("PATH", slowGit(t, "0.5"))
+			o := hooks.Run(context.Background(), hooks.Request{
+				Event: tc.event, Agent: flag, In: strings.NewReader(end), Out: io.Discard,
+				Now: fixedNow, Getenv: func(string) string { return "" }, Deadline: 100 * time.Millisecond,
+				Later: func(a []string, p []byte) { args, handed = a, p },
+			})
+			require.True(t, o.TimedOut)
+			require.ErrorContains(t, o.Err, "the session note is being written in the background")
+			require.Equal(t, []string{"finish", "--agent", tc.agent}, args, "the agent, named or detected, is passed on")
+			require.Equal(t, end, string(handed))
+			t.Setenv("PATH", realPath)
+			require.Empty(t, notes(), "the hook wrote no note")
+
+			event, agent := hooks.ParseArgs(append([]string{"hook"}, args...))
+			for range 2 {
+				o = hooks.Run(context.Background(), hooks.Request{
+					Event: event, Agent: agent, In: bytes.NewReader(handed), Out: io.Discard,
+					Now: fixedNow, Getenv: func(string) string { return "" },
+				})
+				require.NoError(t, o.Err)
+				require.False(t, o.TimedOut)
+				require.Empty(t, o.Output)
+				ms := notes()
+				require.Len(t, ms, 1, "the finish writes the note once")
+				require.Contains(t, ms[0].Text, "Verify refund webhooks")
+				require.Equal(t, agents.WriterName(tc.agent), ms[0].Agent)
+			}
+		})
+	}
 }

@@ -67,7 +67,10 @@
 // and returns (work already started may finish or be abandoned; a write cut
 // short leaves at worst unreachable objects): session-start 6 s, prompt 3 s,
 // stop 2 s, session-end 700 ms (Codex kills SessionEnd hooks after 1 s). The
-// environment variable GIT_MEM_HOOK_DEADLINE_MS overrides it. Hooks never
+// environment variable GIT_MEM_HOOK_DEADLINE_MS overrides it. A hook that
+// writes the session note and passes its deadline before the note is
+// written hands its payload to "hook finish" in the background, so a loaded
+// machine delays the note and loses nothing. Hooks never
 // fold the recall snapshot's delta into a new base (a second at 100,000
 // memories): they append under index.DeferFolds and leave the fold to warm.
 // SIGINT and SIGTERM cancel a hook like its deadline once it has taken a

@@ -29,12 +29,20 @@ var deadlines = map[string]time.Duration{
 	agents.EventStop:         2 * time.Second,
 	agents.EventSessionEnd:   700 * time.Millisecond,
 	eventWarm:                5 * time.Minute,
+	eventFinish:              time.Minute,
 }
 
 // eventWarm is the internal event of the background process a hook starts
 // when it ran out of time: it brings the caches (start cache, index) up to
 // date so the next hook is fast. Run by git mem hook warm.
 const eventWarm = "warm"
+
+// eventFinish is the internal event of the background process a hook that
+// writes the session note starts when it ran out of time before the note
+// was written: it writes it, with the time a loaded machine needs. Writing a
+// note twice for the same session state changes nothing, so it is harmless
+// when the hook got there after all.
+const eventFinish = "finish"
 
 // warmLockAge is how long a warm-up lock is honoured.
 const warmLockAge = 5 * time.Minute
@@ -71,12 +79,13 @@ type Request struct {
 	Now    func() time.Time
 	// Deadline overrides the event's internal deadline.
 	Deadline time.Duration
-	// Warm, when set, is called with the payload when a session-start or
-	// prompt hook passes its deadline, and when a hook leaves the recall
-	// snapshot's delta due for a fold (index.FoldDue): it should start "git
-	// mem hook warm" in the background with the payload on stdin (see
-	// StartWarm).
-	Warm func(payload []byte)
+	// Later, when set, starts "hook <args...>" of this executable in the
+	// background with the payload on its stdin (Background does): "warm"
+	// when a session-start or prompt hook passes its deadline, or leaves
+	// the recall snapshot's delta due for a fold (index.FoldDue); "finish
+	// --agent <agent>" when a hook that writes the session note passes its
+	// deadline before the note is written.
+	Later func(args []string, payload []byte)
 }
 
 // Outcome says what a hook did, for tests and git mem preview.
@@ -99,15 +108,18 @@ func Run(ctx context.Context, r Request) *Outcome {
 		r.Getenv = func(string) string { return "" }
 	}
 	out := &Outcome{Event: agents.NormalizeEvent(r.Event)}
-	if r.Event == eventWarm {
-		out.Event = eventWarm
+	// the background events inherit the environment of the hook that
+	// started them, whose deadline override is not theirs
+	background := r.Event == eventWarm || r.Event == eventFinish
+	if background {
+		out.Event = r.Event
 	}
 	lg := &logger{debug: r.Debug, stderr: r.Err, now: r.Now}
 	deadline := deadlines[out.Event]
 	if deadline == 0 {
 		deadline = 2 * time.Second
 	}
-	if ms, err := strconv.Atoi(r.Getenv("GIT_MEM_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
+	if ms, err := strconv.Atoi(r.Getenv("GIT_MEM_HOOK_DEADLINE_MS")); err == nil && ms > 0 && !background {
 		deadline = time.Duration(ms) * time.Millisecond
 	}
 	if r.Deadline > 0 {
@@ -141,12 +153,23 @@ func Run(ctx context.Context, r Request) *Outcome {
 	case res = <-done:
 		out.Agent = res.agent
 	case <-ctx.Done():
-		out.Agent = agents.Normalize(r.Agent)
+		data, agent := got.get()
+		out.Agent = agent
+		if agent == "" {
+			out.Agent = agents.Normalize(r.Agent)
+		}
 		out.TimedOut = true
 		res.err = fmt.Errorf("%s hook passed its %v deadline; nothing was injected", r.Event, deadline)
-		if data := got.get(); data != nil && r.Warm != nil && (out.Event == agents.EventSessionStart || out.Event == agents.EventPrompt) {
-			r.Warm(data)
+		switch {
+		case data == nil || r.Later == nil:
+		case out.Event == agents.EventSessionStart || out.Event == agents.EventPrompt:
+			r.Later([]string{eventWarm}, data)
 			res.err = fmt.Errorf("%w; caches are being brought up to date in the background", res.err)
+		case writesNote(out.Event, agent):
+			// started before the worker lets go of the note's lock: an
+			// agent may kill a hook soon after its own timeout
+			r.Later(finishArgs(agent), data)
+			res.err = fmt.Errorf("%w; the session note is being written in the background", res.err)
 		}
 		// The worker sees ctx end and stops; a lock it holds (a ref's, a
 		// session note's) is released before the process exits, or the next
@@ -170,27 +193,54 @@ func Run(ctx context.Context, r Request) *Outcome {
 	return out
 }
 
-// handle does the work of one event and returns the output (nil: nothing).
-// payloadBox hands the payload read by the worker to Run.
+// payloadBox hands the payload read by the worker, and the agent it comes
+// from, to Run.
 type payloadBox struct {
-	mu   sync.Mutex
-	data []byte
+	mu    sync.Mutex
+	data  []byte
+	agent string
 }
 
-func (b *payloadBox) set(d []byte) { b.mu.Lock(); b.data = d; b.mu.Unlock() }
-func (b *payloadBox) get() []byte  { b.mu.Lock(); defer b.mu.Unlock(); return b.data }
+func (b *payloadBox) set(d []byte, agent string) {
+	b.mu.Lock()
+	b.data, b.agent = d, agent
+	b.mu.Unlock()
+}
 
+func (b *payloadBox) get() ([]byte, string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.data, b.agent
+}
+
+// finishArgs are the arguments of the background finish of agent's note.
+func finishArgs(agent string) []string {
+	if agent == "" {
+		return []string{eventFinish}
+	}
+	return []string{eventFinish, "--agent", agent}
+}
+
+// writesNote says whether the hook of event writes the session note.
+// Cursor builds without sessionEnd, and Qwen Code's -p runs, never fire it:
+// their stop hook writes the note.
+func writesNote(event, agent string) bool {
+	return event == agents.EventSessionEnd ||
+		event == agents.EventStop && (agent == agents.Cursor || agent == agents.Qwen)
+}
+
+// handle does the work of one event and returns the output (nil: nothing).
 func handle(ctx context.Context, r Request, event string, lg *logger, got *payloadBox) (out []byte, agent string, err error) {
 	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload))
 	if err != nil {
 		return nil, agents.Normalize(r.Agent), fmt.Errorf("reading the hook payload: %w", err)
 	}
-	got.set(data)
 	p, perr := agents.ParsePayload(data)
 	agent = agents.Normalize(r.Agent)
 	if agent == "" {
 		agent = agents.Detect(p, r.Getenv)
 	}
+	got.set(data, agent)
 	if perr != nil {
 		return nil, agent, perr
 	}
@@ -255,15 +305,19 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 			lg.log(&Outcome{Event: event, Agent: agent}, errors.New("warning: "+msg))
 		}
 	}()
-	if event == eventWarm {
+	switch event {
+	case eventWarm:
 		return nil, h.warm(ctx)
+	case eventFinish:
+		// in the background, with time to fold the snapshot's delta itself
+		return nil, h.end(ctx)
 	}
 	// folding the recall snapshot's delta into a new base rewrites the
 	// whole file (about a second at 100,000 memories): a hook leaves it to
 	// a warm-up in the background
 	out, err := h.handle(index.DeferFolds(ctx), event)
-	if r.Warm != nil && index.FoldDue(set) {
-		r.Warm(payload)
+	if r.Later != nil && index.FoldDue(set) {
+		r.Later([]string{eventWarm}, payload)
 	}
 	return out, err
 }
@@ -481,9 +535,7 @@ func (h *handler) end(ctx context.Context) error {
 }
 
 func (h *handler) stop(ctx context.Context) ([]byte, error) {
-	if h.agent == agents.Cursor || h.agent == agents.Qwen {
-		// Cursor builds without sessionEnd, and Qwen Code's -p runs, never
-		// fire it: the stop hook writes the note
+	if writesNote(agents.EventStop, h.agent) {
 		return nil, h.end(ctx)
 	}
 	if h.p.StopHookActive || h.agent == agents.Gemini || h.p.Subagent() {

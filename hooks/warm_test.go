@@ -26,16 +26,16 @@ func startWarmAndExit(self string) {
 	if err != nil {
 		os.Exit(3)
 	}
-	if err := hooks.StartWarm(self, payload); err != nil {
+	if err := hooks.StartLater(self, []string{"warm"}, payload); err != nil {
 		os.Exit(4)
 	}
 	os.Exit(0)
 }
 
-// TestStartWarmHandsOverPayload: the background warm-up receives the whole
+// TestStartLaterHandsOverPayload: the background warm-up receives the whole
 // payload on stdin, and its arguments, although the hook that started it
 // exits right away (five times in a row, small and large payloads).
-func TestStartWarmHandsOverPayload(t *testing.T) {
+func TestStartLaterHandsOverPayload(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-in warm-up is a shell script")
 	}
@@ -83,11 +83,11 @@ func TestHooksLeaveFoldsToTheWarmUp(t *testing.T) {
 	snapshot := index.SnapshotPath(set)
 	base, err := os.ReadFile(snapshot)
 	require.NoError(t, err)
-	hook := func(event, stdin string, warm func([]byte)) {
+	hook := func(event, stdin string, later func([]string, []byte)) {
 		t.Helper()
 		o := hooks.Run(context.Background(), hooks.Request{
 			Event: event, Agent: "claude", In: strings.NewReader(stdin), Out: io.Discard,
-			Now: fixedNow, Getenv: func(string) string { return "" }, Warm: warm,
+			Now: fixedNow, Getenv: func(string) string { return "" }, Later: later,
 		})
 		require.NoError(t, o.Err)
 	}
@@ -101,7 +101,10 @@ func TestHooksLeaveFoldsToTheWarmUp(t *testing.T) {
 
 	var warmed []byte
 	end := payload("claude", "SessionEnd", "s1", dir, map[string]any{"reason": "exit"})
-	hook("session-end", end, func(p []byte) { warmed = p })
+	hook("session-end", end, func(args []string, p []byte) {
+		require.Equal(t, []string{"warm"}, args)
+		warmed = p
+	})
 	after, err := os.ReadFile(snapshot)
 	require.NoError(t, err)
 	require.Equal(t, base, after, "the hook did not fold")

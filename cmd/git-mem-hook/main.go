@@ -28,13 +28,9 @@ func main() {
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		Debug:  os.Getenv("GIT_MEM_DEBUG") != "",
 		Getenv: os.Getenv, Now: time.Now,
-		Warm: func(payload []byte) {
-			// this binary warms what git-mem would: the snapshot (neither
-			// links the search index, which the MCP server keeps itself)
-			if exe, err := os.Executable(); err == nil {
-				_ = hooks.StartWarm(exe, payload)
-			}
-		},
+		// this binary warms what git-mem would: the snapshot (neither
+		// links the search index, which the MCP server keeps itself)
+		Later: hooks.Background,
 	})
 	os.Exit(0)
 }

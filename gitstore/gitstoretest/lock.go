@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,14 +45,28 @@ func Hold() {
 // it holds its lock (Hold), and kills it, leaving the lock behind.
 func KillHolder(t testing.TB, holder, env, value string) {
 	t.Helper()
+	StartHolder(t, holder, env, value)()
+}
+
+// StartHolder is KillHolder that leaves the holder running, holding its
+// lock, until the returned kill is called (or the test ends).
+func StartHolder(t testing.TB, holder, env, value string) (kill func()) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+holder+"$")
 	cmd.Env = append(os.Environ(), env+"="+value)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	var once sync.Once
+	kill = func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(kill)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err)
 	require.Equal(t, locked, line)
-	require.NoError(t, cmd.Process.Kill())
-	_ = cmd.Wait()
+	return kill
 }
