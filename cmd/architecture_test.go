@@ -43,6 +43,7 @@ var owners = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc": "mcp",
 	"github.com/tailscale/hujson":                    "install",
 	"github.com/pelletier/go-toml/v2":                "install",
+	"golang.org/x/sys":                               "index/bleveindex",
 }
 
 func TestImportDirection(t *testing.T) {

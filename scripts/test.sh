@@ -14,6 +14,10 @@ if ! go mod tidy -diff; then
 	exit 1
 fi
 go vet ./...
+# the commands build for the other systems a user may install them on
+for goos in windows darwin; do
+	GOOS=$goos go build ./...
+done
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # Hooks are held to their real deadlines (700 ms for session end), and the
 # cmd package's process tests (8 clones syncing at once, writers killed

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -225,7 +224,8 @@ func (e *engine) openSynced(ctx context.Context) (idx bleve.Index, st *state, re
 }
 
 // lockSync takes the lock that serializes changes to the index directory (a
-// file beside it, locked with flock so that a killed holder releases it),
+// file beside it, locked by the system (flock, LockFileEx) so that a killed
+// holder releases it),
 // waiting at most timeout; past that the index is busy.
 func lockSync(dir string, timeout time.Duration) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -237,16 +237,16 @@ func lockSync(dir string, timeout time.Duration) (unlock func(), err error) {
 	}
 	deadline := time.Now().Add(timeout)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		locked, err := tryLockFile(f)
+		if err != nil {
 			f.Close()
 			return nil, err
+		}
+		if locked {
+			return func() {
+				unlockFile(f)
+				f.Close()
+			}, nil
 		}
 		if time.Now().After(deadline) {
 			f.Close()
