@@ -114,6 +114,45 @@ type journalEntry struct {
 	Ops  []cacheOp                 `json:"ops"`
 }
 
+// journalLine is a journal entry as read: its memories' documents are
+// left raw for gitstore.DecodeMemory, which reads a memory without
+// reflection. Decoding a journalEntry, encoding/json would set up its
+// encoders and decoders for the memory type and all it holds first: in a
+// session start after a write, most of the time spent on the journal.
+type journalLine struct {
+	From map[gitstore.Scope]string `json:"from"`
+	To   map[gitstore.Scope]string `json:"to"`
+	Ops  []struct {
+		Put *struct {
+			Scope gitstore.Scope  `json:"scope"`
+			M     json.RawMessage `json:"m"`
+		} `json:"put,omitempty"`
+		Del string `json:"del,omitempty"`
+	} `json:"ops"`
+}
+
+// decodeJournalEntry reads a journal line; false when it is torn or holds
+// a memory that is not a valid document.
+func decodeJournalEntry(line []byte) (journalEntry, bool) {
+	var l journalLine
+	if json.Unmarshal(line, &l) != nil {
+		return journalEntry{}, false
+	}
+	e := journalEntry{From: l.From, To: l.To, Ops: make([]cacheOp, 0, len(l.Ops))}
+	for _, op := range l.Ops {
+		if op.Put == nil {
+			e.Ops = append(e.Ops, cacheOp{Del: op.Del})
+			continue
+		}
+		m, err := gitstore.DecodeMemory(op.Put.M)
+		if err != nil {
+			return journalEntry{}, false
+		}
+		e.Ops = append(e.Ops, cacheOp{Put: &cachedMem{Scope: op.Put.Scope, M: m}, Del: op.Del})
+	}
+	return e, true
+}
+
 // readStartCache reads the first line of the cache file; nil when it is
 // missing, unreadable or of another version.
 func readStartCache(path string) *startCache {
@@ -133,8 +172,8 @@ func readStartCache(path string) *startCache {
 	c.Standing = standing
 	for _, line := range journal {
 		c.journaled++
-		var e journalEntry
-		if json.Unmarshal(line, &e) != nil || !maps.Equal(e.From, c.Tips) {
+		e, ok := decodeJournalEntry(line)
+		if !ok || !maps.Equal(e.From, c.Tips) {
 			continue // torn, or written from other tips: caught up by diffs
 		}
 		for _, op := range e.Ops {

@@ -229,13 +229,17 @@ func TestJournalWrites(t *testing.T) {
 }
 
 // readStartCache applies a journal line only from the tips reached so far:
-// one written from other tips (a concurrent start's) or torn is skipped.
+// one written from other tips (a concurrent start's), torn, or holding a
+// memory that is no valid document is skipped.
 func TestStartCacheJournalFollowsTips(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "start.json")
 	_, st := bootRepo(t)
 	a := cachedMem{gitstore.ScopeProject, addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer tabs"})}
 	b := cachedMem{gitstore.ScopeProject, addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Text: "Prefer short names"})}
 	ka, kb := cacheKey(a.Scope, a.M.ID), cacheKey(b.Scope, b.M.ID)
+	invalid := *b.M
+	invalid.Trust = 7
+	bad := cachedMem{b.Scope, &invalid}
 	c := newStartCache()
 	c.Tips[gitstore.ScopeProject] = "t1"
 	c.Standing[ka] = a
@@ -258,6 +262,7 @@ func TestStartCacheJournalFollowsTips(t *testing.T) {
 		{"a chain", entry("t1", "t2", cacheOp{Put: &b}) + entry("t2", "t3", cacheOp{Del: ka}), "t3", []string{kb}},
 		{"one from other tips", entry("t0", "t2", cacheOp{Del: ka}), "t1", []string{ka}},
 		{"a torn line, then a sound one", entry("t1", "t2", cacheOp{Put: &b})[:20] + "\n" + entry("t1", "t3", cacheOp{Del: ka}), "t3", nil},
+		{"an invalid memory, then a sound line", entry("t1", "t2", cacheOp{Put: &bad}) + entry("t1", "t3", cacheOp{Put: &b}), "t3", []string{ka, kb}},
 	}
 	for _, tc := range tests {
 		require.NoError(t, os.WriteFile(path, append(append([]byte(nil), base...), tc.journal...), 0o600))
@@ -265,6 +270,13 @@ func TestStartCacheJournalFollowsTips(t *testing.T) {
 		require.NotNil(t, got, tc.name)
 		require.Equal(t, tc.tip, got.Tips[gitstore.ScopeProject], tc.name)
 		require.ElementsMatch(t, tc.standing, slices.Collect(maps.Keys(got.Standing)), tc.name)
+		if put, ok := got.Standing[kb]; ok {
+			want, err := b.M.Encode()
+			require.NoError(t, err)
+			doc, err := put.M.Encode()
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(doc), "%s: the journal's memory reads back whole", tc.name)
+		}
 	}
 }
 

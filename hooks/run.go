@@ -549,7 +549,7 @@ func (h *handler) stop(ctx context.Context) ([]byte, error) {
 	if err != nil || !remind {
 		return nil, err
 	}
-	return marshal(map[string]any{"decision": "block", "reason": ReminderText})
+	return stringObject("decision", "block", "reason", ReminderText), nil
 }
 
 // Output is the JSON an agent expects for an injection of text at an
@@ -562,7 +562,7 @@ func Output(agent, event, text string) ([]byte, error) {
 		if event != agents.EventSessionStart {
 			return nil, nil
 		}
-		return marshal(map[string]any{"additional_context": text})
+		return stringObject("additional_context", text), nil
 	}
 	if agent == agents.Copilot {
 		// the Copilot CLI passes on a top-level additionalContext and drops
@@ -570,7 +570,7 @@ func Output(agent, event, text string) ([]byte, error) {
 		if event != agents.EventSessionStart && event != agents.EventPrompt {
 			return nil, nil
 		}
-		return marshal(map[string]any{"additionalContext": text})
+		return stringObject("additionalContext", text), nil
 	}
 	name := ""
 	switch event {
@@ -584,23 +584,34 @@ func Output(agent, event, text string) ([]byte, error) {
 	default:
 		return nil, nil
 	}
-	type specific struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	}
-	return marshal(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{name, text}})
+	out := append([]byte(`{"hookSpecificOutput":`), stringObject("hookEventName", name, "additionalContext", text)...)
+	return append(out, '}'), nil
 }
 
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// stringObject is the JSON object of the given keys and string values, in
+// that order. Hooks write their output with it: encoding/json would first
+// reflect over a struct or map type, which a process that lives for
+// milliseconds pays every time.
+func stringObject(kv ...string) []byte {
+	b := []byte{'{'}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendJSONString(b, kv[i]), ':')
+		b = appendJSONString(b, kv[i+1])
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return append(b, '}')
+}
+
+// appendJSONString appends s as encoding/json writes a string, without its
+// HTML escapes (agents show the text as it is).
+func appendJSONString(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 // Log file limits: past logMaxBytes the log becomes hooks.log.1 (replacing
