@@ -11,52 +11,50 @@ import (
 // more than the file's whole content; these methods read and write the
 // fields by name. The JSON is the one the field tags of Marker describe.
 
+// markerField is one field of a marker's JSON: its key, a pointer to its
+// value, and whether it is left out when written (the tag's omitempty or
+// omitzero).
+type markerField struct {
+	key  string
+	v    any
+	omit bool
+}
+
+// fields are the marker's JSON fields, in the order of its type.
+func (m *Marker) fields() []markerField {
+	return []markerField{
+		{"session", &m.Session, false},
+		{"agent", &m.Agent, m.Agent == ""},
+		{"head", &m.Head, m.Head == ""},
+		{"branch", &m.Branch, m.Branch == ""},
+		{"dirty", &m.Dirty, len(m.Dirty) == 0},
+		{"digest", &m.Digest, m.Digest == ""},
+		{"memory_tip", &m.MemoryTip, m.MemoryTip == ""},
+		{"started", &m.Started, false},
+		{"injected", &m.Injected, m.Injected.IsZero()},
+		{"prompts", &m.Prompts, m.Prompts == 0},
+		{"reminded", &m.Reminded, m.Reminded == 0},
+		{"note", &m.Note, m.Note == ""},
+		{"note_state", &m.NoteState, m.NoteState == ""},
+	}
+}
+
 // MarshalJSON writes the marker as a JSON object.
 func (m Marker) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
-	var err error
-	field := func(key string, v any) {
+	for _, f := range m.fields() {
+		if f.omit {
+			continue
+		}
+		raw, err := json.Marshal(f.v)
 		if err != nil {
-			return
+			return nil, err
 		}
-		var raw []byte
-		if raw, err = json.Marshal(v); err == nil {
-			if len(b) > 1 {
-				b = append(b, ',')
-			}
-			b = append(strconv.AppendQuote(b, key), ':')
-			b = append(b, raw...)
+		if len(b) > 1 {
+			b = append(b, ',')
 		}
-	}
-	text := func(key, v string) {
-		if v != "" {
-			field(key, v)
-		}
-	}
-	count := func(key string, v int) {
-		if v != 0 {
-			field(key, v)
-		}
-	}
-	field("session", m.Session)
-	text("agent", m.Agent)
-	text("head", m.Head)
-	text("branch", m.Branch)
-	if len(m.Dirty) > 0 {
-		field("dirty", m.Dirty)
-	}
-	text("digest", m.Digest)
-	text("memory_tip", m.MemoryTip)
-	field("started", m.Started)
-	if !m.Injected.IsZero() {
-		field("injected", m.Injected)
-	}
-	count("prompts", m.Prompts)
-	count("reminded", m.Reminded)
-	text("note", m.Note)
-	text("note_state", m.NoteState)
-	if err != nil {
-		return nil, err
+		b = append(strconv.AppendQuote(b, f.key), ':')
+		b = append(b, raw...)
 	}
 	return append(b, '}'), nil
 }
@@ -64,28 +62,16 @@ func (m Marker) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a marker written by MarshalJSON (or by encoding/json
 // from the field tags); unknown fields are ignored.
 func (m *Marker) UnmarshalJSON(data []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	var err error
-	field := func(key string, v any) {
-		if raw, ok := fields[key]; ok && err == nil {
-			err = json.Unmarshal(raw, v)
+	for _, f := range m.fields() {
+		if v, ok := raw[f.key]; ok {
+			if err := json.Unmarshal(v, f.v); err != nil {
+				return err
+			}
 		}
 	}
-	field("session", &m.Session)
-	field("agent", &m.Agent)
-	field("head", &m.Head)
-	field("branch", &m.Branch)
-	field("dirty", &m.Dirty)
-	field("digest", &m.Digest)
-	field("memory_tip", &m.MemoryTip)
-	field("started", &m.Started)
-	field("injected", &m.Injected)
-	field("prompts", &m.Prompts)
-	field("reminded", &m.Reminded)
-	field("note", &m.Note)
-	field("note_state", &m.NoteState)
-	return err
+	return nil
 }

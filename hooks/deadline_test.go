@@ -58,6 +58,21 @@ func locksHeldBy(t *testing.T, gitDir string, pid int) []string {
 	return held
 }
 
+// sessionCommitted makes dir's session s1 commit a change after start (the
+// hook start runs), and returns a reader of the repository's session notes.
+func sessionCommitted(t *testing.T, dir string, start func()) (notes func() []*gitstore.Memory) {
+	t.Helper()
+	start()
+	write(t, dir, "refund.go", "package refund\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
+	return func() []*gitstore.Memory {
+		ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
+		require.NoError(t, err)
+		return ms
+	}
+}
+
 // TestHookDeadlineLeavesNoLock: a session-end hook process that reaches its
 // deadline in the middle of writing the session note exits without leaving
 // a lock of its own (it left the note lock, so the session's next note was
@@ -72,15 +87,9 @@ func TestHookDeadlineLeavesNoLock(t *testing.T) {
 	isolate(t)
 	dir := newRepo(t, false)
 	gitDir := filepath.Join(dir, ".git")
-	exe(t, hookBin, payload(agents.Claude, "SessionStart", "s1", dir, nil), agents.EventSessionStart, "--agent", agents.Claude)
-	write(t, dir, "refund.go", "package refund\n")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
-	notes := func() []*gitstore.Memory {
-		ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
-		require.NoError(t, err)
-		return ms
-	}
+	notes := sessionCommitted(t, dir, func() {
+		exe(t, hookBin, payload(agents.Claude, "SessionStart", "s1", dir, nil), agents.EventSessionStart, "--agent", agents.Claude)
+	})
 
 	end := exec.Command(hookBin, agents.EventSessionEnd, "--agent", agents.Claude)
 	end.Stdin = strings.NewReader(payload(agents.Claude, "SessionEnd", "s1", dir, nil))
@@ -123,15 +132,9 @@ func TestLateNoteIsFinishedInTheBackground(t *testing.T) {
 		t.Run(tc.agent+" "+tc.event, func(t *testing.T) {
 			isolate(t)
 			dir := newRepo(t, false)
-			run(t, agents.EventSessionStart, tc.agent, payload(tc.agent, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
-			write(t, dir, "refund.go", "package refund\n")
-			git(t, dir, "add", ".")
-			git(t, dir, "commit", "-qm", "Verify refund webhooks against the raw body")
-			notes := func() []*gitstore.Memory {
-				ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
-				require.NoError(t, err)
-				return ms
-			}
+			notes := sessionCommitted(t, dir, func() {
+				run(t, agents.EventSessionStart, tc.agent, payload(tc.agent, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
+			})
 
 			end := payload(tc.agent, tc.name, "s1", dir, nil)
 			var args []string
