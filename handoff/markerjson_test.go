@@ -39,7 +39,7 @@ func TestMarkerJSONMatchesReflection(t *testing.T) {
 			require.NoError(t, json.Unmarshal(data, &plain))
 			require.Equal(t, Marker(plain), back)
 			require.True(t, back.Started.Equal(m.Started))
-			require.Equal(t, m.Dirty == nil || len(m.Dirty) == 0, len(back.Dirty) == 0)
+			require.Equal(t, len(m.Dirty) == 0, len(back.Dirty) == 0)
 		}
 	}
 }
