@@ -397,6 +397,20 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 	}()
 	among, _ := c.(amongReader)
 	var sorted []uint64 // candidates, ascending, once no new ones can enter
+	// a posting's length normalization, k1·(1-b+b·dl/avgdl), by document
+	// length (0: not yet known; it is never 0): computed once per length, by
+	// the same operations in the same order, so that the scores are the
+	// same to the bit
+	var norms [maxCachedNorm]float64
+	norm := func(dl int) float64 {
+		if dl < 0 || dl >= maxCachedNorm {
+			return bm25K1 * (1 - bm25B + bm25B*float64(dl)/avgdl)
+		}
+		if norms[dl] == 0 {
+			norms[dl] = bm25K1 * (1 - bm25B + bm25B*float64(dl)/avgdl)
+		}
+		return norms[dl]
+	}
 	for g := range groups {
 		// a closed group closes the ones after it (suffix and specificity
 		// fall with g): no new candidate enters from then on
@@ -425,7 +439,7 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 					dls = append(dls, int32(dl))
 				}
 				t := float64(tf)
-				s := w * t * (bm25K1 + 1) / (t + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
+				s := w * t * (bm25K1 + 1) / (t + norm(dl))
 				k := int(i)*G + gg
 				if s > best[k] {
 					best[k] = s
@@ -452,13 +466,13 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 		rel := 0.0
 		for g, s := range best[i*G : i*G+G] {
 			if s > 0 {
-				rel += math.Min(s, capv*refs[g])
+				rel += min(s, capv*refs[g])
 			}
 		}
 		return rel / total
 	}
-	candidate := func(i int) cand {
-		cd := cand{doc: docs[i], rel: relevance(i)}
+	candidate := func(i int, rel float64) cand {
+		cd := cand{doc: docs[i], rel: rel}
 		tokens := 0
 		for g, s := range best[i*G : i*G+G] {
 			if s <= 0 {
@@ -481,25 +495,35 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 	if k <= 0 {
 		var out []cand
 		for i := range docs {
-			if cd := candidate(i); cd.rel >= candFloor {
-				out = append(out, cd)
+			if rel := relevance(i); rel >= candFloor {
+				out = append(out, candidate(i, rel))
 			}
 		}
 		return out, len(out), qs, nil
 	}
 	h := relHeap{k: k}
+	// each document's relevance, kept for the second pass (allocated at
+	// once: grown as it fills, its copies would cost a hook the pages of
+	// twice its size)
+	rels := tb.rels
+	if cap(rels) < len(docs) {
+		rels = make([]float64, len(docs))
+		tb.rels = rels
+	}
+	rels = rels[:len(docs)]
 	above := 0
 	for i := range docs {
-		if rel := relevance(i); rel >= candFloor {
+		rels[i] = relevance(i)
+		if rels[i] >= candFloor {
 			above++
-			h.push(rel)
+			h.push(rels[i])
 		}
 	}
 	threshold := h.threshold(candFloor)
 	var top []cand
-	for i := range docs {
-		if relevance(i) >= threshold {
-			top = append(top, candidate(i))
+	for i, rel := range rels {
+		if rel >= threshold {
+			top = append(top, candidate(i, rel))
 		}
 	}
 	sortByRelevance(top)
@@ -514,6 +538,10 @@ type slotTable struct {
 }
 
 const denseSlots = 1 << 22
+
+// maxCachedNorm bounds the document lengths whose length normalization
+// scoreTop keeps (a memory's text is a few dozen words).
+const maxCachedNorm = 512
 
 // reset forgets the slots of docs, the documents set since the last reset.
 func (t *slotTable) reset(docs []uint64) {
@@ -537,6 +565,7 @@ type scoreTables struct {
 	exact []bool
 	tfs   []uint16 // saturating: a memory's text is far shorter
 	dls   []int32
+	rels  []float64 // each document's relevance
 }
 
 // maxKeptCells bounds the tables kept between calls (cells of best, about

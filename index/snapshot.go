@@ -422,15 +422,31 @@ func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) erro
 	if s.mapped == nil {
 		*bp = b // a mapped list is the map's, read-only
 	}
-	r := &byteReader{b: b}
-	doc := uint64(0)
+	// each posting is three uvarints (the gap to the document, the term's
+	// count, the document's length), most of them one byte: decoded here
+	// without a call per number, which recall at 100,000 memories makes
+	// hundreds of thousands of times
+	doc, off := uint64(0), 0
 	for k := 0; k < ti.df; k++ {
-		doc += r.uvarint()
-		tf, dl := r.uvarint(), r.uvarint()
-		if r.err != nil || doc >= uint64(s.ndocs) {
+		var v [3]uint64
+		for j := range v {
+			if off < len(b) && b[off] < 0x80 {
+				v[j] = uint64(b[off])
+				off++
+				continue
+			}
+			x, n := binary.Uvarint(b[off:])
+			if n <= 0 {
+				return fmt.Errorf("%w: postings at %d", ErrSnapshot, ti.off)
+			}
+			v[j] = x
+			off += n
+		}
+		doc += v[0]
+		if doc >= uint64(s.ndocs) {
 			return fmt.Errorf("%w: postings at %d", ErrSnapshot, ti.off)
 		}
-		fn(doc, int(tf), int(dl))
+		fn(doc, int(v[1]), int(v[2]))
 	}
 	return nil
 }
