@@ -12,11 +12,21 @@
 # reindex at 1,000, 10,000 and 100,000 memories (SCALE_SIZES), each as a
 # ratio to a no-op Go binary in one interleaved run (SCALE_RUNS, default 30),
 # and writes it to docs/bench-scale.md, which the README quotes.
-# SCALE_BASELINE=DIR times the git-mem and git-mem-hook in DIR (another
-# version, built by hand) in the same run.
+# SCALE_BASELINE_REV=COMMIT builds that version's binaries the way the
+# current ones are built (CGO_ENABLED=0: a cgo build starts its commands
+# 10-15% slower) and times them in the same run; SCALE_BASELINE=DIR times the
+# git-mem and git-mem-hook already in DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${BENCHTIME:-200x}
+
+if [ -n "${SCALE_BASELINE_REV:-}" ]; then
+	base=$(mktemp -d)
+	trap 'git worktree remove --force "$base/src" 2>/dev/null || true; rm -rf "$base"' EXIT
+	git worktree add -q --detach "$base/src" "$SCALE_BASELINE_REV"
+	(cd "$base/src" && CGO_ENABLED=0 go build -o "$base/bin/" ./cmd/...)
+	SCALE_BASELINE="$base/bin"
+fi
 
 echo "== scale: the everyday commands at 1,000, 10,000 and 100,000 memories, against a no-op"
 GIT_MEM_BENCH_SIZES=${SCALE_SIZES:-1000,10000,100000} GIT_MEM_BENCH_RUNS=${SCALE_RUNS:-30} \
