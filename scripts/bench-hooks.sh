@@ -6,8 +6,9 @@
 #
 #   scripts/bench-hooks.sh [RUNS]      (default 30 runs of each)
 #
-# With GIT_MEM_BENCH_BASELINE=/path/to/another/git-mem-hook (an earlier
-# version, built by hand) that binary is timed in the same run too.
+# With GIT_MEM_BENCH_BASELINE_REV=COMMIT that version's git-mem-hook is built
+# the way the current one is (CGO_ENABLED=0) and timed in the same run too;
+# GIT_MEM_BENCH_BASELINE=/path/to/another/git-mem-hook times that binary.
 #
 # On a busy machine the figures move with the load; the ratios are taken
 # between commands run one after the other, so they move less.
@@ -19,4 +20,12 @@
 set -eu
 runs=${1:-30}
 cd "$(dirname "$0")/.."
-GIT_MEM_BENCH_RUNS=$runs exec go test ./hooks -run '^$' -bench '^BenchmarkHookCost$' -benchtime 1x -count 1 -timeout 30m
+if [ -n "${GIT_MEM_BENCH_BASELINE_REV:-}" ]; then
+	base=$(mktemp -d)
+	trap 'git worktree remove --force "$base/src" 2>/dev/null || true; rm -rf "$base"' EXIT
+	git worktree add -q --detach "$base/src" "$GIT_MEM_BENCH_BASELINE_REV"
+	(cd "$base/src" && CGO_ENABLED=0 go build -o "$base/git-mem-hook" ./cmd/git-mem-hook)
+	GIT_MEM_BENCH_BASELINE="$base/git-mem-hook"
+	export GIT_MEM_BENCH_BASELINE
+fi
+GIT_MEM_BENCH_RUNS=$runs go test ./hooks -run '^$' -bench '^BenchmarkHookCost$' -benchtime 1x -count 1 -timeout 30m
