@@ -150,3 +150,24 @@ func FuzzDecodeMemory(f *testing.F) {
 		requireDecodedAsEncodingJSON(t, data)
 	})
 }
+
+// BenchmarkDecodeMemory reads a memory document as the store and the start
+// cache read one (decoded and checked).
+func BenchmarkDecodeMemory(b *testing.B) {
+	var docs [][]byte
+	for _, m := range sampleMemories() {
+		data, err := m.Encode()
+		require.NoError(b, err)
+		if _, err := DecodeMemory(data); err == nil {
+			docs = append(docs, data)
+		}
+	}
+	require.NotEmpty(b, docs)
+	i := 0
+	for b.Loop() {
+		if _, err := DecodeMemory(docs[i%len(docs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
