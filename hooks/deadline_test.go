@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/hooks"
 )
 
@@ -173,4 +174,39 @@ func TestLateNoteIsFinishedInTheBackground(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLateStartIsRecordedInTheBackground: a session-start hook process that
+// passes its deadline before it records the session's start (git is slow
+// to list the worktree) leaves that to the warm-up it starts, so the
+// session's end still has a start to write its note from.
+func TestLateStartIsRecordedInTheBackground(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the hook binary")
+	}
+	_, hookBin := buildBinaries(t)
+	isolate(t)
+	dir := newRepo(t, false)
+	write(t, dir, "draft.md", "an untracked file: git status must run\n")
+	repo, err := gitstore.Open(dir)
+	require.NoError(t, err)
+	sessions, err := handoff.OpenSessions(repo)
+	require.NoError(t, err)
+
+	start := exec.Command(hookBin, agents.EventSessionStart, "--agent", agents.Claude)
+	start.Stdin = strings.NewReader(payload(agents.Claude, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
+	start.Env = append(os.Environ(), "PATH="+slowGit(t, "1"), "GIT_MEM_HOOK_DEADLINE_MS=100")
+	out, err := start.Output()
+	require.NoError(t, err, "a hook exits 0")
+	require.Empty(t, out, "nothing injected past the deadline")
+	m, err := sessions.Load("s1")
+	require.NoError(t, err)
+	require.Nil(t, m, "the hook exited before it recorded the start")
+
+	require.Eventually(t, func() bool {
+		m, err = sessions.Load("s1")
+		return err == nil && m != nil
+	}, 30*time.Second, 50*time.Millisecond, "the warm-up records the session's start")
+	require.Equal(t, strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")), m.Head)
+	require.Equal(t, []string{"draft.md"}, m.Dirty)
 }

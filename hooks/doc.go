@@ -70,7 +70,9 @@
 // environment variable GIT_MEM_HOOK_DEADLINE_MS overrides it. A hook that
 // writes the session note and passes its deadline before the note is
 // written hands its payload to "hook finish" in the background, so a loaded
-// machine delays the note and loses nothing. Hooks never
+// machine delays the note and loses nothing; the warm-up of a session-start
+// or prompt hook past its deadline records the session's start if the hook
+// did not. Hooks never
 // fold the recall snapshot's delta into a new base (a second at 100,000
 // memories): they append under index.DeferFolds and leave the fold to warm.
 // SIGINT and SIGTERM cancel a hook like its deadline once it has taken a

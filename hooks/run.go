@@ -459,7 +459,15 @@ func startOptions(repo *gitstore.Repo, now time.Time) handoff.StartOptions {
 }
 
 // warm brings the start cache and the index up to date, once at a time.
+// First, for the session-start or prompt hook whose payload it has, it
+// records the session's start if that hook ran out of time before it did:
+// without a marker, the session's end would have no note to write.
 func (h *handler) warm(ctx context.Context) error {
+	if ev := agents.NormalizeEvent(h.p.HookEventName); (ev == agents.EventSessionStart || ev == agents.EventPrompt) && h.p.Session() != "" {
+		if _, err := h.marker(ctx); err != nil {
+			return err
+		}
+	}
 	lock := h.repo.Mem().WarmLock()
 	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 		return err
