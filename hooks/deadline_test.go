@@ -179,7 +179,8 @@ func TestLateNoteIsFinishedInTheBackground(t *testing.T) {
 // TestLateStartIsRecordedInTheBackground: a session-start hook process that
 // passes its deadline before it records the session's start (git is slow
 // to list the worktree) leaves that to the warm-up it starts, so the
-// session's end still has a start to write its note from.
+// session's end still has a start to write its note from. The agent is
+// Qwen Code, whose payloads are Claude Code's: the warm-up is told which.
 func TestLateStartIsRecordedInTheBackground(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hook binary")
@@ -193,8 +194,8 @@ func TestLateStartIsRecordedInTheBackground(t *testing.T) {
 	sessions, err := handoff.OpenSessions(repo)
 	require.NoError(t, err)
 
-	start := exec.Command(hookBin, agents.EventSessionStart, "--agent", agents.Claude)
-	start.Stdin = strings.NewReader(payload(agents.Claude, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
+	start := exec.Command(hookBin, agents.EventSessionStart, "--agent", agents.Qwen)
+	start.Stdin = strings.NewReader(payload(agents.Qwen, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
 	start.Env = append(os.Environ(), "PATH="+slowGit(t, "1"), "GIT_MEM_HOOK_DEADLINE_MS=100")
 	out, err := start.Output()
 	require.NoError(t, err, "a hook exits 0")
@@ -209,4 +210,5 @@ func TestLateStartIsRecordedInTheBackground(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond, "the warm-up records the session's start")
 	require.Equal(t, strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")), m.Head)
 	require.Equal(t, []string{"draft.md"}, m.Dirty)
+	require.Equal(t, agents.WriterName(agents.Qwen), m.Agent)
 }

@@ -80,11 +80,11 @@ type Request struct {
 	// Deadline overrides the event's internal deadline.
 	Deadline time.Duration
 	// Later, when set, starts "hook <args...>" of this executable in the
-	// background with the payload on its stdin (Background does): "warm"
-	// when a session-start or prompt hook passes its deadline, or leaves
-	// the recall snapshot's delta due for a fold (index.FoldDue); "finish
-	// --agent <agent>" when a hook that writes the session note passes its
-	// deadline before the note is written.
+	// background with the payload on its stdin (Background does): "warm
+	// --agent <agent>" when a session-start or prompt hook passes its
+	// deadline, or leaves the recall snapshot's delta due for a fold
+	// (index.FoldDue); "finish --agent <agent>" when a hook that writes the
+	// session note passes its deadline before the note is written.
 	Later func(args []string, payload []byte)
 }
 
@@ -163,12 +163,12 @@ func Run(ctx context.Context, r Request) *Outcome {
 		switch {
 		case data == nil || r.Later == nil:
 		case out.Event == agents.EventSessionStart || out.Event == agents.EventPrompt:
-			r.Later([]string{eventWarm}, data)
+			r.Later(backgroundArgs(eventWarm, agent), data)
 			res.err = fmt.Errorf("%w; caches are being brought up to date in the background", res.err)
 		case writesNote(out.Event, agent):
 			// started before the worker lets go of the note's lock: an
 			// agent may kill a hook soon after its own timeout
-			r.Later(finishArgs(agent), data)
+			r.Later(backgroundArgs(eventFinish, agent), data)
 			res.err = fmt.Errorf("%w; the session note is being written in the background", res.err)
 		}
 		// The worker sees ctx end and stops; a lock it holds (a ref's, a
@@ -213,12 +213,14 @@ func (b *payloadBox) get() ([]byte, string) {
 	return b.data, b.agent
 }
 
-// finishArgs are the arguments of the background finish of agent's note.
-func finishArgs(agent string) []string {
+// backgroundArgs are the arguments of a background event for agent's hook:
+// the agent is named, as a payload alone does not always tell it (Qwen
+// Code's are Claude Code's).
+func backgroundArgs(event, agent string) []string {
 	if agent == "" {
-		return []string{eventFinish}
+		return []string{event}
 	}
-	return []string{eventFinish, "--agent", agent}
+	return []string{event, "--agent", agent}
 }
 
 // writesNote says whether the hook of event writes the session note.
@@ -317,7 +319,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	// a warm-up in the background
 	out, err := h.handle(index.DeferFolds(ctx), event)
 	if r.Later != nil && index.FoldDue(set) {
-		r.Later([]string{eventWarm}, payload)
+		r.Later(backgroundArgs(eventWarm, agent), payload)
 	}
 	return out, err
 }

@@ -102,7 +102,7 @@ func TestHooksLeaveFoldsToTheWarmUp(t *testing.T) {
 	var warmed []byte
 	end := payload("claude", "SessionEnd", "s1", dir, map[string]any{"reason": "exit"})
 	hook("session-end", end, func(args []string, p []byte) {
-		require.Equal(t, []string{"warm"}, args)
+		require.Equal(t, []string{"warm", "--agent", "claude"}, args)
 		warmed = p
 	})
 	after, err := os.ReadFile(snapshot)
