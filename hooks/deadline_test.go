@@ -74,6 +74,20 @@ func sessionCommitted(t *testing.T, dir string, start func()) (notes func() []*g
 	}
 }
 
+// lateHook runs the hook binary for event with git taking gitWait seconds
+// and a deadline of deadlineMS, checks that it exits 0 with nothing on
+// stdout, and returns its process id.
+func lateHook(t *testing.T, hookBin, event, agent, stdin, gitWait, deadlineMS string) (pid int) {
+	t.Helper()
+	cmd := exec.Command(hookBin, event, "--agent", agent)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "PATH="+slowGit(t, gitWait), "GIT_MEM_HOOK_DEADLINE_MS="+deadlineMS)
+	out, err := cmd.Output()
+	require.NoError(t, err, "a hook exits 0")
+	require.Empty(t, out, "nothing on stdout past the deadline")
+	return cmd.Process.Pid
+}
+
 // TestHookDeadlineLeavesNoLock: a session-end hook process that reaches its
 // deadline in the middle of writing the session note exits without leaving
 // a lock of its own (it left the note lock, so the session's next note was
@@ -92,13 +106,8 @@ func TestHookDeadlineLeavesNoLock(t *testing.T) {
 		exe(t, hookBin, payload(agents.Claude, "SessionStart", "s1", dir, nil), agents.EventSessionStart, "--agent", agents.Claude)
 	})
 
-	end := exec.Command(hookBin, agents.EventSessionEnd, "--agent", agents.Claude)
-	end.Stdin = strings.NewReader(payload(agents.Claude, "SessionEnd", "s1", dir, nil))
-	end.Env = append(os.Environ(), "PATH="+slowGit(t, "0.3"), "GIT_MEM_HOOK_DEADLINE_MS=150")
-	out, err := end.Output()
-	require.NoError(t, err, "a hook exits 0")
-	require.Empty(t, out)
-	require.Empty(t, locksHeldBy(t, gitDir, end.Process.Pid), "a hook past its deadline releases what it holds")
+	pid := lateHook(t, hookBin, agents.EventSessionEnd, agents.Claude, payload(agents.Claude, "SessionEnd", "s1", dir, nil), "0.3", "150")
+	require.Empty(t, locksHeldBy(t, gitDir, pid), "a hook past its deadline releases what it holds")
 
 	require.Eventually(t, func() bool {
 		return len(notes()) == 1 && len(locksUnder(t, gitDir)) == 0
@@ -194,12 +203,7 @@ func TestLateStartIsRecordedInTheBackground(t *testing.T) {
 	sessions, err := handoff.OpenSessions(repo)
 	require.NoError(t, err)
 
-	start := exec.Command(hookBin, agents.EventSessionStart, "--agent", agents.Qwen)
-	start.Stdin = strings.NewReader(payload(agents.Qwen, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
-	start.Env = append(os.Environ(), "PATH="+slowGit(t, "1"), "GIT_MEM_HOOK_DEADLINE_MS=100")
-	out, err := start.Output()
-	require.NoError(t, err, "a hook exits 0")
-	require.Empty(t, out, "nothing injected past the deadline")
+	lateHook(t, hookBin, agents.EventSessionStart, agents.Qwen, payload(agents.Qwen, "SessionStart", "s1", dir, map[string]any{"source": "startup"}), "1", "100")
 	m, err := sessions.Load("s1")
 	require.NoError(t, err)
 	require.Nil(t, m, "the hook exited before it recorded the start")
