@@ -55,6 +55,8 @@ const (
 	candidateFloor = 0.25
 	// scoredGroups: the most query groups scored, the rarest in the store.
 	scoredGroups = 16
+	// maxScoredGroups bounds any setting of it (a cell's group is a byte).
+	maxScoredGroups = math.MaxUint8
 	// idfPriorDocs: the fewest memories idf counts a store as (see idf).
 	idfPriorDocs = 50
 	// longQuery: the relevance of a question of more groups than this is
@@ -119,7 +121,7 @@ func (c *config) scoredGroupsValue() int {
 	if c == nil || c.scoredGroups == 0 {
 		return scoredGroups
 	}
-	return c.scoredGroups
+	return min(c.scoredGroups, maxScoredGroups)
 }
 
 func (c *config) longQueryValue() int {
@@ -372,27 +374,27 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 	}
 	floor := cfg.candidateFloorValue() * total
 
-	// best[slot*G+g]: the best score of group g in the document at slot;
-	// exact[slot*G+g]: the query word itself matched (not only a synonym)
-	// room for every document the opening groups can bring, so that the
-	// tables are not copied as they grow
-	room := 0
+	// room for every document the opening groups can bring, and for a cell
+	// per posting up to two per document (most match one or two groups),
+	// so that the tables are seldom copied as they grow
+	room, postings := 0, 0
 	for g := range groups {
-		if qs.specific[g] {
-			for _, m := range groups[g] {
+		for _, m := range groups[g] {
+			if qs.specific[g] {
 				room += df[m.term]
 			}
+			postings += df[m.term]
 		}
 	}
 	room = min(room, n)
-	tb := takeTables(room, G)
+	tb := takeTables(room, min(postings, 2*room))
 	slots := &tb.slots
 	slots.reserve(n)
-	docs, best, exact := tb.docs, tb.best, tb.exact
-	tfs := tb.tfs // the matched word's frequency in the document, per group
-	dls := tb.dls // the document's length
+	docs := tb.docs // the document at each slot
+	dls := tb.dls   // its length
+	cells := &tb.cells
 	defer func() {
-		tb.docs, tb.best, tb.exact, tb.tfs, tb.dls = docs, best, exact, tfs, dls
+		tb.docs, tb.dls = docs, dls
 		tb.release()
 	}()
 	among, _ := c.(amongReader)
@@ -433,19 +435,17 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 					i = int32(len(docs))
 					slots.set(doc, i)
 					docs = append(docs, doc)
-					best = append(best, make([]float64, G)...)
-					exact = append(exact, make([]bool, G)...)
-					tfs = append(tfs, make([]uint16, G)...)
 					dls = append(dls, int32(dl))
+					cells.addDoc()
 				}
 				t := float64(tf)
 				s := w * t * (bm25K1 + 1) / (t + norm(dl))
-				k := int(i)*G + gg
-				if s > best[k] {
-					best[k] = s
+				cell := cells.of(i, gg)
+				if s > cell.best {
+					cell.best = s
 				}
-				exact[k] = exact[k] || self
-				tfs[k] = max(tfs[k], uint16(min(tf, math.MaxUint16)))
+				cell.exact = cell.exact || self
+				cell.tf = max(cell.tf, uint16(min(tf, math.MaxUint16)))
 			}
 			var err error
 			if open || among == nil || 4*len(docs) > d {
@@ -461,12 +461,14 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 			}
 		}
 	}
+	var order []*scoreCell
 	// a document's relevance, then the rest of its evidence
 	relevance := func(i int) float64 {
 		rel := 0.0
-		for g, s := range best[i*G : i*G+G] {
-			if s > 0 {
-				rel += min(s, capv*refs[g])
+		order = cells.inOrder(i, order)
+		for _, cell := range order {
+			if cell.best > 0 {
+				rel += min(cell.best, capv*refs[cell.group])
 			}
 		}
 		return rel / total
@@ -474,16 +476,18 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 	candidate := func(i int, rel float64) cand {
 		cd := cand{doc: docs[i], rel: rel}
 		tokens := 0
-		for g, s := range best[i*G : i*G+G] {
-			if s <= 0 {
+		order = cells.inOrder(i, order)
+		for _, cell := range order {
+			if cell.best <= 0 {
 				continue
 			}
-			tokens += int(tfs[i*G+g])
+			ref := refs[cell.group]
+			tokens += int(cell.tf)
 			cd.matched++
-			cd.matchedRef += refs[g]
-			cd.maxRef = max(cd.maxRef, refs[g])
-			if exact[i*G+g] {
-				cd.exactRef += refs[g]
+			cd.matchedRef += ref
+			cd.maxRef = max(cd.maxRef, ref)
+			if cell.exact {
+				cd.exactRef += ref
 			}
 		}
 		if dls[i] > 0 {
@@ -561,18 +565,73 @@ func (t *slotTable) reset(docs []uint64) {
 type scoreTables struct {
 	slots slotTable
 	docs  []uint64
-	best  []float64
-	exact []bool
-	tfs   []uint16 // saturating: a memory's text is far shorter
 	dls   []int32
+	cells groupCells
 	rels  []float64 // each document's relevance
 }
 
-// maxKeptCells bounds the tables kept between calls (cells of best, about
-// 11 bytes each with exact and tfs: 5.5 MB), so that a long-lived process
-// stays small: larger tables (a text of common words in a store of
-// 100,000 memories: every memory a candidate) are made for their call only.
-const maxKeptCells = 1 << 19
+// groupCells is what each group found in each document (by slot). A
+// document's cells are a list, latest group first: most candidates match
+// one or two of a query's groups, and a table of every group for every
+// candidate costs a new process its pages (at 100,000 memories,
+// megabytes).
+type groupCells struct {
+	latest []int32 // each document's latest cell (-1: none yet)
+	cells  []scoreCell
+}
+
+// addDoc makes room for the next slot's document.
+func (gc *groupCells) addDoc() { gc.latest = append(gc.latest, -1) }
+
+// of returns the document's cell of group g, made empty if it has none.
+// The groups are scored in turn, so a document's cell of the group being
+// scored, if it has one, is its latest.
+func (gc *groupCells) of(doc int32, g int) *scoreCell {
+	c := gc.latest[doc]
+	if c < 0 || int(gc.cells[c].group) != g {
+		c = int32(len(gc.cells))
+		gc.cells = append(gc.cells, scoreCell{prev: gc.latest[doc], group: uint8(g)})
+		gc.latest[doc] = c
+	}
+	return &gc.cells[c]
+}
+
+// inOrder returns the document's cells in the order of their groups, in
+// buf's memory: its sums are then added in the same order as a table of
+// every group would add them, and come out the same to the bit.
+func (gc *groupCells) inOrder(doc int, buf []*scoreCell) []*scoreCell {
+	buf = buf[:0]
+	for c := gc.latest[doc]; c >= 0; c = gc.cells[c].prev {
+		buf = append(buf, &gc.cells[c])
+	}
+	slices.Reverse(buf)
+	return buf
+}
+
+// reserve makes room for docs documents and cells cells.
+func (gc *groupCells) reserve(docs, cells int) {
+	if cap(gc.latest) < docs {
+		gc.latest = make([]int32, 0, docs)
+	}
+	if cap(gc.cells) < cells {
+		gc.cells = make([]scoreCell, 0, cells)
+	}
+}
+
+// scoreCell is what one group found in one document.
+type scoreCell struct {
+	best  float64 // the best score of the group's words
+	prev  int32   // the document's cell of an earlier group (-1: none)
+	tf    uint16  // the matched word's frequency, saturating (a memory's text is far shorter)
+	group uint8   // at most maxScoredGroups
+	exact bool    // the query word itself matched, not only a synonym
+}
+
+// maxKeptCells bounds the tables kept between calls (16 bytes a cell:
+// 4 MB), so that a long-lived process stays small: larger tables (a text
+// of common words in a store of 100,000 memories: every memory a
+// candidate) are made for their call only.
+const maxKeptCells = 1 << 18
 
 // spareTables holds the tables of the last call that finished; a call that
 // finds none (the first, or one concurrent with another) makes its own.
@@ -581,9 +640,9 @@ var spareTables struct {
 	t *scoreTables
 }
 
-// takeTables returns empty tables with room for docs documents of groups
-// groups.
-func takeTables(docs, groups int) *scoreTables {
+// takeTables returns empty tables with room for docs documents and cells
+// cells.
+func takeTables(docs, cells int) *scoreTables {
 	spareTables.Lock()
 	t := spareTables.t
 	spareTables.t = nil
@@ -594,20 +653,19 @@ func takeTables(docs, groups int) *scoreTables {
 	if cap(t.docs) < docs {
 		t.docs, t.dls = make([]uint64, 0, docs), make([]int32, 0, docs)
 	}
-	if cells := docs * groups; cap(t.best) < cells {
-		t.best, t.exact, t.tfs = make([]float64, 0, cells), make([]bool, 0, cells), make([]uint16, 0, cells)
-	}
+	t.cells.reserve(docs, cells)
 	return t
 }
 
 // release empties the tables and keeps them for the next call, unless
 // they grew past maxKeptCells.
 func (t *scoreTables) release() {
-	if cap(t.best) > maxKeptCells {
+	if cap(t.cells.cells) > maxKeptCells {
 		return
 	}
 	t.slots.reset(t.docs)
-	t.docs, t.best, t.exact, t.tfs, t.dls = t.docs[:0], t.best[:0], t.exact[:0], t.tfs[:0], t.dls[:0]
+	t.docs, t.dls = t.docs[:0], t.dls[:0]
+	t.cells.latest, t.cells.cells = t.cells.latest[:0], t.cells.cells[:0]
 	spareTables.Lock()
 	spareTables.t = t
 	spareTables.Unlock()

@@ -52,3 +52,57 @@ func TestScoreTablesReused(t *testing.T) {
 		require.Zero(t, s, "a slot survived its call")
 	}
 }
+
+// TestGroupCells: each document keeps one cell per group it matched, found
+// again while its group is scored, and read back in the order of the
+// groups, however the documents' postings interleave.
+func TestGroupCells(t *testing.T) {
+	type hit struct {
+		doc   int32
+		group int
+		score float64
+	}
+	cases := []struct {
+		name string
+		docs int
+		hits []hit
+		want [][]float64 // each document's best score per cell, in group order
+	}{
+		{"one group, one document", 1, []hit{{0, 0, 1}}, [][]float64{{1}}},
+		{"a group's words meet in one cell", 1, []hit{{0, 2, 1}, {0, 2, 3}, {0, 2, 2}}, [][]float64{{3}}},
+		{"groups in turn, documents interleaved", 3,
+			[]hit{{0, 0, 1}, {2, 0, 5}, {0, 1, 2}, {1, 1, 4}, {0, 1, 7}, {2, 3, 6}, {0, 4, 3}, {2, 4, 8}},
+			[][]float64{{1, 7, 3}, {4}, {5, 6, 8}}},
+		{"a document with no cell", 2, []hit{{1, 5, 2}}, [][]float64{nil, {2}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var gc groupCells
+			gc.reserve(0, 0)
+			for range tc.docs {
+				gc.addDoc()
+			}
+			groups := make([][]int, tc.docs)
+			for _, h := range tc.hits {
+				c := gc.of(h.doc, h.group)
+				require.Equal(t, h.group, int(c.group))
+				c.best = max(c.best, h.score)
+				if n := len(groups[h.doc]); n == 0 || groups[h.doc][n-1] != h.group {
+					groups[h.doc] = append(groups[h.doc], h.group)
+				}
+			}
+			var buf []*scoreCell
+			for doc := range tc.docs {
+				buf = gc.inOrder(doc, buf)
+				var got []float64
+				var gotGroups []int
+				for _, c := range buf {
+					got = append(got, c.best)
+					gotGroups = append(gotGroups, int(c.group))
+				}
+				require.Equal(t, tc.want[doc], got, "document %d", doc)
+				require.Equal(t, groups[doc], gotGroups, "document %d", doc)
+			}
+		})
+	}
+}
