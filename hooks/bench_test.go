@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 // BenchmarkHookCost measures, at 10,000 memories, what the session-start and
@@ -27,12 +31,14 @@ func BenchmarkHookCost(b *testing.B) {
 	// isolate only after building: go needs the real HOME for its caches
 	isolateB(b)
 	dir := newRepo(b, false)
-	seed(b, dir, corpus(10000)...)
+	seedBench(b, dir, 10000)
 	git(b, dir, "checkout", "-qb", "feature/refund-ledger")
 	warm := payload("claude", "SessionStart", "warm", dir, map[string]any{"source": "startup"})
 	if _, err := spawn(gitMem, []string{"hook", "warm"}, warm); err != nil {
 		b.Fatal(err)
 	}
+	requireBenchHit(b, dir, gitMem, "hook")
+	requireBenchHit(b, dir, hookBin)
 
 	// runs of each command: GIT_MEM_BENCH_RUNS (scripts/bench-hooks.sh sets
 	// it and runs the benchmark once), else b.N, at least 10
@@ -65,7 +71,7 @@ func BenchmarkHookCost(b *testing.B) {
 	for i := 0; i < n; i++ {
 		sid := fmt.Sprintf("bench-%d", i)
 		start := payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})
-		prompt := payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
+		prompt := payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt})
 		d, err := spawn(noop, nil, start)
 		must(b, err)
 		tNoop = append(tNoop, d)
@@ -81,7 +87,7 @@ func BenchmarkHookCost(b *testing.B) {
 		// the hook binary, in sessions of its own (each memory is shown once per session)
 		hsid := fmt.Sprintf("bench-hook-%d", i)
 		start = payload("claude", "SessionStart", hsid, dir, map[string]any{"source": "startup"})
-		prompt = payload("claude", "UserPromptSubmit", hsid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
+		prompt = payload("claude", "UserPromptSubmit", hsid, dir, map[string]any{"prompt": benchPrompt})
 		d, err = spawn(hookBin, []string{"session-start", "--agent", "claude"}, start)
 		must(b, err)
 		tHStart = append(tHStart, d)
@@ -93,7 +99,7 @@ func BenchmarkHookCost(b *testing.B) {
 		}
 		bsid := fmt.Sprintf("bench-baseline-%d", i)
 		start = payload("claude", "SessionStart", bsid, baseDir, map[string]any{"source": "startup"})
-		prompt = payload("claude", "UserPromptSubmit", bsid, baseDir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})
+		prompt = payload("claude", "UserPromptSubmit", bsid, baseDir, map[string]any{"prompt": benchPrompt})
 		d, err = spawn(baseline, []string{"session-start", "--agent", "claude"}, start)
 		must(b, err)
 		tBStart = append(tBStart, d)
@@ -165,4 +171,53 @@ func isolateB(b *testing.B) {
 	b.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
 	b.Setenv("GIT_COMMITTER_NAME", "Ada")
 	b.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+}
+
+// seedBench seeds the store in dir with n varied memories written over the
+// last 200 days, and benchMemory among them.
+func seedBench(b *testing.B, dir string, n int) {
+	b.Helper()
+	mems := append(corpus(n), benchMemory)
+	// the corpus is dated from the tests' fixed clock; the hooks read the
+	// real one, by which its trust would have decayed
+	since := time.Since(clock)
+	for i := range mems {
+		mems[i].Age -= since
+	}
+	seed(b, dir, mems...)
+}
+
+// benchMemory is the memory the benchmarks' prompt (benchPrompt) finds
+// among the corpus's, so that the prompt hook is timed injecting, as an
+// agent meets it: a prompt of the corpus's own words matches thousands of
+// memories alike, and injects nothing.
+var benchMemory = seedMem{
+	Type:   gitstore.TypeCommand,
+	Text:   "Before touching internal/payouts/settle.go, dry-run the nightly payout-sync job with `make payout-sync DRY_RUN=1`: it rewrites settlement rows in place",
+	Source: gitstore.SourceUser,
+	Paths:  []string{"internal/payouts/settle.go"},
+	// older than many of the corpus's, and not about the benchmarks'
+	// branch: a session start has not shown it already
+	Age: 60 * 24 * time.Hour,
+}
+
+const benchPrompt = "the nightly payout-sync job is failing, how do I dry-run it?"
+
+// requireBenchHit fails the benchmark unless a session's prompt hook
+// injects benchMemory after its session-start hook, as the benchmarks time
+// them: bin with args (before the event) in dir.
+func requireBenchHit(b *testing.B, dir, bin string, args ...string) {
+	b.Helper()
+	sid := "bench-hit-" + filepath.Base(bin)
+	run := func(event, payload string) string {
+		cmd := exec.Command(bin, append(args, event, "--agent", "claude")...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(payload)
+		out, err := cmd.Output()
+		require.NoError(b, err)
+		return string(out)
+	}
+	run("session-start", payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"}))
+	out := run("prompt", payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt}))
+	require.Contains(b, out, "make payout-sync DRY_RUN=1", "the benchmark's prompt should inject its memory")
 }

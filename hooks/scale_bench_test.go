@@ -63,7 +63,7 @@ func BenchmarkScale(b *testing.B) {
 	for _, size := range sizes {
 		start := time.Now()
 		seeded := newRepo(b, false)
-		seed(b, seeded, corpus(size)...)
+		seedBench(b, seeded, size)
 		git(b, seeded, "checkout", "-qb", "feature/refund-ledger")
 		fmt.Fprintf(os.Stderr, "seeded %d memories in %v\n", size, time.Since(start).Round(time.Millisecond))
 		dirs := make([]string, len(versions))
@@ -86,6 +86,15 @@ func BenchmarkScale(b *testing.B) {
 				b.Fatal(err)
 			}
 			fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
+			requireBenchHit(b, dirs[v], filepath.Join(bin, "git-mem-hook"))
+		}
+		// a warmed store kept for profiling a command by hand
+		if keep := os.Getenv("GIT_MEM_BENCH_KEEP"); keep != "" {
+			kept := filepath.Join(keep, strconv.Itoa(size))
+			if out, err := exec.Command("cp", "-a", seeded, kept).CombinedOutput(); err != nil {
+				b.Fatalf("cp: %v %s", err, out)
+			}
+			fmt.Fprintf(os.Stderr, "kept a copy in %s\n", kept)
 		}
 		times := make([]map[string][]time.Duration, len(versions))
 		for v := range versions {
@@ -113,7 +122,7 @@ func BenchmarkScale(b *testing.B) {
 				}{
 					{"add", "git-mem", []string{"add", "--", fmt.Sprintf("Bench note %d: the refund ledger batch %d settles at %02d:%02d UTC", i, i*7919%100000, i%24, i%60)}, ""},
 					{"session-start", "git-mem-hook", []string{"session-start", "--agent", "claude"}, payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})},
-					{"prompt", "git-mem-hook", []string{"prompt", "--agent", "claude"}, payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": "how does the refund ledger reconcile amounts in cents"})},
+					{"prompt", "git-mem-hook", []string{"prompt", "--agent", "claude"}, payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt})},
 					{"recall", "git-mem", []string{"recall", "--", "refund ledger reconcile amounts"}, ""},
 					{"stats", "git-mem", []string{"stats"}, ""},
 					{"list --limit 20", "git-mem", []string{"list", "--limit", "20"}, ""},

@@ -15,7 +15,8 @@
 # SCALE_BASELINE_REV=COMMIT builds that version's binaries the way the
 # current ones are built (CGO_ENABLED=0: a cgo build starts its commands
 # 10-15% slower) and times them in the same run; SCALE_BASELINE=DIR times the
-# git-mem and git-mem-hook already in DIR.
+# git-mem and git-mem-hook already in DIR. GIT_MEM_BENCH_KEEP=DIR keeps a
+# copy of each warmed store in DIR/<size>, for profiling a command by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${BENCHTIME:-200x}
