@@ -208,7 +208,8 @@ const benchPrompt = "the nightly payout-sync job is failing, how do I dry-run it
 // them: bin with args (before the event) in dir.
 func requireBenchHit(b *testing.B, dir, bin string, args ...string) {
 	b.Helper()
-	sid := "bench-hit-" + filepath.Base(bin)
+	// a session of its own, also in a copy of the store made after it
+	sid := fmt.Sprintf("bench-hit-%d", time.Now().UnixNano())
 	run := func(event, payload string) string {
 		cmd := exec.Command(bin, append(args, event, "--agent", "claude")...)
 		cmd.Dir = dir
