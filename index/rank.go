@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -244,6 +245,7 @@ type queryStats struct {
 	specific []bool
 	refs     []float64
 	members  map[string]bool // every term of a scored group
+	seen     int             // documents scored (the others could not reach the candidate floor)
 }
 
 // score computes the relevance of every document that can reach the
@@ -258,12 +260,13 @@ type queryStats struct {
 // reference weight): a memory that shares only a question's commonest words
 // answers its incidentals, not what it is about.
 //
-// Groups are scored rarest first (MaxScore): past the rarer half, or once
-// the groups left cannot lift a document that has matched nothing yet to
-// the candidate floor, only the documents already seen are looked up in
-// the remaining, commoner terms' postings (by seeking, in the index),
-// instead of walking those postings whole. Documents left out that way
-// could not have been candidates, so the answer is the same as a full
+// Only some words admit new documents (MaxScore, word by word): those of
+// the rarer half of groups that can score most, as many as it takes that
+// the other words cannot lift a document matching none of them to the
+// candidate floor. They are scored first; in the other words' postings
+// only the documents already seen are looked up (by seeking, in the
+// index), instead of walking those postings whole. Documents left out that
+// way could not have been candidates, so the answer is the same as a full
 // evaluation's.
 func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
 	cands, _, qs, err := scoreTop(c, terms, cfg, 0)
@@ -368,23 +371,79 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 		}
 	}
 	capv := cfg.capValue()
-	suffix := make([]float64, G+1)
-	for k := G - 1; k >= 0; k-- {
-		suffix[k] = suffix[k+1] + capv*refs[k]
-	}
 	floor := cfg.candidateFloorValue() * total
 
-	// room for every document the opening groups can bring, and for a cell
+	// Which words admit new candidates: the fewest of the specific groups'
+	// words, those that can score most, such that a document matching none
+	// of them cannot reach the candidate floor with all the other words
+	// (a BM25 term stays under w·(k1+1), and a group counts at most its
+	// cap). Those words are scored first, the others then only score the
+	// documents already seen. So a prompt's rare words admit what matches
+	// them, and their common synonyms (a "job" is also a "queue") add to
+	// those documents instead of bringing thousands more.
+	type scoredWord struct {
+		term  string
+		group int
+		at    int // its place in the order of the groups
+		w     float64
+		self  bool // the query word itself, not a synonym
+		opens bool // a document not seen before it becomes a candidate
+	}
+	var words []scoredWord
+	for g, members := range groups {
+		for mi, m := range members {
+			if d := df[m.term]; d > 0 {
+				// a synonym counts at most SynonymWeight of the word
+				// itself, however much rarer it is
+				words = append(words, scoredWord{term: m.term, group: g, at: len(words), w: m.w * min(idf(n, d), refs[g]), self: mi == 0})
+			}
+		}
+	}
+	slices.SortStableFunc(words, func(a, b scoredWord) int {
+		if sa, sb := qs.specific[a.group], qs.specific[b.group]; sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		if !qs.specific[a.group] {
+			return 0
+		}
+		return cmp.Compare(b.w, a.w)
+	})
+	most := make([]float64, G) // each group's best possible score without the words before k
+	for k := len(words) - 1; k >= 0; k-- {
+		wd := &words[k]
+		most[wd.group] = max(most[wd.group], wd.w*(bm25K1+1))
+		if !qs.specific[wd.group] {
+			continue
+		}
+		reach := 0.0
+		for g, m := range most {
+			reach += min(m, capv*refs[g])
+		}
+		wd.opens = reach >= floor-1e-9
+	}
+	// the admitting words first, each part in the order of the groups, as
+	// a document's cells then mostly come
+	slices.SortStableFunc(words, func(a, b scoredWord) int {
+		if a.opens != b.opens {
+			if a.opens {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	// room for every document the opening words can bring, and for a cell
 	// per posting up to two per document (most match one or two groups),
 	// so that the tables are seldom copied as they grow
 	room, postings := 0, 0
-	for g := range groups {
-		for _, m := range groups[g] {
-			if qs.specific[g] {
-				room += df[m.term]
-			}
-			postings += df[m.term]
+	for _, wd := range words {
+		if wd.opens {
+			room += df[wd.term]
 		}
+		postings += df[wd.term]
 	}
 	room = min(room, n)
 	tb := takeTables(room, min(postings, 2*room))
@@ -413,58 +472,54 @@ func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *query
 		}
 		return norms[dl]
 	}
-	for g := range groups {
-		// a closed group closes the ones after it (suffix and specificity
-		// fall with g): no new candidate enters from then on
-		open := suffix[g] >= floor-1e-12 && qs.specific[g]
-		for mi, m := range groups[g] {
-			d := df[m.term]
-			if d == 0 {
-				continue
-			}
-			// a synonym counts at most SynonymWeight of the word itself,
-			// however much rarer it is
-			w := m.w * min(idf(n, d), refs[g])
-			gg, self := g, mi == 0
-			add := func(doc uint64, tf, dl int) {
-				i := slots.get(doc)
-				if i < 0 {
-					if !open {
-						return
-					}
-					i = int32(len(docs))
-					slots.set(doc, i)
-					docs = append(docs, doc)
-					dls = append(dls, int32(dl))
-					cells.addDoc()
+	for _, wd := range words {
+		gg, w, self, open := wd.group, wd.w, wd.self, wd.opens
+		add := func(doc uint64, tf, dl int) {
+			i := slots.get(doc)
+			if i < 0 {
+				if !open {
+					return
 				}
-				t := float64(tf)
-				s := w * t * (bm25K1 + 1) / (t + norm(dl))
-				cell := cells.of(i, gg)
-				if s > cell.best {
-					cell.best = s
-				}
-				cell.exact = cell.exact || self
-				cell.tf = max(cell.tf, uint16(min(tf, math.MaxUint16)))
+				i = int32(len(docs))
+				slots.set(doc, i)
+				docs = append(docs, doc)
+				dls = append(dls, int32(dl))
+				cells.addDoc()
 			}
-			var err error
-			if open || among == nil || 4*len(docs) > d {
-				err = c.postings(m.term, add)
-			} else {
-				if sorted == nil {
-					sorted = slices.Sorted(slices.Values(docs))
-				}
-				err = among.postingsAmong(m.term, sorted, add)
+			t := float64(tf)
+			s := w * t * (bm25K1 + 1) / (t + norm(dl))
+			cell := cells.of(i, gg)
+			if s > cell.best {
+				cell.best = s
 			}
-			if err != nil {
-				return nil, 0, qs, err
+			cell.exact = cell.exact || self
+			cell.tf = max(cell.tf, uint16(min(tf, math.MaxUint16)))
+		}
+		var err error
+		if open || among == nil || 4*len(docs) > df[wd.term] {
+			err = c.postings(wd.term, add)
+		} else {
+			if sorted == nil {
+				sorted = slices.Sorted(slices.Values(docs))
 			}
+			err = among.postingsAmong(wd.term, sorted, add)
+		}
+		if err != nil {
+			return nil, 0, qs, err
 		}
 	}
+	qs.seen = len(docs)
 	var order []*scoreCell
 	// a document's relevance, then the rest of its evidence
 	relevance := func(i int) float64 {
 		rel := 0.0
+		if c := &cells.cells[cells.first[i]]; c.next < 0 {
+			// one cell, as most candidates have: nothing to order
+			if c.best > 0 {
+				rel += min(c.best, capv*refs[c.group])
+			}
+			return rel / total
+		}
 		order = cells.inOrder(i, order)
 		for _, cell := range order {
 			if cell.best > 0 {
@@ -571,47 +626,55 @@ type scoreTables struct {
 }
 
 // groupCells is what each group found in each document (by slot). A
-// document's cells are a list, latest group first: most candidates match
-// one or two of a query's groups, and a table of every group for every
-// candidate costs a new process its pages (at 100,000 memories,
-// megabytes).
+// document's cells are a list, newest first: most candidates match one or
+// two of a query's groups, and a table of every group for every candidate
+// costs a new process its pages (at 100,000 memories, megabytes).
 type groupCells struct {
-	latest []int32 // each document's latest cell (-1: none yet)
-	cells  []scoreCell
+	first []int32 // each document's newest cell (-1: none yet)
+	cells []scoreCell
 }
 
 // addDoc makes room for the next slot's document.
-func (gc *groupCells) addDoc() { gc.latest = append(gc.latest, -1) }
+func (gc *groupCells) addDoc() { gc.first = append(gc.first, -1) }
 
 // of returns the document's cell of group g, made empty if it has none.
-// The groups are scored in turn, so a document's cell of the group being
-// scored, if it has one, is its latest.
 func (gc *groupCells) of(doc int32, g int) *scoreCell {
-	c := gc.latest[doc]
-	if c < 0 || int(gc.cells[c].group) != g {
-		c = int32(len(gc.cells))
-		gc.cells = append(gc.cells, scoreCell{prev: gc.latest[doc], group: uint8(g)})
-		gc.latest[doc] = c
+	// the words mostly come group by group: the newest cell is most often
+	// the one
+	for c := gc.first[doc]; c >= 0; c = gc.cells[c].next {
+		if int(gc.cells[c].group) == g {
+			return &gc.cells[c]
+		}
 	}
+	c := int32(len(gc.cells))
+	gc.cells = append(gc.cells, scoreCell{next: gc.first[doc], group: uint8(g)})
+	gc.first[doc] = c
 	return &gc.cells[c]
 }
 
 // inOrder returns the document's cells in the order of their groups, in
-// buf's memory: its sums are then added in the same order as a table of
-// every group would add them, and come out the same to the bit.
+// buf's memory: its sums are then added in the same order whatever the
+// order the words were scored in, and come out the same to the bit.
 func (gc *groupCells) inOrder(doc int, buf []*scoreCell) []*scoreCell {
 	buf = buf[:0]
-	for c := gc.latest[doc]; c >= 0; c = gc.cells[c].prev {
+	for c := gc.first[doc]; c >= 0; c = gc.cells[c].next {
 		buf = append(buf, &gc.cells[c])
 	}
+	// newest first, and the words mostly come group by group: reversed,
+	// the list is all but sorted, and most are one or two cells long
 	slices.Reverse(buf)
+	for i := 1; i < len(buf); i++ {
+		for j := i; j > 0 && buf[j].group < buf[j-1].group; j-- {
+			buf[j], buf[j-1] = buf[j-1], buf[j]
+		}
+	}
 	return buf
 }
 
 // reserve makes room for docs documents and cells cells.
 func (gc *groupCells) reserve(docs, cells int) {
-	if cap(gc.latest) < docs {
-		gc.latest = make([]int32, 0, docs)
+	if cap(gc.first) < docs {
+		gc.first = make([]int32, 0, docs)
 	}
 	if cap(gc.cells) < cells {
 		gc.cells = make([]scoreCell, 0, cells)
@@ -621,7 +684,7 @@ func (gc *groupCells) reserve(docs, cells int) {
 // scoreCell is what one group found in one document.
 type scoreCell struct {
 	best  float64 // the best score of the group's words
-	prev  int32   // the document's cell of an earlier group (-1: none)
+	next  int32   // the document's next older cell (-1: none)
 	tf    uint16  // the matched word's frequency, saturating (a memory's text is far shorter)
 	group uint8   // at most maxScoredGroups
 	exact bool    // the query word itself matched, not only a synonym
@@ -665,7 +728,7 @@ func (t *scoreTables) release() {
 	}
 	t.slots.reset(t.docs)
 	t.docs, t.dls = t.docs[:0], t.dls[:0]
-	t.cells.latest, t.cells.cells = t.cells.latest[:0], t.cells.cells[:0]
+	t.cells.first, t.cells.cells = t.cells.first[:0], t.cells.cells[:0]
 	spareTables.Lock()
 	spareTables.t = t
 	spareTables.Unlock()

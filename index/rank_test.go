@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 // TestScoreTablesReused checks that the candidate tables score keeps for the
@@ -54,26 +56,33 @@ func TestScoreTablesReused(t *testing.T) {
 }
 
 // TestGroupCells: each document keeps one cell per group it matched, found
-// again while its group is scored, and read back in the order of the
-// groups, however the documents' postings interleave.
+// again whenever that group's words score it, and read back in the order
+// of the groups, whatever order the words were scored in.
 func TestGroupCells(t *testing.T) {
 	type hit struct {
 		doc   int32
 		group int
 		score float64
 	}
+	type cell struct {
+		group int
+		best  float64
+	}
 	cases := []struct {
 		name string
 		docs int
 		hits []hit
-		want [][]float64 // each document's best score per cell, in group order
+		want [][]cell // each document's cells, in group order
 	}{
-		{"one group, one document", 1, []hit{{0, 0, 1}}, [][]float64{{1}}},
-		{"a group's words meet in one cell", 1, []hit{{0, 2, 1}, {0, 2, 3}, {0, 2, 2}}, [][]float64{{3}}},
+		{"one group, one document", 1, []hit{{0, 0, 1}}, [][]cell{{{0, 1}}}},
+		{"a group's words meet in one cell", 1, []hit{{0, 2, 1}, {0, 2, 3}, {0, 2, 2}}, [][]cell{{{2, 3}}}},
 		{"groups in turn, documents interleaved", 3,
 			[]hit{{0, 0, 1}, {2, 0, 5}, {0, 1, 2}, {1, 1, 4}, {0, 1, 7}, {2, 3, 6}, {0, 4, 3}, {2, 4, 8}},
-			[][]float64{{1, 7, 3}, {4}, {5, 6, 8}}},
-		{"a document with no cell", 2, []hit{{1, 5, 2}}, [][]float64{nil, {2}}},
+			[][]cell{{{0, 1}, {1, 7}, {4, 3}}, {{1, 4}}, {{0, 5}, {3, 6}, {4, 8}}}},
+		{"groups out of order, and back to an earlier one", 2,
+			[]hit{{0, 3, 1}, {1, 0, 2}, {0, 1, 2}, {0, 3, 5}, {1, 7, 1}, {0, 0, 4}, {1, 0, 3}},
+			[][]cell{{{0, 4}, {1, 2}, {3, 5}}, {{0, 3}, {7, 1}}}},
+		{"a document with no cell", 2, []hit{{1, 5, 2}}, [][]cell{nil, {{5, 2}}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,27 +91,58 @@ func TestGroupCells(t *testing.T) {
 			for range tc.docs {
 				gc.addDoc()
 			}
-			groups := make([][]int, tc.docs)
 			for _, h := range tc.hits {
 				c := gc.of(h.doc, h.group)
 				require.Equal(t, h.group, int(c.group))
 				c.best = max(c.best, h.score)
-				if n := len(groups[h.doc]); n == 0 || groups[h.doc][n-1] != h.group {
-					groups[h.doc] = append(groups[h.doc], h.group)
-				}
 			}
 			var buf []*scoreCell
 			for doc := range tc.docs {
 				buf = gc.inOrder(doc, buf)
-				var got []float64
-				var gotGroups []int
+				var got []cell
 				for _, c := range buf {
-					got = append(got, c.best)
-					gotGroups = append(gotGroups, int(c.group))
+					got = append(got, cell{int(c.group), c.best})
 				}
 				require.Equal(t, tc.want[doc], got, "document %d", doc)
-				require.Equal(t, groups[doc], gotGroups, "document %d", doc)
 			}
 		})
 	}
+}
+
+// TestCommonSynonymsAdmitNoCandidates: a prompt's rare words bring the
+// memories that match them, and their common synonyms (a "job" is also a
+// "queue" and a "worker") score those memories without bringing in the
+// hundreds that share only the synonym; the candidates over the floor are
+// those of a full evaluation.
+func TestCommonSynonymsAdmitNoCandidates(t *testing.T) {
+	var entries []*entry
+	add := func(text string) {
+		id := fmt.Sprintf("%016x", len(entries)+1)
+		entries = append(entries, &entry{key: docKey(gitstore.ScopeProject, id), scope: gitstore.ScopeProject,
+			m: &gitstore.Memory{ID: id, Type: gitstore.TypeFact, Text: text}})
+	}
+	for i := range 600 {
+		add(fmt.Sprintf("The %s %s retries invoice webhooks (note %d)", []string{"worker", "queue", "scheduler"}[i%3], []string{"billing", "ledger"}[i%2], i))
+	}
+	add("Dry-run the nightly payout-sync job before touching settlements")
+	add("The payout-sync job holds a lock on the settlement table")
+	c := newScanCorpus(entries, analyzer{})
+	terms := QueryTerms("the nightly payout-sync job fails, how do I dry-run it?")
+	cands, qs, err := score(c, terms, nil)
+	require.NoError(t, err)
+	full, _, err := score(c, terms, &config{candidateFloor: 1e-9})
+	require.NoError(t, err)
+	above := func(cands []cand) []cand {
+		var out []cand
+		for _, cd := range cands {
+			if cd.rel >= candidateFloor {
+				out = append(out, cd)
+			}
+		}
+		sortByRelevance(out)
+		return out
+	}
+	require.Equal(t, above(full), above(cands))
+	require.Len(t, above(cands), 2)
+	require.LessOrEqual(t, qs.seen, 2, "documents matching only a common synonym were scored")
 }
