@@ -342,8 +342,10 @@ func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 	return string(b[:klen]), b[klen:], nil
 }
 
-// eachTerm calls fn for every term of dictionary block bi.
-func (s *snapshot) eachTerm(bi int, fn func(term string, ti termInfo) bool) error {
+// eachTerm calls fn for every term of dictionary block bi; the term's
+// bytes are the block's, valid during the call (a lookup compares them
+// without making a string of each).
+func (s *snapshot) eachTerm(bi int, fn func(term []byte, ti termInfo) bool) error {
 	b := s.blocks[bi]
 	data, err := s.read(b.off, b.n, b.crc)
 	if err != nil {
@@ -351,7 +353,7 @@ func (s *snapshot) eachTerm(bi int, fn func(term string, ti termInfo) bool) erro
 	}
 	r := &byteReader{b: data}
 	for r.off < len(data) && r.err == nil {
-		t := r.str()
+		t := r.bytes(int(r.uvarint()))
 		ti := termInfo{off: int64(r.uvarint()), n: int(r.uvarint()), df: int(r.uvarint()), crc: uint32(r.uvarint()), exists: true}
 		if r.err == nil && !fn(t, ti) {
 			return nil
@@ -371,11 +373,11 @@ func (s *snapshot) findTerm(term string) (termInfo, error) {
 	var found termInfo
 	bi := sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].first > term }) - 1
 	if bi >= 0 {
-		err := s.eachTerm(bi, func(t string, ti termInfo) bool {
-			if t == term {
+		err := s.eachTerm(bi, func(t []byte, ti termInfo) bool {
+			if string(t) == term {
 				found = ti
 			}
-			return t < term
+			return string(t) < term
 		})
 		if err != nil {
 			return termInfo{}, err
