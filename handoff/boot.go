@@ -59,8 +59,10 @@ type BootResult struct {
 	Handoff, Other *gitstore.Memory
 	// Standing are the preferences and pinned memories shown first.
 	Standing []index.Hit
-	// Relevant are the memories most relevant to the task and branch.
-	Relevant []index.Hit
+	// Relevant are the memories most relevant to the task and branch, or,
+	// when their words find none, the newest trusted ones (RecentOnly).
+	Relevant   []index.Hit
+	RecentOnly bool
 	// Newest are the newest memories, kept whatever their score so that a
 	// stale summary never hides the latest state.
 	Newest []index.Hit
@@ -151,6 +153,7 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 	}
 	recent := recentMs()
 	if len(res.Relevant) == 0 {
+		res.RecentOnly = true
 		res.Relevant = recentHits(recent, shown, o.Now)
 		matched = len(res.Relevant)
 	}
@@ -219,7 +222,7 @@ func (res *BootResult) pack(o BootOptions, matched int) {
 	}
 	section("Preferences and pinned memories:", res.Standing, index.FormatHit)
 	heading := "Memories relevant to this task:"
-	if res.Query == "" || len(index.QueryTerms(res.Query)) == 0 {
+	if res.RecentOnly {
 		heading = "Recent, trusted memories:"
 	}
 	section(heading, res.Relevant, index.FormatHit)

@@ -78,8 +78,10 @@ type StartResult struct {
 	// handoff of another branch, shown labelled as such when the branch has none.
 	Handoff, Other *gitstore.Memory
 	// Standing are preferences and pinned memories; Relevant the memories
-	// most relevant to the branch and the files being changed.
+	// most relevant to the branch and the files being changed, or, when
+	// their words find none, the newest trusted ones (RecentOnly).
 	Standing, Relevant []index.Hit
+	RecentOnly         bool
 	// Query is what relevance was computed for.
 	Query string
 	// Text is the injection ("" when there is nothing to say); IDs the
@@ -209,6 +211,7 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 		matched = max(len(res.Relevant), r.Matched-(len(r.Hits)-len(res.Relevant)), r.Candidates)
 	}
 	if len(res.Relevant) == 0 {
+		res.RecentOnly = true
 		for _, h := range recentHits(recentMs(), exclude, o.Now) {
 			if isNew(h.Memory) {
 				res.Relevant = append(res.Relevant, h)
@@ -269,8 +272,10 @@ func (res *StartResult) pack(o StartOptions, matched int) {
 	if res.Other != nil {
 		add("Latest handoff, from another branch ("+HandoffBranch(res.Other)+"), not this one:", []index.Hit{all[0]}, handoffItem)
 	}
+	// recent memories are never shown as relevant to a branch whose words
+	// found nothing
 	heading := "Memories relevant to this branch and the files being changed:"
-	if len(index.QueryTerms(res.Query)) == 0 {
+	if res.RecentOnly {
 		heading = "Recent, trusted memories:"
 	}
 	add(heading, res.Relevant, plain)
