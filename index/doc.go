@@ -16,8 +16,8 @@
 //   - the recall snapshot (Source "snapshot", snapshot.go): one file beside
 //     the index directory, <git common dir>/mem/recall.snapshot, read in
 //     parts (only the dictionary blocks and postings of the query's terms and
-//     the returned memories' JSON; the hooks through a memory map,
-//     MapSnapshots); used when there is no engine, or when
+//     the returned memories' JSON; the hooks map the dictionary and
+//     postings, MapSnapshots); used when there is no engine, or when
 //     the engine's index is busy or broken. It records the tips it reflects;
 //     a stale one is brought forward by tree diffs in plain Go, and a
 //     missing, truncated, corrupt or other-version one is rebuilt, so it

@@ -4,6 +4,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -86,6 +87,35 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	err = bad.postings(term, func(uint64, int, int) {})
 	require.ErrorIs(t, err, ErrSnapshot)
 	require.ErrorContains(t, err, "checksum mismatch", "caught by the list's checksum, read from the map")
+
+	// documents are read from the file by the piece, and checked as well
+	e := now.docEntry(t, 0)
+	data[ti.off] ^= 0xff
+	data[e.off+int64(e.n)-1] ^= 0xff
+	require.NoError(t, os.WriteFile(corrupt, data, 0o644))
+	bad, err = openSnapshot(corrupt)
+	require.NoError(t, err)
+	require.NotNil(t, bad.mapped)
+	defer bad.close()
+	_, _, err = bad.doc(0)
+	require.ErrorIs(t, err, ErrSnapshot)
+	require.ErrorContains(t, err, "checksum mismatch", "caught by the document's checksum")
+}
+
+// docRange is where a document lies in a snapshot file.
+type docRange struct {
+	off int64
+	n   int
+}
+
+// docEntry returns where document i lies, from the document table.
+func (s *snapshot) docEntry(t *testing.T, i int) docRange {
+	t.Helper()
+	blk, err := s.read(s.docOff+int64(i/snapBlock*snapBlock*snapDocSize), min(snapBlock, s.ndocs-i/snapBlock*snapBlock)*snapDocSize, s.docCRC[i/snapBlock])
+	require.NoError(t, err)
+	e := blk[(i%snapBlock)*snapDocSize:]
+	le := binary.LittleEndian
+	return docRange{off: int64(le.Uint64(e)), n: int(le.Uint32(e[8:]) + le.Uint32(e[12:]))}
 }
 
 // TestMappedSnapshotTruncatedUnderItsReader: a mapped snapshot whose file
@@ -103,10 +133,13 @@ func TestMappedSnapshotTruncatedUnderItsReader(t *testing.T) {
 	require.NotNil(t, s.mapped)
 	defer s.close()
 	require.NoError(t, os.Truncate(path, 0))
+	_, _, err = s.doc(s.ndocs - 1)
+	require.ErrorIs(t, err, ErrSnapshot, "a document is read from the file: past its end is an error")
+	term := Analyze("zeppelin")[0]
 	recovered := func() (p any) {
 		defer func() { p = recover() }()
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		_, _, _ = s.doc(s.ndocs - 1)
+		_ = s.postings(term, func(uint64, int, int) {})
 		return nil
 	}()
 	require.NotNil(t, recovered, "the fault is a panic")

@@ -99,7 +99,12 @@ func SnapshotPath(set *gitstore.Set) string {
 // implements loader.
 type snapshot struct {
 	r      io.ReaderAt
-	mapped []byte      // the file's content, when mapped (MapSnapshots)
+	mapped []byte // the file's content, when mapped (MapSnapshots)
+	// pieces reads documents and their table from a mapped file by the
+	// piece: they lie scattered, and each would cost a fault on a page of
+	// the map of its own, where a read costs a call and fills a slab
+	pieces io.ReaderAt
+	slab   []byte
 	closer io.Closer   // the file, when r is one
 	file   os.FileInfo // of the file, when r is one
 	size   int64
@@ -148,12 +153,12 @@ func openSnapshot(path string) (*snapshot, error) {
 	}
 	if mapSnapshots.Load() && st.Size() > 0 {
 		if data, err := mapFile(f, st.Size()); err == nil {
-			f.Close() // the mapping keeps the file's content
 			s, err := readSnapshot(bytes.NewReader(data), st.Size())
 			if err != nil {
+				f.Close()
 				return nil, err
 			}
-			s.mapped, s.file = data, st
+			s.mapped, s.pieces, s.closer, s.file = data, f, f, st
 			return s, nil
 		}
 	}
@@ -170,14 +175,18 @@ func openSnapshot(path string) (*snapshot, error) {
 var mapSnapshots atomic.Bool
 
 // MapSnapshots makes the snapshots this process opens from then on read
-// through a read-only memory map that is never unmapped, where the system
-// has them: what a recall reads is then the page cache's own memory, where
-// reading it copied each postings list and document block into memory the
-// process touched first. The maps last as long as the process, and the slices
-// recall keeps point into them, so only a process that exits within
-// seconds calls it: a hook's main. A snapshot is replaced by renaming a
-// new file over it, never rewritten in place, so a map never changes under
-// its reader.
+// their dictionary and postings through a read-only memory map that is never
+// unmapped, where the system has them: what a recall reads is then the page
+// cache's own memory, where reading it copied each postings list into memory
+// the process touched first. Documents and their table are still read by the
+// piece, from the file kept open: the few a recall loads lie scattered over
+// the file, a page of the map each, and where the first touch of a page
+// costs more than a read call they made a session start at 100,000
+// memories about a tenth slower. The maps last as long as the process, and
+// the slices recall keeps point into them, so only a process that exits
+// within seconds calls it: a hook's main. A snapshot is replaced by renaming
+// a new file over it, never rewritten in place, so neither a map nor the open
+// file changes under its reader.
 func MapSnapshots() { mapSnapshots.Store(true) }
 
 func (s *snapshot) close() {
@@ -315,6 +324,32 @@ func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, e
 	return b, nil
 }
 
+// pieceSlab is the size of the slabs pieces are read into.
+const pieceSlab = 32 << 10
+
+// readPiece is read for a small piece the file's readers keep: by a read
+// call into the current slab when the file is mapped, else as read.
+func (s *snapshot) readPiece(off int64, n int, crc uint32) ([]byte, error) {
+	if s.pieces == nil || n < 0 {
+		return s.read(off, n, crc)
+	}
+	if len(s.slab)+n > cap(s.slab) {
+		s.slab = make([]byte, 0, max(pieceSlab, n))
+	}
+	b := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
+	if off < 0 || off+int64(n) > s.size {
+		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
+	}
+	if _, err := s.pieces.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	if crc32.Checksum(b, snapCRC) != crc {
+		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
+	}
+	s.slab = s.slab[:len(s.slab)+n]
+	return b, nil
+}
+
 // doc reads a document's key and JSON.
 func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 	if i < 0 || i >= s.ndocs {
@@ -324,7 +359,7 @@ func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 	blk, ok := s.docBlocks[bi]
 	if !ok {
 		n := min(snapBlock, s.ndocs-bi*snapBlock)
-		if blk, err = s.read(s.docOff+int64(bi*snapBlock*snapDocSize), n*snapDocSize, s.docCRC[bi]); err != nil {
+		if blk, err = s.readPiece(s.docOff+int64(bi*snapBlock*snapDocSize), n*snapDocSize, s.docCRC[bi]); err != nil {
 			return "", nil, err
 		}
 		if s.docBlocks == nil {
@@ -335,7 +370,7 @@ func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 	e := blk[(i%snapBlock)*snapDocSize:]
 	le := binary.LittleEndian
 	klen := int(le.Uint32(e[8:]))
-	b, err := s.read(int64(le.Uint64(e)), klen+int(le.Uint32(e[12:])), le.Uint32(e[16:]))
+	b, err := s.readPiece(int64(le.Uint64(e)), klen+int(le.Uint32(e[12:])), le.Uint32(e[16:]))
 	if err != nil {
 		return "", nil, err
 	}
