@@ -220,5 +220,19 @@ func requireBenchHit(b *testing.B, dir, bin string, args ...string) {
 	}
 	run("session-start", payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"}))
 	out := run("prompt", payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt}))
-	require.Contains(b, out, "make payout-sync DRY_RUN=1", "the benchmark's prompt should inject its memory")
+	require.Contains(b, out, benchAnswer, "the benchmark's prompt should inject its memory")
+}
+
+// benchAnswer is what shows that benchMemory was returned.
+const benchAnswer = "make payout-sync DRY_RUN=1"
+
+// requireRecallHit fails the benchmark unless git mem recall (bin) returns
+// benchMemory for benchPrompt in dir, as the scale table times it.
+func requireRecallHit(b *testing.B, dir, bin string) {
+	b.Helper()
+	cmd := exec.Command(bin, "recall", "--", benchPrompt)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	require.NoError(b, err)
+	require.Contains(b, string(out), benchAnswer, "the benchmark's recall should return its memory")
 }

@@ -87,6 +87,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 			fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
 			requireBenchHit(b, dirs[v], filepath.Join(bin, "git-mem-hook"))
+			requireRecallHit(b, dirs[v], filepath.Join(bin, "git-mem"))
 		}
 		// a warmed store kept for profiling a command by hand
 		if keep := os.Getenv("GIT_MEM_BENCH_KEEP"); keep != "" {
@@ -123,7 +124,7 @@ func BenchmarkScale(b *testing.B) {
 					{"add", "git-mem", []string{"add", "--", fmt.Sprintf("Bench note %d: the refund ledger batch %d settles at %02d:%02d UTC", i, i*7919%100000, i%24, i%60)}, ""},
 					{"session-start", "git-mem-hook", []string{"session-start", "--agent", "claude"}, payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})},
 					{"prompt", "git-mem-hook", []string{"prompt", "--agent", "claude"}, payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt})},
-					{"recall", "git-mem", []string{"recall", "--", "refund ledger reconcile amounts"}, ""},
+					{"recall", "git-mem", []string{"recall", "--", benchPrompt}, ""},
 					{"stats", "git-mem", []string{"stats"}, ""},
 					{"list --limit 20", "git-mem", []string{"list", "--limit", "20"}, ""},
 				}
