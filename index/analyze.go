@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,7 +86,7 @@ func (a analyzer) terms(text string, query bool) []string {
 		start := len(out)
 		out = a.appendChunkTerms(out, chunk, query)
 		if query && !a.noPhrase {
-			if t, ok := askedFor[strings.ToLower(chunk)]; ok {
+			if t, ok := askedFor(strings.ToLower(chunk)); ok {
 				out = append(out, t)
 			}
 		}
@@ -304,10 +305,10 @@ func (a analyzer) normalizePart(p string, query bool) (string, bool) {
 	if isDigits(p) {
 		return p, true
 	}
-	if utf8.RuneCountInString(p) < 2 || stopwords[p] {
+	if utf8.RuneCountInString(p) < 2 || stopwords.has(p) {
 		return "", false
 	}
-	if query && fillers[p] {
+	if query && fillers.has(p) {
 		return "", false
 	}
 	if isLetters(p) && !a.noStem {
@@ -319,7 +320,7 @@ func (a analyzer) normalizePart(p string, query bool) (string, bool) {
 // phraseWord is how a word of a thesaurus phrase is compared: stopwords as
 // they are, other words by their stem (the term a plain word yields).
 func phraseWord(lower string) string {
-	if utf8.RuneCountInString(lower) < 2 || stopwords[lower] {
+	if utf8.RuneCountInString(lower) < 2 || stopwords.has(lower) {
 		return lower
 	}
 	return stem(lower)
@@ -355,49 +356,66 @@ func isLetters(s string) bool {
 	return true
 }
 
-func wordSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
+// wordList is a sorted list of words, searched by halves. Unlike a map,
+// the compiler lays it out: a process does not build it when it starts,
+// which every hook would pay.
+type wordList []string
+
+// has reports whether w is in the list.
+func (l wordList) has(w string) bool {
+	_, ok := slices.BinarySearch(l, w)
+	return ok
 }
 
 // stopwords are dropped everywhere: English function words, and the pieces
 // contractions leave once the apostrophe splits them (doesn't: doesn, t).
-var stopwords = wordSet(`
-a about above after again against all am an and any are aren as at be because been before being below
-between both but by can cannot could couldn did didn do does doesn doing don down during each few for
-from further had hadn has hasn have haven having he her here hers herself him himself his how i if in
-into is isn it its itself just ll me more most mustn my myself no nor not of off on once only or other
-ought our ours ourselves out over own re same shan she should shouldn so some such than that the their
-theirs them themselves then there these they this those through to too under until up ve very was wasn
-we were weren what when where which while who whom why will with won would wouldn you your yours
-yourself yourselves let lets us also etc eg ie via vs
-`)
+var stopwords = wordList{
+	"a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+	"are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+	"but", "by", "can", "cannot", "could", "couldn", "did", "didn", "do", "does", "doesn", "doing",
+	"don", "down", "during", "each", "eg", "etc", "few", "for", "from", "further", "had", "hadn",
+	"has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him",
+	"himself", "his", "how", "i", "ie", "if", "in", "into", "is", "isn", "it", "its", "itself",
+	"just", "let", "lets", "ll", "me", "more", "most", "mustn", "my", "myself", "no", "nor", "not",
+	"of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out",
+	"over", "own", "re", "same", "shan", "she", "should", "shouldn", "so", "some", "such", "than",
+	"that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this",
+	"those", "through", "to", "too", "under", "until", "up", "us", "ve", "very", "via", "vs", "was",
+	"wasn", "we", "were", "weren", "what", "when", "where", "which", "while", "who", "whom", "why",
+	"will", "with", "won", "would", "wouldn", "you", "your", "yours", "yourself", "yourselves",
+}
 
 // askedFor maps question words that name what is asked for to a query
 // term: "who" asks for a person responsible, which memories state as
 // ownership (owns, maintainer, contact: the owner group of the thesaurus).
-var askedFor = map[string]string{"who": "owner", "whom": "owner", "whose": "owner"}
+func askedFor(word string) (term string, ok bool) {
+	switch word {
+	case "who", "whom", "whose":
+		return "owner", true
+	}
+	return "", false
+}
 
 // fillers are dropped from queries only: the words of asking, not of the
 // thing asked about ("how do we use X", "what do I need to know about Y"),
 // and contractions typed without their apostrophe ("whats", "dont").
-var fillers = wordSet(`
-use uses used using way ways need needs needed want wants wanted thing things know tell please
-happen happens happened work works worked working again still actually exactly ok okay hey hi hello
-thanks thank help anyone someone something anything everything remind reminder remember recall
-correct right supposed currently current now today
-many much several various few fewer less least lot lots plenty every whole both either neither
-already yet anyway anyways instead otherwise however though although whether else elsewhere
-around away beside besides across along among amongst toward towards upon onto within versus per
-one ones two three couple
-get gets got getting gotten goes going gone went come comes came
-say says said see sees saw seen seem seems seemed look looks looking
-like likely maybe perhaps probably really quite rather just even ever never always often sometimes usually
-able allow allows let lets
-sure kind sort stuff bit
-whats hows wheres whens whys whos thats theres heres dont doesnt didnt isnt arent wasnt werent cant couldnt
-wont wouldnt shouldnt ive youre weve theyre
-`)
+var fillers = wordList{
+	"able", "across", "actually", "again", "allow", "allows", "along", "already", "although",
+	"always", "among", "amongst", "anyone", "anything", "anyway", "anyways", "arent", "around",
+	"away", "beside", "besides", "bit", "both", "came", "cant", "come", "comes", "correct", "couldnt",
+	"couple", "current", "currently", "didnt", "doesnt", "dont", "either", "else", "elsewhere",
+	"even", "ever", "every", "everything", "exactly", "few", "fewer", "get", "gets", "getting",
+	"goes", "going", "gone", "got", "gotten", "happen", "happened", "happens", "hello", "help",
+	"heres", "hey", "hi", "however", "hows", "instead", "isnt", "ive", "just", "kind", "know",
+	"least", "less", "let", "lets", "like", "likely", "look", "looking", "looks", "lot", "lots",
+	"many", "maybe", "much", "need", "needed", "needs", "neither", "never", "now", "often", "ok",
+	"okay", "one", "ones", "onto", "otherwise", "per", "perhaps", "please", "plenty", "probably",
+	"quite", "rather", "really", "recall", "remember", "remind", "reminder", "right", "said", "saw",
+	"say", "says", "see", "seem", "seemed", "seems", "seen", "sees", "several", "shouldnt", "someone",
+	"something", "sometimes", "sort", "still", "stuff", "supposed", "sure", "tell", "thank", "thanks",
+	"thats", "theres", "theyre", "thing", "things", "though", "three", "today", "toward", "towards",
+	"two", "upon", "use", "used", "uses", "using", "usually", "various", "versus", "want", "wanted",
+	"wants", "wasnt", "way", "ways", "went", "werent", "weve", "whats", "whens", "wheres", "whether",
+	"whole", "whos", "whys", "within", "wont", "work", "worked", "working", "works", "wouldnt", "yet",
+	"youre",
+}

@@ -46,11 +46,9 @@ func SameClaim(a, b string) bool {
 	return subset(ta.keys, tb.keys) || subset(tb.keys, ta.keys)
 }
 
-var negations = map[string]bool{
-	"not": true, "no": true, "never": true, "none": true, "nor": true, "cannot": true, "without": true,
-}
+var negations = wordList{"cannot", "never", "no", "none", "nor", "not", "without"}
 
-var auxiliaries = map[string]bool{"do": true, "does": true, "did": true}
+var auxiliaries = wordList{"did", "do", "does"}
 
 // words splits text into lower-case words, turning "n't" into a separate "not".
 func words(text string) []string {
@@ -66,7 +64,7 @@ func skeleton(text string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range words(text) {
 		switch {
-		case negations[w] || auxiliaries[w]:
+		case negations.has(w) || auxiliaries.has(w):
 		case hasDigit(w):
 			out["#"] = true
 		default:
@@ -86,12 +84,12 @@ func claimTokens(text string) claim {
 	c := claim{keys: map[string]bool{}}
 	for _, w := range words(text) {
 		switch {
-		case negations[w]:
+		case negations.has(w):
 			c.negated = !c.negated
-		case auxiliaries[w]:
+		case auxiliaries.has(w):
 		case hasDigit(w):
 			c.numbers = append(c.numbers, w)
-		case !stopWords[w]:
+		case !stopWords.has(w):
 			c.keys[stem(w)] = true
 		}
 	}
@@ -108,12 +106,10 @@ func subset(a, b map[string]bool) bool {
 }
 
 // stopWords are left out of a claim's key words.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true,
-	"on": true, "at": true, "for": true, "with": true, "by": true, "from": true, "is": true, "are": true,
-	"was": true, "were": true, "be": true, "been": true, "it": true, "its": true, "this": true,
-	"that": true, "we": true, "our": true, "us": true, "you": true, "your": true, "they": true,
-	"i": true, "as": true, "so": true, "but": true, "if": true, "then": true,
+var stopWords = wordList{
+	"a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "i", "if", "in",
+	"is", "it", "its", "of", "on", "or", "our", "so", "that", "the", "then", "they", "this", "to",
+	"us", "was", "we", "were", "with", "you", "your",
 }
 
 // Outcome is what Remember did.

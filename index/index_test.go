@@ -46,6 +46,28 @@ func TestQueryTerms(t *testing.T) {
 	}
 }
 
+// TestWordLists: every word list is sorted and without repeats, as its
+// search by halves needs, and finds each of its words and nothing else.
+func TestWordLists(t *testing.T) {
+	for name, l := range map[string]wordList{
+		"stopwords": stopwords, "fillers": fillers, "stopWords": stopWords,
+		"negations": negations, "auxiliaries": auxiliaries,
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NotEmpty(t, l)
+			for i := 1; i < len(l); i++ {
+				require.Less(t, l[i-1], l[i], "sorted, each word once")
+			}
+			for _, w := range l {
+				require.True(t, l.has(w), w)
+				require.False(t, l.has(w+"x"), w+"x")
+				require.False(t, l.has(strings.ToUpper(w)), "words are lower-case")
+			}
+			require.False(t, l.has(""))
+		})
+	}
+}
+
 func TestQueryTermsCap(t *testing.T) {
 	long := "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar"
 	for i := 0; i < 3; i++ {
