@@ -102,3 +102,42 @@ func TestFromClientName(t *testing.T) {
 		require.Equal(t, want, agents.FromClientName(in), "FromClientName(%q)", in)
 	}
 }
+
+func TestNormalizeEvent(t *testing.T) {
+	cases := map[string]string{
+		"session-start": agents.EventSessionStart, "SessionStart": agents.EventSessionStart, " session_start ": agents.EventSessionStart,
+		"prompt": agents.EventPrompt, "UserPromptSubmit": agents.EventPrompt, "BeforeAgent": agents.EventPrompt, "beforeSubmitPrompt": agents.EventPrompt,
+		"session-end": agents.EventSessionEnd, "SessionEnd": agents.EventSessionEnd, "session_end": agents.EventSessionEnd,
+		"stop": agents.EventStop, "Stop": agents.EventStop, "AfterAgent": agents.EventStop,
+		"": "", "warm": "", "PreToolUse": "", "session start": "",
+	}
+	for arg, want := range cases {
+		require.Equal(t, want, agents.NormalizeEvent(arg), "%q", arg)
+	}
+}
+
+// TestConfigOf: every agent git mem install knows has its configuration,
+// found by any name Normalize accepts; others have none.
+func TestConfigOf(t *testing.T) {
+	files := map[string]string{}
+	for _, name := range agents.Names {
+		c, ok := agents.ConfigOf(name)
+		require.True(t, ok, name)
+		require.NotNil(t, c.HooksFile, name)
+		require.NotEmpty(t, c.Hooks, name)
+		f := c.HooksFile(agents.Scope{Root: "/r", Home: "/h"})
+		require.NotContains(t, files, f, "%s's hooks file is %s's too", name, files[f])
+		files[f] = name
+		upper, ok := agents.ConfigOf(" " + strings.ToUpper(name) + " ")
+		require.True(t, ok, name)
+		require.Equal(t, c.Hooks, upper.Hooks, name)
+	}
+	c, ok := agents.ConfigOf("claude-code")
+	require.True(t, ok)
+	claude, _ := agents.ConfigOf(agents.Claude)
+	require.Equal(t, claude.Hooks, c.Hooks)
+	_, ok = agents.ConfigOf("windsurf")
+	require.False(t, ok)
+	_, ok = agents.ConfigOf("")
+	require.False(t, ok)
+}

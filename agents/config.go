@@ -63,12 +63,25 @@ type Config struct {
 
 // ConfigOf is the configuration of an agent (a name Normalize accepts).
 func ConfigOf(agent string) (Config, bool) {
-	c, ok := configs[Normalize(agent)]
-	return c, ok
+	name := Normalize(agent)
+	for _, c := range configs {
+		if c.agent == name {
+			return c.Config, true
+		}
+	}
+	return Config{}, false
 }
 
-var configs = map[string]Config{
-	Claude: {
+// agentConfig is an agent's name and configuration.
+type agentConfig struct {
+	agent string
+	Config
+}
+
+// configs is the table of agents' configurations, a literal the compiler
+// lays out: a map would be built at every process start, the hooks' too.
+var configs = []agentConfig{
+	{Claude, Config{
 		HooksFile: func(o Scope) string { return filepath.Join(o.base(".claude", ".claude"), "settings.json") },
 		MCPFile: func(o Scope) string {
 			if o.User {
@@ -89,8 +102,8 @@ var configs = map[string]Config{
 			{"SessionEnd", EventSessionEnd, "", 5},
 		},
 		MCPType: true,
-	},
-	Codex: {
+	}},
+	{Codex, Config{
 		HooksFile: func(o Scope) string {
 			if o.User {
 				return filepath.Join(o.CodexDir(), "hooks.json")
@@ -116,8 +129,8 @@ var configs = map[string]Config{
 			{"SessionEnd", EventSessionEnd, "", 2},
 		},
 		TOML: true,
-	},
-	Gemini: {
+	}},
+	{Gemini, Config{
 		HooksFile: func(o Scope) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
 		MCPFile:   func(o Scope) string { return filepath.Join(o.base(".gemini", ".gemini"), "settings.json") },
 		InstructionsFile: func(o Scope) string {
@@ -135,12 +148,12 @@ var configs = map[string]Config{
 			{"SessionEnd", EventSessionEnd, "", 5000},
 		},
 		Named: true,
-	},
+	}},
 	// Qwen Code reads Claude-shaped hooks (timeouts in seconds) and MCP
 	// servers from its settings.json, like the Gemini CLI it forked from.
 	// Its -p runs fire Stop but never SessionEnd, so the Stop hook writes
 	// the session note (see docs/agents.md).
-	Qwen: {
+	{Qwen, Config{
 		HooksFile: func(o Scope) string { return filepath.Join(o.base(".qwen", ".qwen"), "settings.json") },
 		MCPFile:   func(o Scope) string { return filepath.Join(o.base(".qwen", ".qwen"), "settings.json") },
 		InstructionsFile: func(o Scope) string {
@@ -156,12 +169,12 @@ var configs = map[string]Config{
 			{"SessionEnd", EventSessionEnd, "", 5},
 		},
 		MCPAlwaysLoad: true,
-	},
+	}},
 	// The Copilot CLI reads Claude-shaped hook files (PascalCase events get
 	// snake_case payloads) from .github/hooks/ and ~/.copilot/hooks/, and
 	// workspace MCP servers from .github/mcp.json (.mcp.json is Claude
 	// Code's, which installs there too).
-	Copilot: {
+	{Copilot, Config{
 		HooksFile: func(o Scope) string {
 			if o.User {
 				return filepath.Join(o.Home, ".copilot", "hooks", "git-mem.json")
@@ -186,9 +199,9 @@ var configs = map[string]Config{
 			{"SessionEnd", EventSessionEnd, "", 5},
 		},
 		MCPType: true,
-	},
+	}},
 	// OpenCode has no command hooks: git-mem's plugin runs them.
-	OpenCode: {
+	{OpenCode, Config{
 		HooksFile: func(o Scope) string { return filepath.Join(o.OpenCodeDir(), "plugins", "git-mem.js") },
 		MCPFile: func(o Scope) string {
 			if o.User {
@@ -208,8 +221,8 @@ var configs = map[string]Config{
 			{"session-end", EventSessionEnd, "", 0},
 		},
 		OpenCode: true,
-	},
-	Cursor: {
+	}},
+	{Cursor, Config{
 		HooksFile: func(o Scope) string { return filepath.Join(o.base(".cursor", ".cursor"), "hooks.json") },
 		MCPFile:   func(o Scope) string { return filepath.Join(o.base(".cursor", ".cursor"), "mcp.json") },
 		InstructionsFile: func(o Scope) string {
@@ -225,5 +238,5 @@ var configs = map[string]Config{
 			{"sessionEnd", EventSessionEnd, "", 0},
 		},
 		Flat: true,
-	},
+	}},
 }

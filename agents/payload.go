@@ -18,18 +18,20 @@ const (
 // Events lists the hook events.
 var Events = []string{EventSessionStart, EventPrompt, EventSessionEnd, EventStop}
 
-// eventAliases maps the agents' own event names to ours.
-var eventAliases = map[string]string{
-	"sessionstart": EventSessionStart, "session-start": EventSessionStart, "session_start": EventSessionStart,
-	"userpromptsubmit": EventPrompt, "beforeagent": EventPrompt, "beforesubmitprompt": EventPrompt, "prompt": EventPrompt,
-	"sessionend": EventSessionEnd, "session-end": EventSessionEnd, "session_end": EventSessionEnd,
-	"stop": EventStop, "afteragent": EventStop,
-}
-
 // NormalizeEvent maps an event argument (ours or an agent's name for it) to
 // one of Events; "" when unknown.
 func NormalizeEvent(e string) string {
-	return eventAliases[strings.ToLower(strings.TrimSpace(e))]
+	switch strings.ToLower(strings.TrimSpace(e)) {
+	case "sessionstart", "session-start", "session_start":
+		return EventSessionStart
+	case "userpromptsubmit", "beforeagent", "beforesubmitprompt", "prompt":
+		return EventPrompt
+	case "sessionend", "session-end", "session_end":
+		return EventSessionEnd
+	case "stop", "afteragent":
+		return EventStop
+	}
+	return ""
 }
 
 // Payload is the union of the fields git-mem reads from the agents' hook
