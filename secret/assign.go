@@ -98,36 +98,50 @@ func isValueStop(c byte) bool {
 	return false
 }
 
-// hashKeys name values that are digests by nature (go.sum's h1:, lock-file
-// integrity, image digests): they are never run through the entropy rule.
-var hashKeys = map[string]bool{
-	"h1": true, "sha": true, "sha1": true, "sha224": true, "sha256": true,
-	"sha384": true, "sha512": true, "md5": true, "blake2b": true,
-	"blake3": true, "integrity": true, "checksum": true, "hash": true,
-	"digest": true, "etag": true, "sum": true, "commit": true, "rev": true,
-	"revision": true, "oid": true, "fingerprint": true, "thumbprint": true, "ref": true, "tree": true, "parent": true,
+// hashKey tells the keys that name values that are digests by nature
+// (go.sum's h1:, lock-file integrity, image digests): they are never run
+// through the entropy rule. The word lists here are switches, which the
+// compiler lays out, where maps were built at every process start.
+func hashKey(w string) bool {
+	switch w {
+	case "h1", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3",
+		"integrity", "checksum", "hash", "digest", "etag", "sum", "commit", "rev", "revision", "oid",
+		"fingerprint", "thumbprint", "ref", "tree", "parent":
+		return true
+	}
+	return false
 }
 
-// Words that, ending a key, make it name a password or another secret.
-var (
-	passwordWords = map[string]bool{
-		"password": true, "passwd": true, "passphrase": true, "passcode": true,
-		"pass": true, "pwd": true,
+// passwordWord tells the words that, ending a key, make it name a password.
+func passwordWord(w string) bool {
+	switch w {
+	case "password", "passwd", "passphrase", "passcode", "pass", "pwd":
+		return true
 	}
-	secretWords = map[string]bool{
-		"secret": true, "token": true, "apikey": true, "credential": true,
-		"secretkey": true, "accesskey": true, "privatekey": true,
-		"authkey": true, "clientsecret": true, "authtoken": true,
+	return false
+}
+
+// secretWord tells the words that, ending a key, make it name another
+// secret.
+func secretWord(w string) bool {
+	switch w {
+	case "secret", "token", "apikey", "credential", "secretkey", "accesskey", "privatekey", "authkey",
+		"clientsecret", "authtoken":
+		return true
 	}
-	// secretPairs are two-word endings: api_key, secret_access_key, …
-	secretPairs = map[string]bool{
-		"api key": true, "access key": true, "secret key": true,
-		"auth key": true, "private key": true, "signing key": true,
-		"encryption key": true, "master key": true, "account key": true,
-		"app key": true, "key base": true, "session key": true,
-		"client key": true, "license key": true, "webhook key": true,
+	return false
+}
+
+// secretPair tells the two-word endings: api_key, secret_access_key, …
+func secretPair(w string) bool {
+	switch w {
+	case "api key", "access key", "secret key", "auth key", "private key", "signing key",
+		"encryption key", "master key", "account key", "app key", "key base", "session key",
+		"client key", "license key", "webhook key":
+		return true
 	}
-)
+	return false
+}
 
 // scanAssignments adds to generic every key=value whose key names a secret
 // and whose value is a literal, and to entropic every other key=value whose
@@ -175,7 +189,7 @@ func scanAssignments(text string, generic, entropic []candidate) ([]candidate, [
 			generic = append(generic, candidate{Finding{Kind: kind, Start: vs, End: ve}, len(contextRules)})
 			continue
 		}
-		if len(words) > 0 && hashKeys[words[len(words)-1]] {
+		if len(words) > 0 && hashKey(words[len(words)-1]) {
 			continue
 		}
 		if highEntropy(value) {
@@ -195,16 +209,16 @@ func secretKind(words []string) string {
 		return ""
 	}
 	last := words[n-1]
-	if passwordWords[last] {
+	if passwordWord(last) {
 		if last == "pwd" && n == 1 {
 			return "" // $PWD is the working directory
 		}
 		return "password assignment"
 	}
-	if secretWords[last] {
+	if secretWord(last) {
 		return "secret assignment"
 	}
-	if n >= 2 && secretPairs[words[n-2]+" "+last] {
+	if n >= 2 && secretPair(words[n-2]+" "+last) {
 		return "secret assignment"
 	}
 	return ""

@@ -19,23 +19,20 @@ const (
 	maxWordShare = 0.65
 )
 
-// placeholderWords are values that stand for a secret without being one,
+// placeholderWord tells the values that stand for a secret without being one,
 // compared whole and case-insensitively.
-var placeholderWords = map[string]bool{
-	"changeme": true, "change_me": true, "change-me": true, "changeit": true,
-	"example": true, "sample": true, "placeholder": true, "redacted": true,
-	"masked": true, "hidden": true, "removed": true, "omitted": true,
-	"secret": true, "password": true, "passwd": true, "token": true,
-	"apikey": true, "api_key": true, "api-key": true, "credentials": true,
-	"test": true, "testing": true, "dummy": true, "foo": true, "bar": true,
-	"foobar": true, "value": true, "todo": true, "tbd": true, "fixme": true,
-	"none": true, "null": true, "nil": true, "undefined": true, "empty": true,
-	"unset": true, "true": true, "false": true, "yes": true, "no": true,
-	"on": true, "off": true, "enabled": true, "disabled": true,
-	"required": true, "optional": true, "default": true, "auto": true,
-	"n/a": true, "string": true, "str": true, "bytes": true, "bool": true,
-	"boolean": true, "number": true, "int": true, "any": true,
-	"secretstr": true, "inherit": true, "env": true, "prompt": true,
+func placeholderWord(l string) bool {
+	switch l {
+	case "changeme", "change_me", "change-me", "changeit", "example", "sample", "placeholder",
+		"redacted", "masked", "hidden", "removed", "omitted", "secret", "password", "passwd", "token",
+		"apikey", "api_key", "api-key", "credentials", "test", "testing", "dummy", "foo", "bar",
+		"foobar", "value", "todo", "tbd", "fixme", "none", "null", "nil", "undefined", "empty", "unset",
+		"true", "false", "yes", "no", "on", "off", "enabled", "disabled", "required", "optional",
+		"default", "auto", "n/a", "string", "str", "bytes", "bool", "boolean", "number", "int", "any",
+		"secretstr", "inherit", "env", "prompt":
+		return true
+	}
+	return false
 }
 
 // placeholderParts mark a value as a stand-in wherever they occur in it.
@@ -73,7 +70,7 @@ func literalValue(v string, quoted bool) bool {
 		return false
 	}
 	l := asciiLower(v)
-	if placeholderWords[l] {
+	if placeholderWord(l) {
 		return false
 	}
 	for _, p := range placeholderParts {

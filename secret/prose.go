@@ -7,7 +7,7 @@ import "strings"
 // token <value>"): the assignment rules need a separator, and an agent's
 // note often has none. The value must be the next word, at least
 // minEntropyLen bytes, and pass the entropy rule; the name is a secret word
-// or pair as for assignments (secretWords, secretPairs, passwordWords).
+// or pair as for assignments (secretWord, secretPair, passwordWord).
 func scanProse(text, lower string, generic []candidate) []candidate {
 	words := strings.Fields(lower)
 	if len(words) < 2 {
@@ -23,12 +23,12 @@ func scanProse(text, lower string, generic []candidate) []candidate {
 	}
 	name := func(i int) bool {
 		w := strings.Trim(words[i], ".,;:()\"'`")
-		if secretWords[w] || passwordWords[w] && w != "pwd" && w != "pass" {
+		if secretWord(w) || passwordWord(w) && w != "pwd" && w != "pass" {
 			return true
 		}
 		if i > 0 {
 			prev := strings.Trim(words[i-1], ".,;:()\"'`")
-			return secretPairs[prev+" "+w]
+			return secretPair(prev + " " + w)
 		}
 		return false
 	}
