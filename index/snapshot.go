@@ -327,19 +327,20 @@ func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, e
 // pieceSlab is the size of the slabs pieces are read into.
 const pieceSlab = 32 << 10
 
-// readPiece is read for a small piece the file's readers keep: by a read
-// call into the current slab when the file is mapped, else as read.
+// readPiece reads a small piece its callers keep (a document, a block of
+// the document table): from a mapped file by a read call into the current
+// slab, else as read does.
 func (s *snapshot) readPiece(off int64, n int, crc uint32) ([]byte, error) {
-	if s.pieces == nil || n < 0 {
+	if s.pieces == nil {
 		return s.read(off, n, crc)
+	}
+	if off < 0 || n < 0 || off+int64(n) > s.size {
+		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
 	}
 	if len(s.slab)+n > cap(s.slab) {
 		s.slab = make([]byte, 0, max(pieceSlab, n))
 	}
 	b := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
-	if off < 0 || off+int64(n) > s.size {
-		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
-	}
 	if _, err := s.pieces.ReadAt(b, off); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
 	}
