@@ -100,6 +100,11 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	_, _, err = bad.doc(0)
 	require.ErrorIs(t, err, ErrSnapshot)
 	require.ErrorContains(t, err, "checksum mismatch", "caught by the document's checksum")
+	for _, r := range []docRange{{bad.size - 1, 2}, {0, 1 << 40}, {-1, 1}, {0, -1}} {
+		_, err := bad.readPiece(r.off, r.n, 0)
+		require.ErrorIs(t, err, ErrSnapshot, "%+v", r)
+		require.ErrorContains(t, err, "out of range", "%+v: refused before any read or room is taken", r)
+	}
 }
 
 // docRange is where a document lies in a snapshot file.
