@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -283,4 +284,48 @@ func TestFoldAt(t *testing.T) {
 		require.GreaterOrEqual(t, foldAt(tc.base), tc.lo, tc.base)
 		require.LessOrEqual(t, foldAt(tc.base), tc.hi, tc.base)
 	}
+}
+
+// TestDictionaryBlocksAreCheckedOnce: a lookup keeps the dictionary block
+// it read and checked, so the next lookup in the same block does not read
+// it again (its copy in the file may since have changed: the snapshot
+// answers as it was checked); a pass over every block keeps none.
+func TestDictionaryBlocksAreCheckedOnce(t *testing.T) {
+	_, path := snapshotRepo(t)
+	clean, err := os.ReadFile(path)
+	require.NoError(t, err)
+	open := func(data []byte) *snapshot {
+		s, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
+		require.NoError(t, err)
+		return s
+	}
+	s := open(clean)
+	var terms []string
+	require.NoError(t, s.eachTerm(0, false, func(term []byte, _ termInfo) bool {
+		terms = append(terms, string(term))
+		return len(terms) < 2
+	}))
+	require.Len(t, terms, 2, "the first block holds two terms")
+	want, err := s.findTerm(terms[1])
+	require.NoError(t, err)
+	require.True(t, want.exists)
+
+	data := bytes.Clone(clean)
+	s = open(data)
+	_, err = s.findTerm(terms[0])
+	require.NoError(t, err)
+	data[s.blocks[0].off] ^= 0xff // the block's first byte, after it was checked
+	got, err := s.findTerm(terms[1])
+	require.NoError(t, err, "the block checked by the first lookup answers the second")
+	require.Equal(t, want, got)
+
+	_, err = open(data).findTerm(terms[1])
+	require.ErrorIs(t, err, ErrSnapshot, "a new reader checks the block again")
+
+	data = bytes.Clone(clean)
+	s = open(data)
+	require.NoError(t, s.eachTerm(0, false, func([]byte, termInfo) bool { return true }))
+	data[s.blocks[0].off] ^= 0xff
+	_, err = s.findTerm(terms[0])
+	require.ErrorIs(t, err, ErrSnapshot, "a pass over the blocks keeps none")
 }

@@ -120,10 +120,11 @@ type snapshot struct {
 	sumLen int
 	sumCRC uint32
 	// caches of what was read and checked
-	sums      []docSum
-	docBlocks map[int][]byte
-	termInfos map[string]termInfo
-	seen      map[string][]byte // JSON by key of the documents external found
+	sums       []docSum
+	docBlocks  map[int][]byte
+	dictBlocks map[int][]byte
+	termInfos  map[string]termInfo
+	seen       map[string][]byte // JSON by key of the documents external found
 }
 
 type termBlock struct {
@@ -380,12 +381,24 @@ func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 
 // eachTerm calls fn for every term of dictionary block bi; the term's
 // bytes are the block's, valid during the call (a lookup compares them
-// without making a string of each).
-func (s *snapshot) eachTerm(bi int, fn func(term []byte, ti termInfo) bool) error {
-	b := s.blocks[bi]
-	data, err := s.read(b.off, b.n, b.crc)
-	if err != nil {
-		return err
+// without making a string of each). keep keeps the checked block for the
+// next lookup in it: a query's terms, expanded, fall in a few blocks (at
+// 10,000 memories a prompt's 69 lookups in 5), each read and checksummed
+// once rather than at every lookup; a pass over every block keeps none.
+func (s *snapshot) eachTerm(bi int, keep bool, fn func(term []byte, ti termInfo) bool) error {
+	data, ok := s.dictBlocks[bi]
+	if !ok {
+		b := s.blocks[bi]
+		var err error
+		if data, err = s.read(b.off, b.n, b.crc); err != nil {
+			return err
+		}
+		if keep {
+			if s.dictBlocks == nil {
+				s.dictBlocks = map[int][]byte{}
+			}
+			s.dictBlocks[bi] = data
+		}
 	}
 	r := &byteReader{b: data}
 	for r.off < len(data) && r.err == nil {
@@ -409,7 +422,7 @@ func (s *snapshot) findTerm(term string) (termInfo, error) {
 	var found termInfo
 	bi := sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].first > term }) - 1
 	if bi >= 0 {
-		err := s.eachTerm(bi, func(t []byte, ti termInfo) bool {
+		err := s.eachTerm(bi, true, func(t []byte, ti termInfo) bool {
 			if string(t) == term {
 				found = ti
 			}

@@ -270,7 +270,7 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 		a := 0
 		for bi := range s.blocks {
 			var ferr error
-			err := s.eachTerm(bi, func(tb []byte, ti termInfo) bool {
+			err := s.eachTerm(bi, false, func(tb []byte, ti termInfo) bool {
 				t := string(tb)
 				for ; a < len(addedTerms) && addedTerms[a] < t; a++ {
 					emit(addedTerms[a], added[addedTerms[a]])
