@@ -16,9 +16,11 @@ import (
 // the way a user or an agent starts them, each as a ratio to a no-op Go
 // binary started in the same interleaved run: git mem add, the
 // session-start and prompt hooks (git-mem-hook), git mem recall, stats and
-// list --limit 20 (a version without --limit: list); then one git mem reindex (time and peak memory) and the
-// loose objects left. scripts/bench.sh runs it and writes the table the
-// README quotes.
+// list --limit 20 (a version without --limit: list); then one git mem
+// reindex (time and peak memory) and the loose objects left. Each run times
+// every size in turn, and the table ends with add at the largest size over
+// add at the smallest, both from the same runs. scripts/bench.sh runs it
+// and writes the table the README quotes.
 //
 // With GIT_MEM_BENCH_BASELINE=DIR (a directory holding git-mem and
 // git-mem-hook built from another version) the same commands of that
@@ -60,61 +62,28 @@ func BenchmarkScale(b *testing.B) {
 	table.WriteString("| version | memories | no-op | " + strings.Join(ops, " | ") + " | reindex | loose objects |\n")
 	table.WriteString("|---|---|---|" + strings.Repeat("---|", len(ops)) + "---|---|\n")
 	b.ResetTimer()
-	for _, size := range sizes {
-		start := time.Now()
-		seeded := newRepo(b, false)
-		seedBench(b, seeded, size)
-		git(b, seeded, "checkout", "-qb", "feature/refund-ledger")
-		fmt.Fprintf(os.Stderr, "seeded %d memories in %v\n", size, time.Since(start).Round(time.Millisecond))
-		dirs := make([]string, len(versions))
-		for v, bin := range versions {
-			dirs[v] = seeded
-			if v > 0 {
-				dirs[v] = filepath.Join(b.TempDir(), "copy")
-				out, err := exec.Command("cp", "-a", seeded, dirs[v]).CombinedOutput()
-				if err != nil {
-					b.Fatalf("cp: %v %s", err, out)
-				}
-				// the copy's files have new inodes: its index records them again, so
-				// that its worktree is as clean to a hook as the original's
-				git(b, dirs[v], "update-index", "-q", "--refresh")
-			}
-			// the first session warms the caches (index, snapshot, start cache)
-			start = time.Now()
-			warm := payload("claude", "SessionStart", "warm", dirs[v], map[string]any{"source": "startup"})
-			if _, err := spawnIn(dirs[v], filepath.Join(bin, "git-mem"), []string{"hook", "warm"}, warm); err != nil {
-				b.Fatal(err)
-			}
-			fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
-			requireBenchHit(b, dirs[v], filepath.Join(bin, "git-mem-hook"))
-			requireRecallHit(b, dirs[v], filepath.Join(bin, "git-mem"))
-		}
-		// a warmed store kept for profiling a command by hand
-		if keep := os.Getenv("GIT_MEM_BENCH_KEEP"); keep != "" {
-			kept := filepath.Join(keep, strconv.Itoa(size))
-			if out, err := exec.Command("cp", "-a", seeded, kept).CombinedOutput(); err != nil {
-				b.Fatalf("cp: %v %s", err, out)
-			}
-			fmt.Fprintf(os.Stderr, "kept a copy in %s\n", kept)
-		}
-		times := make([]map[string][]time.Duration, len(versions))
-		for v := range versions {
-			times[v] = map[string][]time.Duration{}
-		}
-		var tNoop []time.Duration
-		for i := 0; i < runs; i++ {
-			d, err := spawnIn(seeded, noop, nil, "{}")
+	// every store is seeded and warmed first; then each run times every
+	// size in turn, so that a change in the machine's load during the run
+	// moves the sizes alike and the ratio of add at the largest size to add
+	// at the smallest holds
+	stores := make([]scaleStore, len(sizes))
+	for si, size := range sizes {
+		stores[si] = prepareScaleStore(b, size, versions)
+	}
+	for i := 0; i < runs; i++ {
+		for k := range stores {
+			// the sizes and the versions take turns at going first, so that
+			// none always finds the page cache and the CPU as another left them
+			st := &stores[(k+i)%len(stores)]
+			d, err := spawnIn(st.dirs[0], noop, nil, "{}")
 			must(b, err)
-			tNoop = append(tNoop, d)
-			for k := range versions {
-				// the versions take turns at going first, so that neither
-				// always finds the page cache and the CPU as the other left
-				// them
-				v := k
+			st.noop = append(st.noop, d)
+			for kv := range versions {
+				v := kv
 				if i%2 == 1 {
-					v = len(versions) - 1 - k
+					v = len(versions) - 1 - kv
 				}
-				bin, dir := versions[v], dirs[v]
+				bin, dir := versions[v], st.dirs[v]
 				sid := fmt.Sprintf("bench-%d", i)
 				steps := []struct {
 					op, bin string
@@ -134,24 +103,36 @@ func BenchmarkScale(b *testing.B) {
 				for _, s := range steps {
 					d, err := spawnIn(dir, filepath.Join(bin, s.bin), s.args, s.stdin)
 					if err != nil {
-						b.Fatalf("%s %s: %v", label(v), s.op, err)
+						b.Fatalf("%s %s at %d: %v", label(v), s.op, st.size, err)
 					}
-					times[v][s.op] = append(times[v][s.op], d)
+					st.times[v][s.op] = append(st.times[v][s.op], d)
 				}
 			}
 		}
-		mn := median(tNoop)
+	}
+	for _, st := range stores {
+		mn := median(st.noop)
 		for v, bin := range versions {
-			row := fmt.Sprintf("| %s | %d | %.1f ms |", label(v), size, ms2(mn))
+			row := fmt.Sprintf("| %s | %d | %.1f ms |", label(v), st.size, ms2(mn))
 			for _, op := range ops {
-				m := median(times[v][op])
+				m := median(st.times[v][op])
 				row += fmt.Sprintf(" %.1f ms (%.1f×) |", ms2(m), float64(m)/float64(mn))
 			}
-			d, kb := peakOf(b, dirs[v], peak, filepath.Join(bin, "git-mem"), "reindex")
+			d, kb := peakOf(b, st.dirs[v], peak, filepath.Join(bin, "git-mem"), "reindex")
 			row += fmt.Sprintf(" %.1f s, %d MB |", d.Seconds(), kb>>10)
-			row += fmt.Sprintf(" %d |\n", looseObjects(dirs[v]))
+			row += fmt.Sprintf(" %d |\n", looseObjects(st.dirs[v]))
 			table.WriteString(row)
 			fmt.Fprint(os.Stderr, row)
+		}
+	}
+	if len(stores) > 1 {
+		small, large := stores[0], stores[len(stores)-1]
+		table.WriteString("\n")
+		for v := range versions {
+			line := fmt.Sprintf("`add` at %d memories over `add` at %d (%s): %.2f×\n", large.size, small.size, label(v),
+				float64(median(large.times[v]["add"]))/float64(median(small.times[v]["add"])))
+			table.WriteString(line)
+			fmt.Fprint(os.Stderr, line)
 		}
 	}
 	b.StopTimer()
@@ -213,4 +194,59 @@ func looseObjects(dir string) int {
 		n += len(entries)
 	}
 	return n
+}
+
+// scaleStore is one size's store, a copy of it per version, and the times
+// taken there.
+type scaleStore struct {
+	size  int
+	dirs  []string // per version
+	noop  []time.Duration
+	times []map[string][]time.Duration // per version, per command
+}
+
+// prepareScaleStore seeds a store of size memories on the branch the hooks
+// are asked about, gives every version but the first a copy of its own,
+// warms each copy's caches as a first session does, and checks that the
+// prompt and recall the benchmark times find their memory there.
+func prepareScaleStore(b *testing.B, size int, versions []string) scaleStore {
+	b.Helper()
+	start := time.Now()
+	seeded := newRepo(b, false)
+	seedBench(b, seeded, size)
+	git(b, seeded, "checkout", "-qb", "feature/refund-ledger")
+	fmt.Fprintf(os.Stderr, "seeded %d memories in %v\n", size, time.Since(start).Round(time.Millisecond))
+	st := scaleStore{size: size, dirs: make([]string, len(versions)), times: make([]map[string][]time.Duration, len(versions))}
+	for v, bin := range versions {
+		st.times[v] = map[string][]time.Duration{}
+		st.dirs[v] = seeded
+		if v > 0 {
+			st.dirs[v] = filepath.Join(b.TempDir(), "copy")
+			out, err := exec.Command("cp", "-a", seeded, st.dirs[v]).CombinedOutput()
+			if err != nil {
+				b.Fatalf("cp: %v %s", err, out)
+			}
+			// the copy's files have new inodes: its index records them again, so
+			// that its worktree is as clean to a hook as the original's
+			git(b, st.dirs[v], "update-index", "-q", "--refresh")
+		}
+		// the first session warms the caches (index, snapshot, start cache)
+		start = time.Now()
+		warm := payload("claude", "SessionStart", "warm", st.dirs[v], map[string]any{"source": "startup"})
+		if _, err := spawnIn(st.dirs[v], filepath.Join(bin, "git-mem"), []string{"hook", "warm"}, warm); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
+		requireBenchHit(b, st.dirs[v], filepath.Join(bin, "git-mem-hook"))
+		requireRecallHit(b, st.dirs[v], filepath.Join(bin, "git-mem"))
+	}
+	// a warmed store kept for profiling a command by hand
+	if keep := os.Getenv("GIT_MEM_BENCH_KEEP"); keep != "" {
+		kept := filepath.Join(keep, strconv.Itoa(size))
+		if out, err := exec.Command("cp", "-a", seeded, kept).CombinedOutput(); err != nil {
+			b.Fatalf("cp: %v %s", err, out)
+		}
+		fmt.Fprintf(os.Stderr, "kept a copy in %s\n", kept)
+	}
+	return st
 }
