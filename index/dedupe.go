@@ -20,8 +20,11 @@ const DuplicateSimilarity = 0.85
 // punctuation variants score 1, and so do "port 8080" and "port 8081" or
 // "we use npm" and "we do not use npm": they are alike in form, and whether
 // they make the same claim is SameClaim's question.
-func Similarity(a, b string) float64 {
-	sa, sb := skeleton(a), skeleton(b)
+func Similarity(a, b string) float64 { return skeletonSimilarity(skeleton(a), skeleton(b)) }
+
+// skeletonSimilarity is Similarity of two skeletons: the duplicate check
+// compares one new text with many memories, and builds its skeleton once.
+func skeletonSimilarity(sa, sb map[string]bool) float64 {
 	if len(sa) == 0 || len(sb) == 0 {
 		return 0
 	}

@@ -91,12 +91,9 @@ func similarIn(v *snapView, scope gitstore.Scope, typ, text string, now time.Tim
 	// memories reaching the floor noted as they do: at 100,000 memories the
 	// table is the check's largest allocation, and pages a new process
 	// touches first cost more than the counting
-	counts := make([]uint8, v.docCount()+len(terms))
+	counts := make([]uint8, v.docNumbers())
 	for _, t := range terms {
 		err := v.postings(t, func(doc uint64, _, _ int) {
-			if doc >= uint64(len(counts)) {
-				counts = append(counts, make([]uint8, int(doc)+1-len(counts))...)
-			}
 			counts[doc]++
 			if int(counts[doc]) == floor {
 				cands = append(cands, cand{doc: doc})
@@ -118,6 +115,7 @@ func similarIn(v *snapView, scope gitstore.Scope, typ, text string, now time.Tim
 	if len(cands) > dupCandidates {
 		cands = cands[:dupCandidates]
 	}
+	sk := skeleton(text)
 	for _, c := range cands {
 		key, err := v.external(c.doc)
 		if err != nil {
@@ -133,7 +131,7 @@ func similarIn(v *snapView, scope gitstore.Scope, typ, text string, now time.Tim
 		if en.m.Type != typ || !en.m.Current(now) {
 			continue
 		}
-		if s := Similarity(text, en.m.Text); s >= DuplicateSimilarity && s > sim {
+		if s := skeletonSimilarity(sk, skeleton(en.m.Text)); s >= DuplicateSimilarity && s > sim {
 			m, sim = en.m, s
 		}
 	}

@@ -575,6 +575,10 @@ func (s *snapshot) find(key string) (int, []byte, error) {
 
 func (v *snapView) docCount() int { return v.ndocs }
 
+// docNumbers is the size of the view's document numbers: the base's and
+// the delta's added documents, dropped ones included.
+func (v *snapView) docNumbers() int { return v.base.ndocs + len(v.added) }
+
 func (v *snapView) avgLen() float64 {
 	if v.ndocs == 0 {
 		return 1
