@@ -39,7 +39,7 @@ import (
 // starts, and a recall and two adds before the timer bring its snapshot up
 // to date. It reports, per store of n memories, the median
 // and 90th percentile (ms-p50@n, ms-p90@n), a process's resident memory at
-// the end (rss-MB@n), and the last store's median over the first's
+// the end, once it is idle (rss-MB@n), and the last store's median over the first's
 // (p50-ratio). With GIT_MEM_BENCH_PROFILE=PREFIX the timed calls alone are
 // profiled: PREFIX.cpu, and PREFIX.heap0 and PREFIX.heap1 (allocations
 // before and after, for go tool pprof -base).
@@ -127,6 +127,7 @@ func BenchmarkAddScale(b *testing.B) {
 		b.ReportMetric(float64(t.d[len(t.d)*9/10])/1e6, "ms-p90@"+t.label)
 		if t.pid != 0 {
 			if _, err := os.Stat("/proc/self/status"); err == nil {
+				settle(b, t.pid)
 				rss, _ := procMemory(b, t.pid)
 				b.ReportMetric(float64(rss), "rss-MB@"+t.label)
 			}

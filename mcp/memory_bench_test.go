@@ -21,7 +21,8 @@ import (
 // 100,000), starts the built binary's server as an agent does, makes
 // GIT_MEM_BENCH_CALLS calls (default 1,000: memory_add and memory_recall in
 // turn), and reports the server's resident memory (rss-MB) and its peak
-// (hwm-MB) from /proc, after the warm-up call and at the end.
+// (hwm-MB) from /proc, after the warm-up call and at the end, once the
+// server is idle.
 //
 //	go test ./mcp -run '^$' -bench '^BenchmarkServerMemory$' -benchtime 1x -timeout 60m
 func BenchmarkServerMemory(b *testing.B) {
@@ -68,6 +69,7 @@ func BenchmarkServerMemory(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	settle(b, pid)
 	rss, hwm := procMemory(b, pid)
 	b.ReportMetric(float64(rss), "rss-MB")
 	b.ReportMetric(float64(hwm), "hwm-MB")
@@ -75,6 +77,32 @@ func BenchmarkServerMemory(b *testing.B) {
 	b.ReportMetric(float64(median(recalls))/1e6, "recall-ms-p50")
 	b.Logf("after %d calls: server rss %d MB (peak %d MB); memory_add p50 %v, memory_recall p50 %v",
 		calls, rss, hwm, median(adds).Round(time.Microsecond), median(recalls).Round(time.Microsecond))
+}
+
+// settle waits until the process pid has been idle (no CPU time spent)
+// for a quarter of a second, at most half a minute: what a server does
+// after answering (a snapshot fold) is then done, and its resident memory
+// is what it keeps, not what that work holds for a moment.
+func settle(tb testing.TB, pid int) {
+	last, idleSince := "", time.Now()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		// the fields after the command's name: utime and stime are the 12th and 13th
+		_, rest, _ := strings.Cut(string(data), ") ")
+		f := strings.Fields(rest)
+		if len(f) < 13 {
+			tb.Fatalf("unexpected /proc/%d/stat: %q", pid, data)
+		}
+		cpu := f[11] + " " + f[12]
+		if cpu != last {
+			last, idleSince = cpu, time.Now()
+		} else if time.Since(idleSince) >= 250*time.Millisecond {
+			return
+		}
+	}
 }
 
 // procMemory reads a process's resident and peak resident memory in MB.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
 )
 
 // DefaultRootsTimeout bounds how long a tool call waits for the client's
@@ -89,6 +91,22 @@ func (s *Server) later(job func()) {
 		defer s.afterOrder.Unlock()
 		job()
 	})
+}
+
+// foldSnapshot folds the set's recall snapshot delta into a new base when
+// it is past its fold size, then gives the memory the fold used back to the
+// system. A fold reads and rewrites the whole snapshot (about a second and
+// a hundred megabytes at 100,000 memories), so the write that made it due
+// answered first; and a server lives as long as its agent's session, while
+// the collector would keep the heap the fold grew for the calls to come.
+func (s *Server) foldSnapshot(ctx context.Context, set *gitstore.Set) {
+	if !index.FoldDue(set) {
+		return
+	}
+	if err := index.Refresh(ctx, set); err != nil {
+		s.o.Logger.Warn("folding the recall snapshot", "err", err)
+	}
+	debug.FreeOSMemory()
 }
 
 // session is what the server knows about one client connection.

@@ -74,9 +74,10 @@ func gitRun(t testing.TB, dir string, args ...string) string {
 
 // client is a connected in-memory MCP client.
 type client struct {
-	t  testing.TB
-	cs *sdkmcp.ClientSession
-	c  *sdkmcp.Client
+	t   testing.TB
+	cs  *sdkmcp.ClientSession
+	c   *sdkmcp.Client
+	srv *Server
 }
 
 // connect starts a Server with o and connects a client named name with the
@@ -114,7 +115,7 @@ func connectClient(t testing.TB, o Options, version string, name string, setup f
 	cs, err := c.Connect(ctx, ct, &sdkmcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close() })
-	return &client{t: t, cs: cs, c: c}
+	return &client{t: t, cs: cs, c: c, srv: srv}
 }
 
 func fileURI(dir string) string {

@@ -314,7 +314,9 @@ func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In
 		if err != nil || ask != nil {
 			return ask, zero, err
 		}
-		msg, out, err := h(ctx, c, in)
+		// a write appends to the recall snapshot's delta; the fold that
+		// rewrites the whole snapshot waits until the call has answered
+		msg, out, err := h(index.DeferFolds(ctx), c, in)
 		if err != nil {
 			return nil, zero, err
 		}
@@ -324,7 +326,10 @@ func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In
 			// the handler is done with the call's stores; the next session
 			// start finds it current
 			jctx := context.WithoutCancel(ctx)
-			s.later(func() { handoff.JournalWrites(jctx, c.set) })
+			s.later(func() {
+				handoff.JournalWrites(jctx, c.set)
+				s.foldSnapshot(jctx, c.set)
+			})
 		}
 		if t, ok := any(&out).(texter); ok {
 			t.setText(msg)
