@@ -646,23 +646,46 @@ func (v *snapView) df(term string) (int, error) {
 }
 
 func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error {
+	if err := v.base.postings(term, v.undropped(fn)); err != nil {
+		return err
+	}
+	v.addedPostings(term, fn)
+	return nil
+}
+
+var _ amongReader = (*snapView)(nil)
+
+// postingsAmong calls fn for at least the documents of docs (ascending)
+// that contain term: the base's among them, and every document the delta
+// added with term (a few).
+func (v *snapView) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
+	inBase, _ := slices.BinarySearch(docs, uint64(v.base.ndocs))
+	if err := v.base.postingsAmong(term, docs[:inBase], v.undropped(fn)); err != nil {
+		return err
+	}
+	v.addedPostings(term, fn)
+	return nil
+}
+
+// undropped is fn for the base's documents the delta has not dropped.
+func (v *snapView) undropped(fn func(doc uint64, tf, dl int)) func(doc uint64, tf, dl int) {
 	if len(v.dropped) == 0 {
-		if err := v.base.postings(term, fn); err != nil {
-			return err
-		}
-	} else if err := v.base.postings(term, func(doc uint64, tf, dl int) {
+		return fn
+	}
+	return func(doc uint64, tf, dl int) {
 		if !v.dropped[doc] {
 			fn(doc, tf, dl)
 		}
-	}); err != nil {
-		return err
 	}
+}
+
+// addedPostings calls fn for the documents the delta added with term.
+func (v *snapView) addedPostings(term string, fn func(doc uint64, tf, dl int)) {
 	if dt := v.term(term); dt != nil {
 		for _, p := range dt.added {
 			fn(uint64(v.base.ndocs+int(p.doc)), int(p.tf), normLen(lenAsNorm(v.added[p.doc].n)))
 		}
 	}
-	return nil
 }
 
 func (v *snapView) external(doc uint64) (string, error) {

@@ -3,9 +3,12 @@ package index
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -328,4 +331,77 @@ func TestDictionaryBlocksAreCheckedOnce(t *testing.T) {
 	data[s.blocks[0].off] ^= 0xff
 	_, err = s.findTerm(terms[0])
 	require.ErrorIs(t, err, ErrSnapshot, "a pass over the blocks keeps none")
+}
+
+// TestPostingsAmong: a view reads a term's postings among some documents
+// as the documents' share of its full postings: the base's exactly those
+// asked about that hold the term (dropped ones left out), and every
+// document the delta added with it.
+func TestPostingsAmong(t *testing.T) {
+	r, path := snapshotRepo(t)
+	ctx := context.Background()
+	var base []*gitstore.Memory
+	for i := range 40 {
+		text := fmt.Sprintf("Generated note %d on the quay crane schedule.", i)
+		if i%3 == 0 {
+			text = fmt.Sprintf("The zeppelin hangar %d opens at dawn.", i)
+		}
+		base = append(base, r.add(text))
+	}
+	_, err := Rebuild(ctx, r.set, nil)
+	require.NoError(t, err)
+	r.add("Zeppelin tours leave from the north dock.")
+	_, err = r.main.Forget(ctx, gitstore.Writer{Agent: "test"}, base[3].ID)
+	require.NoError(t, err)
+	require.NoError(t, Refresh(ctx, r.set))
+	v, err := openView(path)
+	require.NoError(t, err)
+	defer v.close()
+	require.NotEmpty(t, v.added, "a delta with an added document")
+	require.NotEmpty(t, v.dropped, "and a dropped one")
+
+	term := Analyze("zeppelin")[0]
+	all := map[uint64]posting{}
+	require.NoError(t, v.postings(term, func(doc uint64, tf, dl int) { all[doc] = posting{doc, tf, dl} }))
+	every := make([]uint64, v.docNumbers())
+	for i := range every {
+		every[i] = uint64(i)
+	}
+	holding := slices.Sorted(maps.Keys(all))
+	nbase := uint64(v.base.ndocs)
+	for _, tc := range []struct {
+		name string
+		docs []uint64
+	}{
+		{"none", nil},
+		{"every document", every},
+		{"those holding the term", holding},
+		{"one holding it", holding[1:2]},
+		{"every third", slices.Collect(func(yield func(uint64) bool) {
+			for i := uint64(0); i < uint64(len(every)); i += 3 {
+				if !yield(i) {
+					return
+				}
+			}
+		})},
+		{"none holding it", slices.DeleteFunc(slices.Clone(every), func(d uint64) bool { _, ok := all[d]; return ok })},
+		{"the last base document", []uint64{nbase - 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[uint64]posting{}
+			require.NoError(t, v.postingsAmong(term, tc.docs, func(doc uint64, tf, dl int) {
+				require.NotContains(t, got, doc, "a document once")
+				got[doc] = posting{doc, tf, dl}
+			}))
+			for doc, p := range got {
+				require.Equal(t, all[doc], p, "a posting of the full list")
+				require.True(t, doc >= nbase || slices.Contains(tc.docs, doc), "base document %d was not asked about", doc)
+			}
+			for _, doc := range tc.docs {
+				if p, ok := all[doc]; ok {
+					require.Equal(t, p, got[doc], "document %d holds the term", doc)
+				}
+			}
+		})
+	}
 }

@@ -461,7 +461,27 @@ func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error 
 	return s.postingsOf(ti, fn)
 }
 
+// postingsAmong calls fn for the documents of docs (ascending) that
+// contain term. The list is still decoded from its start, but a document
+// is compared with the next of docs rather than handed to fn, and decoding
+// stops past the last of them: scoring asks this of a common word once its
+// candidates are few, and at 100,000 memories such a word's list runs to
+// tens of thousands of documents.
+func (s *snapshot) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
+	ti, err := s.findTerm(term)
+	if err != nil || !ti.exists || len(docs) == 0 {
+		return err
+	}
+	return s.postingsListed(ti, docs, fn)
+}
+
 func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) error {
+	return s.postingsListed(ti, nil, fn)
+}
+
+// postingsListed calls fn for the postings of ti: all of them when among is
+// nil, else those of the documents of among (ascending).
+func (s *snapshot) postingsListed(ti termInfo, among []uint64, fn func(doc uint64, tf, dl int)) error {
 	// the lists of a query are decoded one after the other, into one buffer:
 	// a hook's new memory costs more than the decoding
 	bp := postingsBuffers.Get().(*[]byte)
@@ -496,6 +516,17 @@ func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) erro
 		doc += v[0]
 		if doc >= uint64(s.ndocs) {
 			return fmt.Errorf("%w: postings at %d", ErrSnapshot, ti.off)
+		}
+		if among != nil {
+			for len(among) > 0 && among[0] < doc {
+				among = among[1:]
+			}
+			if len(among) == 0 {
+				return nil // past the last document asked about
+			}
+			if among[0] != doc {
+				continue
+			}
 		}
 		fn(doc, int(v[1]), int(v[2]))
 	}
