@@ -144,8 +144,9 @@ type corpus interface {
 }
 
 // amongReader is a corpus that reads a term's postings among a few
-// documents faster than all of them (the search engine's): once no new
-// candidate can enter, scoring asks it for the candidates only.
+// documents faster than all of them (the search engine by seeking, the
+// snapshot by comparing as it decodes): once no new candidate can enter,
+// scoring asks it for the candidates only.
 type amongReader interface {
 	// postingsAmong calls fn for at least the documents of docs (ascending)
 	// that contain term.
@@ -264,8 +265,8 @@ type queryStats struct {
 // the rarer half of groups that can score most, as many as it takes that
 // the other words cannot lift a document matching none of them to the
 // candidate floor. They are scored first; in the other words' postings
-// only the documents already seen are looked up (by seeking, in the
-// index), instead of walking those postings whole. Documents left out that
+// only the documents already seen are looked up (amongReader), instead
+// of scoring those postings whole. Documents left out that
 // way could not have been candidates, so the answer is the same as a full
 // evaluation's.
 func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
