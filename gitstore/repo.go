@@ -44,12 +44,12 @@ type Repo struct {
 	statusMu sync.Mutex
 	status   func() ([]byte, error) // a git status started ahead (StartWorktreeStatus)
 
-	trees treeCache
+	trees *treeCache
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
 func NewMemoryRepo() *Repo {
-	return &Repo{objects: newMemObjects(), refs: newMemRefs(), config: &Config{}, Now: time.Now}
+	return &Repo{objects: newMemObjects(), refs: newMemRefs(), config: &Config{}, Now: time.Now, trees: &treeCache{}}
 }
 
 // Open finds the repository containing dir, as git would: GIT_DIR when set,
@@ -83,6 +83,7 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		WorkTree:  workTree,
 		config:    cfg,
 		Now:       time.Now,
+		trees:     treeCacheOf(filepath.Join(commonDir, "objects")),
 	}
 	r.reopenObjects()
 	return r, nil

@@ -104,19 +104,47 @@ func (r *Repo) readTree(h Hash) (*gitTree, error) {
 // reads the tip's root, memories and fan-out trees, writes their new
 // versions, and then diffs the two commits to bring the recall snapshot
 // forward, which reads all of them again; the next write in a long-lived
-// process (the MCP server) starts from the trees the last one wrote. At
-// 100,000 memories each of these trees is hundreds of entries, inflated
-// from a deltified pack. Trees are named by their content, so an entry
-// never goes stale; callers never change a tree's entries.
+// process (the MCP server) starts from the trees the last one wrote, so
+// the repositories a process opens on one object directory share one
+// cache (treeCacheOf): the server opens the repository afresh for each
+// call. At 100,000 memories each of these trees is hundreds of entries,
+// inflated from a deltified pack. Trees are named by their content, so an
+// entry never goes stale; callers never change a tree's entries.
 type treeCache struct {
 	mu      sync.Mutex
 	trees   map[Hash]*gitTree
 	entries int
 }
 
-// maxCachedTreeEntries bounds the cache (about 50 bytes an entry): when
-// full, it starts over.
-const maxCachedTreeEntries = 1 << 15
+// maxCachedTreeEntries bounds the cache, at about 70 bytes an entry (9 MB
+// full): enough for every fan-out tree of 100,000 memories, which a
+// long-lived process writing to such a store reads one after the other.
+// When full, it starts over.
+const maxCachedTreeEntries = 1 << 17
+
+// treeCaches are the tree caches of the object directories this process
+// opened, at most maxTreeCaches of them (then it starts over).
+var treeCaches struct {
+	mu    sync.Mutex
+	byDir map[string]*treeCache
+}
+
+const maxTreeCaches = 8
+
+// treeCacheOf returns the tree cache of the object directory dir.
+func treeCacheOf(dir string) *treeCache {
+	treeCaches.mu.Lock()
+	defer treeCaches.mu.Unlock()
+	if c := treeCaches.byDir[dir]; c != nil {
+		return c
+	}
+	if len(treeCaches.byDir) >= maxTreeCaches || treeCaches.byDir == nil {
+		treeCaches.byDir = map[string]*treeCache{}
+	}
+	c := &treeCache{}
+	treeCaches.byDir[dir] = c
+	return c
+}
 
 func (c *treeCache) get(h Hash) *gitTree {
 	c.mu.Lock()

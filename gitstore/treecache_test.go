@@ -38,7 +38,7 @@ func TestTreeCache(t *testing.T) {
 	r.objects = objects
 
 	// read from the objects once the cache is emptied, and kept again
-	r.trees = treeCache{}
+	r.trees = &treeCache{}
 	got, err = r.readTree(h)
 	require.NoError(t, err)
 	require.Equal(t, want, got.Entries)
@@ -75,4 +75,36 @@ func TestTreeCacheKeepsAWritesTrees(t *testing.T) {
 	fan, err := r.readTree(Hash(findEntry(mems, fanout(m.ID)).Hash))
 	require.NoError(t, err)
 	require.NotNil(t, findEntry(fan, blobName(m.ID)))
+}
+
+// TestTreeCacheSharedByReopenedRepositories: a repository opened again on
+// the same object directory (the MCP server opens one per call) reads the
+// trees an earlier opening wrote from the cache; another directory has a
+// cache of its own.
+func TestTreeCacheSharedByReopenedRepositories(t *testing.T) {
+	dir := gitInit(t)
+	first, err := Open(dir)
+	require.NoError(t, err)
+	m, err := NewStore(first, RefMain, ScopeProject).Add(context.Background(), Writer{Agent: "cli"}, NewMemory{Type: TypeFact, Text: "the ledger stores amounts in cents"})
+	require.NoError(t, err)
+
+	again, err := Open(dir)
+	require.NoError(t, err)
+	require.Same(t, first.trees, again.trees)
+	tip, err := again.ResolveRef(RefMain)
+	require.NoError(t, err)
+	c, err := again.readCommit(tip)
+	require.NoError(t, err)
+	again.objects = newMemObjects() // only the cache can answer
+	root, err := again.readTree(Hash(c.TreeHash))
+	require.NoError(t, err)
+	mems, err := again.readTree(Hash(findEntry(root, memoriesDir).Hash))
+	require.NoError(t, err)
+	fan, err := again.readTree(Hash(findEntry(mems, fanout(m.ID)).Hash))
+	require.NoError(t, err)
+	require.NotNil(t, findEntry(fan, blobName(m.ID)))
+
+	other, err := Open(gitInit(t))
+	require.NoError(t, err)
+	require.NotSame(t, first.trees, other.trees)
 }
