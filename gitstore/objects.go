@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bufio"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -251,7 +252,17 @@ func (d *diskObjects) write(o plumbing.EncodedObject) (Hash, error) {
 	if err != nil {
 		return zeroHash, err
 	}
-	if err := writeLoose(f, o, d.level); err != nil {
+	// the compressor hands over a few hundred bytes at a time: at 100,000
+	// memories a fan-out tree took some thirty writes, one is enough
+	bw := looseBuffers.Get().(*bufio.Writer)
+	bw.Reset(f)
+	err = writeLoose(bw, o, d.level)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	looseBuffers.Put(bw)
+	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return zeroHash, err
@@ -294,6 +305,9 @@ func writeLoose(w io.Writer, o plumbing.EncodedObject, level int) error {
 	rd.Close()
 	return errors.Join(err, zw.Close())
 }
+
+// looseBuffers buffer a loose object's file while it is written.
+var looseBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
 
 // zlibWriters keep compressors by level (index level+1) between objects:
 // setting one up costs more than compressing a memory.
