@@ -63,6 +63,13 @@ func TestTreeCacheKeepsAWritesTrees(t *testing.T) {
 	r := NewMemoryRepo()
 	m, err := NewStore(r, RefMain, ScopeProject).Add(context.Background(), Writer{Agent: "cli"}, NewMemory{Type: TypeFact, Text: "the ledger stores amounts in cents"})
 	require.NoError(t, err)
+	requireTipTreesCached(t, r, m.ID)
+}
+
+// requireTipTreesCached checks that r's cache alone answers for the trees
+// of its main ref's tip down to the memory id.
+func requireTipTreesCached(t *testing.T, r *Repo, id string) {
+	t.Helper()
 	tip, err := r.ResolveRef(RefMain)
 	require.NoError(t, err)
 	c, err := r.readCommit(tip)
@@ -72,9 +79,9 @@ func TestTreeCacheKeepsAWritesTrees(t *testing.T) {
 	require.NoError(t, err)
 	mems, err := r.readTree(Hash(findEntry(root, memoriesDir).Hash))
 	require.NoError(t, err)
-	fan, err := r.readTree(Hash(findEntry(mems, fanout(m.ID)).Hash))
+	fan, err := r.readTree(Hash(findEntry(mems, fanout(id)).Hash))
 	require.NoError(t, err)
-	require.NotNil(t, findEntry(fan, blobName(m.ID)))
+	require.NotNil(t, findEntry(fan, blobName(id)))
 }
 
 // TestTreeCacheSharedByReopenedRepositories: a repository opened again on
@@ -91,18 +98,7 @@ func TestTreeCacheSharedByReopenedRepositories(t *testing.T) {
 	again, err := Open(dir)
 	require.NoError(t, err)
 	require.Same(t, first.trees, again.trees)
-	tip, err := again.ResolveRef(RefMain)
-	require.NoError(t, err)
-	c, err := again.readCommit(tip)
-	require.NoError(t, err)
-	again.objects = newMemObjects() // only the cache can answer
-	root, err := again.readTree(Hash(c.TreeHash))
-	require.NoError(t, err)
-	mems, err := again.readTree(Hash(findEntry(root, memoriesDir).Hash))
-	require.NoError(t, err)
-	fan, err := again.readTree(Hash(findEntry(mems, fanout(m.ID)).Hash))
-	require.NoError(t, err)
-	require.NotNil(t, findEntry(fan, blobName(m.ID)))
+	requireTipTreesCached(t, again, m.ID)
 
 	other, err := Open(gitInit(t))
 	require.NoError(t, err)
