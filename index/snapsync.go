@@ -24,7 +24,11 @@ func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*
 	if err != nil {
 		return nil, err
 	}
-	if v, err := openView(path); err == nil {
+	v := takeKeptView(ctx, path)
+	if v == nil {
+		v, err = openView(path)
+	}
+	if err == nil {
 		if SameTips(v.tips, tips) {
 			return v, nil
 		}
@@ -389,7 +393,7 @@ func closeFolding(ctx context.Context, path string, v *snapView) error {
 		}
 		v = nv
 	}
-	v.close()
+	keepOrClose(ctx, path, v)
 	return nil
 }
 

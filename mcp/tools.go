@@ -314,9 +314,10 @@ func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In
 		if err != nil || ask != nil {
 			return ask, zero, err
 		}
-		// a write appends to the recall snapshot's delta; the fold that
-		// rewrites the whole snapshot waits until the call has answered
-		msg, out, err := h(index.DeferFolds(ctx), c, in)
+		// a write appends to the recall snapshot's delta, and keeps its view
+		// of the snapshot for the next call; the fold that rewrites the
+		// whole snapshot waits until the call has answered
+		msg, out, err := h(index.KeepViews(index.DeferFolds(ctx)), c, in)
 		if err != nil {
 			return nil, zero, err
 		}

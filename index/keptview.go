@@ -1,0 +1,80 @@
+package index
+
+import (
+	"context"
+	"runtime"
+	"sync"
+)
+
+// A long-lived process that writes (the MCP server) keeps the view of the
+// recall snapshot its last write brought forward, for its next write.
+// Opening a view reads the snapshot's table of contents and its documents'
+// checksums, and the whole delta: at 100,000 memories about half a
+// megabyte at every write. A kept view only checks that no other process
+// changed the files since it read them (snapView.unchanged); when one did,
+// the view is closed and the files read afresh.
+
+// keepKey marks a context whose writes keep their view.
+type keepKey struct{}
+
+// KeepViews returns ctx marked so that the view of the recall snapshot a
+// write under it brings forward stays open for the process's next write
+// under it, instead of being closed.
+func KeepViews(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keepKey{}, true)
+}
+
+func viewsKept(ctx context.Context) bool {
+	kept, _ := ctx.Value(keepKey{}).(bool)
+	return kept
+}
+
+// keptView is the one view kept, of the snapshot at path.
+var keptView struct {
+	mu   sync.Mutex
+	path string
+	v    *snapView
+}
+
+// takeKeptView returns the view kept of the snapshot at path when ctx
+// keeps views and the files are still what it read, and nil otherwise.
+// The view is the caller's from then on: a concurrent write opens its own.
+func takeKeptView(ctx context.Context, path string) *snapView {
+	if !viewsKept(ctx) {
+		return nil
+	}
+	keptView.mu.Lock()
+	v := keptView.v
+	if v != nil && keptView.path == path {
+		keptView.v = nil
+	} else {
+		v = nil
+	}
+	keptView.mu.Unlock()
+	if v != nil && !v.unchanged(path) {
+		v.close()
+		return nil
+	}
+	return v
+}
+
+// keepOrClose keeps v, an up-to-date view of the snapshot at path, for the
+// next write under ctx, or closes it. Only a view read from the file is
+// kept (a new base just folded is held in memory, tens of megabytes at
+// 100,000 memories), without the documents one call loaded. On Windows
+// none is: a file held open there cannot be replaced by another process's
+// new snapshot.
+func keepOrClose(ctx context.Context, path string, v *snapView) {
+	if !viewsKept(ctx) || v.base.file == nil || v.damaged || runtime.GOOS == "windows" {
+		v.close()
+		return
+	}
+	v.base.seen = nil
+	keptView.mu.Lock()
+	old := keptView.v
+	keptView.path, keptView.v = path, v
+	keptView.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+}

@@ -1,0 +1,68 @@
+package index
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// TestKeptView: writes under KeepViews keep their view of the snapshot
+// for the next one, without the documents a call loaded; a write by
+// another process, or by a write that does not keep views, makes the next
+// write read the files afresh, and it sees what that write saved.
+func TestKeptView(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("views are not kept on Windows")
+	}
+	r, path := snapshotRepo(t)
+	t.Cleanup(func() {
+		if v := takeKeptView(KeepViews(context.Background()), path); v != nil {
+			v.close()
+		}
+	})
+	keep := KeepViews(context.Background())
+	w := gitstore.Writer{Agent: "test"}
+	remember := func(ctx context.Context, text string) *Outcome {
+		t.Helper()
+		oc, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeFact, Text: text})
+		require.NoError(t, err)
+		return oc
+	}
+	kept := func() *snapView {
+		keptView.mu.Lock()
+		defer keptView.mu.Unlock()
+		if keptView.path != path {
+			return nil
+		}
+		return keptView.v
+	}
+
+	remember(keep, "The payroll export runs at 02:00 UTC on the batch host.")
+	first := kept()
+	require.NotNil(t, first, "a write under KeepViews keeps its view")
+	require.Nil(t, first.base.seen, "without the documents the call loaded")
+
+	oc := remember(keep, "The API is deployed to Fly.io from the release branch by GitHub Actions.")
+	require.NotNil(t, oc.PossibleDuplicateOf, "the duplicate check loaded a memory of the base")
+	require.Same(t, first, kept(), "the next write brings the kept view forward and keeps it")
+	require.Nil(t, first.base.seen, "without the documents that write loaded")
+
+	other := "Feature flags are read from the flags service at start-up."
+	remember(context.Background(), other) // as another process would
+	require.Same(t, first, kept(), "a write that does not keep views leaves the kept one")
+	require.Nil(t, takeKeptView(keep, path), "a view the files no longer match is not taken")
+	require.Nil(t, kept(), "but closed")
+	remember(keep, "Invoice numbers are allocated per tenant, never globally.")
+	require.NotNil(t, kept())
+	require.NotSame(t, first, kept(), "the files were read afresh")
+
+	second := kept()
+	remember(context.Background(), "Release builds are signed on the build host only.")
+	oc = remember(keep, other)
+	require.True(t, oc.Reinforced, "the write sees the memory the other one saved")
+	require.NotSame(t, second, kept(), "the view the other write made stale was read afresh")
+}
