@@ -26,7 +26,9 @@
 //     a refresh appends the change to a delta file beside it rather than
 //     rewriting it, folding the two when the delta passes a size that
 //     follows the square root of the snapshot's (snapdelta.go; never under
-//     DeferFolds, as hooks write), and its summary table lets list and stats
+//     DeferFolds, as hooks and the MCP server write); a long-lived writer
+//     keeps its view of the snapshot between writes (KeepViews,
+//     keptview.go), and its summary table lets list and stats
 //     count and order memories without decoding them (OpenCatalog);
 //   - the scan (Source "scan"): every memory read and indexed in memory;
 //     for reads as of a past time, stores without a directory, and when the
