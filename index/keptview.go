@@ -61,7 +61,8 @@ func takeKeptView(ctx context.Context, path string) *snapView {
 // keepOrClose keeps v, an up-to-date view of the snapshot at path, for the
 // next write under ctx, or closes it. Only a view read from the file is
 // kept (a new base just folded is held in memory, tens of megabytes at
-// 100,000 memories), without the documents one call loaded. On Windows
+// 100,000 memories), without the documents and the summaries one call
+// loaded. On Windows
 // none is: a file held open there cannot be replaced by another process's
 // new snapshot.
 func keepOrClose(ctx context.Context, path string, v *snapView) {
@@ -69,7 +70,7 @@ func keepOrClose(ctx context.Context, path string, v *snapView) {
 		v.close()
 		return
 	}
-	v.base.seen = nil
+	v.base.seen, v.base.sumTable, v.base.sums = nil, nil, nil
 	keptView.mu.Lock()
 	old := keptView.v
 	keptView.path, keptView.v = path, v

@@ -405,3 +405,33 @@ func TestPostingsAmong(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryTableIsCheckedOnce: a snapshot scans its summary table
+// again (list does, for the shown ids' neighbours) from what it read and
+// checked the first time; a new reader checks it again.
+func TestSummaryTableIsCheckedOnce(t *testing.T) {
+	_, path := snapshotRepo(t)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	open := func() *snapshot {
+		s, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
+		require.NoError(t, err)
+		return s
+	}
+	count := func(s *snapshot) (int, error) {
+		n := 0
+		err := s.scanSummaries(func(int, []byte, []byte, int64, int64) { n++ })
+		return n, err
+	}
+	s := open()
+	n, err := count(s)
+	require.NoError(t, err)
+	require.Equal(t, s.ndocs, n)
+
+	data[s.sumOff] ^= 0xff // the table's first byte, after it was checked
+	again, err := count(s)
+	require.NoError(t, err, "the table read and checked once answers again")
+	require.Equal(t, n, again)
+	_, err = count(open())
+	require.ErrorIs(t, err, ErrSnapshot, "a new reader checks the table again")
+}

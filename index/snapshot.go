@@ -121,6 +121,7 @@ type snapshot struct {
 	sumCRC uint32
 	// caches of what was read and checked
 	sums       []docSum
+	sumTable   []byte // the summary table, once read and checked
 	docBlocks  map[int][]byte
 	dictBlocks map[int][]byte
 	termInfos  map[string]termInfo
@@ -821,11 +822,17 @@ func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validT
 	if s.ndocs == 0 {
 		return nil
 	}
-	data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
-	if err != nil {
-		return err
+	// list scans the table twice (the newest memories, then their
+	// neighbours' ids): at 100,000 memories it is megabytes to read and
+	// checksum
+	if s.sumTable == nil {
+		data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
+		if err != nil {
+			return err
+		}
+		s.sumTable = data
 	}
-	r := &byteReader{b: data}
+	r := &byteReader{b: s.sumTable}
 	for i := range s.ndocs {
 		key := r.bytes(int(r.uvarint()))
 		typ := r.bytes(int(r.uvarint()))
