@@ -14,20 +14,12 @@ import (
 // changed the files since it read them (snapView.unchanged); when one did,
 // the view is closed and the files read afresh.
 
-// keepKey marks a context whose writes keep their view.
-type keepKey struct{}
-
 // KeepViews returns ctx marked so that the view of the recall snapshot a
 // write under it brings forward stays open for the process's next write
 // under it, instead of being closed.
-func KeepViews(ctx context.Context) context.Context {
-	return context.WithValue(ctx, keepKey{}, true)
-}
+func KeepViews(ctx context.Context) context.Context { return markWrites(ctx, viewsKeptMark) }
 
-func viewsKept(ctx context.Context) bool {
-	kept, _ := ctx.Value(keepKey{}).(bool)
-	return kept
-}
+func viewsKept(ctx context.Context) bool { return writesMarked(ctx, viewsKeptMark) }
 
 // keptView is the one view kept, of the snapshot at path.
 var keptView struct {

@@ -61,22 +61,32 @@ func foldAt(baseSize int64) int64 {
 	return min(max(int64(32*math.Sqrt(float64(baseSize))), minFoldAt), maxFoldAt)
 }
 
-// foldsKey marks a context whose writes leave folds to someone else.
-type foldsKey struct{}
+// writeMark marks a context whose snapshot writes behave otherwise
+// (DeferFolds, KeepViews).
+type writeMark int
+
+const (
+	foldsDeferredMark writeMark = iota
+	viewsKeptMark
+)
+
+func markWrites(ctx context.Context, m writeMark) context.Context {
+	return context.WithValue(ctx, m, true)
+}
+
+func writesMarked(ctx context.Context, m writeMark) bool {
+	marked, _ := ctx.Value(m).(bool)
+	return marked
+}
 
 // DeferFolds returns ctx marked so that snapshot writes under it append to
 // the delta rather than fold it (up to deferredFoldAt): a fold at 100,000
 // memories takes about a second, longer than a hook may take. FoldDue then
 // tells the hook to leave the fold to a warm-up in the background, whose
 // Refresh folds.
-func DeferFolds(ctx context.Context) context.Context {
-	return context.WithValue(ctx, foldsKey{}, true)
-}
+func DeferFolds(ctx context.Context) context.Context { return markWrites(ctx, foldsDeferredMark) }
 
-func foldsDeferred(ctx context.Context) bool {
-	deferred, _ := ctx.Value(foldsKey{}).(bool)
-	return deferred
-}
+func foldsDeferred(ctx context.Context) bool { return writesMarked(ctx, foldsDeferredMark) }
 
 // FoldDue reports whether the set's snapshot delta is past its fold size,
 // so that the next Refresh not under DeferFolds folds it.
