@@ -36,19 +36,34 @@ func takeKeptView(ctx context.Context, path string) *snapView {
 	if !viewsKept(ctx) {
 		return nil
 	}
-	keptView.mu.Lock()
-	v := keptView.v
-	if v != nil && keptView.path == path {
-		keptView.v = nil
-	} else {
-		v = nil
-	}
-	keptView.mu.Unlock()
+	v := takeKept(path)
 	if v != nil && !v.unchanged(path) {
 		v.close()
 		return nil
 	}
 	return v
+}
+
+// takeKept takes the view kept of the snapshot at path out of keeping.
+func takeKept(path string) *snapView {
+	keptView.mu.Lock()
+	defer keptView.mu.Unlock()
+	v := keptView.v
+	if v == nil || keptView.path != path {
+		return nil
+	}
+	keptView.v = nil
+	return v
+}
+
+// dropKeptView closes the view kept of the snapshot at path, if any, when
+// the snapshot is rebuilt or removed: after a purge the old file, which
+// holds the purged memory's text, must not stay open in a server until
+// its next write.
+func dropKeptView(path string) {
+	if v := takeKept(path); v != nil {
+		v.close()
+	}
 }
 
 // keepOrClose keeps v, an up-to-date view of the snapshot at path, for the

@@ -65,4 +65,8 @@ func TestKeptView(t *testing.T) {
 	oc = remember(keep, other)
 	require.True(t, oc.Reinforced, "the write sees the memory the other one saved")
 	require.NotSame(t, second, kept(), "the view the other write made stale was read afresh")
+
+	_, err := Rebuild(context.Background(), r.set, nil) // as a purge's scrub does
+	require.NoError(t, err)
+	require.Nil(t, kept(), "a rebuild closes the kept view of the old file")
 }

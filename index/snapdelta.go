@@ -108,6 +108,7 @@ func deltaPath(path string) string { return path + ".delta" }
 
 // removeSnapshot deletes the snapshot at path and its delta.
 func removeSnapshot(path string) error {
+	dropKeptView(path)
 	err := os.Remove(path)
 	if err != nil && !os.IsNotExist(err) {
 		return err

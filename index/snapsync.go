@@ -442,7 +442,9 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 	if err != nil {
 		return 0, err
 	}
-	v, err := writeSnapshot(SnapshotPath(set), tips, ch.put)
+	path := SnapshotPath(set)
+	v, err := writeSnapshot(path, tips, ch.put)
+	dropKeptView(path)
 	if err != nil {
 		return 0, err
 	}
