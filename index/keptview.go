@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"sync"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 // A long-lived process that writes (the MCP server) keeps the view of the
@@ -84,5 +86,27 @@ func keepOrClose(ctx context.Context, path string, v *snapView) {
 	keptView.mu.Unlock()
 	if old != nil {
 		old.close()
+	}
+}
+
+// DropStaleView closes the view of the set's recall snapshot this process
+// keeps (KeepViews) when the files no longer match it: another process
+// wrote, or replaced the snapshot (a purge rebuilds it, and the old file
+// holds the purged text). The MCP server calls it at every call, so that
+// it does not wait for its next write to let the old file go.
+func DropStaleView(set *gitstore.Set) {
+	path := SnapshotPath(set)
+	if path == "" {
+		return
+	}
+	keptView.mu.Lock()
+	v := keptView.v
+	stale := v != nil && keptView.path == path && !v.unchanged(path)
+	if stale {
+		keptView.v = nil
+	}
+	keptView.mu.Unlock()
+	if stale {
+		v.close()
 	}
 }

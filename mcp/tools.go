@@ -377,6 +377,9 @@ func (s *Server) open(ctx context.Context, req *sdkmcp.CallToolRequest) (*call, 
 			}
 		}
 	}
+	// the snapshot view kept from the last write goes when another process
+	// replaced the file (a purge does): the old file must not stay open
+	index.DropStaleView(set)
 	return &call{set: set, dir: dir, fromRoot: fromRoot, w: w, now: s.o.Now()}, nil, nil
 }
 
