@@ -79,7 +79,8 @@ func keepOrClose(ctx context.Context, path string, v *snapView) {
 		v.close()
 		return
 	}
-	v.base.seen, v.base.sumTable, v.base.sums = nil, nil, nil
+	v.base.seen = nil
+	v.base.dropSummaries()
 	keptView.mu.Lock()
 	old := keptView.v
 	keptView.path, keptView.v = path, v

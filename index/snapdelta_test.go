@@ -435,3 +435,52 @@ func TestSummaryTableIsCheckedOnce(t *testing.T) {
 	_, err = count(open())
 	require.ErrorIs(t, err, ErrSnapshot, "a new reader checks the table again")
 }
+
+// TestSummaryTableFromTheFile: a snapshot read from its file reads the
+// summary table (through a map of its own where the system has them) as
+// the table's bytes say, checks it, and turns a file truncated under it
+// into an ErrSnapshot error, not a crash.
+func TestSummaryTableFromTheFile(t *testing.T) {
+	r := newTestRepo(t)
+	genStore(t, r.main, 500, 7) // a table of several pages
+	require.NoError(t, Refresh(context.Background(), r.set))
+	path := SnapshotPath(r.set)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	inMemory, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	want, err := inMemory.summaries()
+	require.NoError(t, err)
+	require.Greater(t, inMemory.sumLen, 3*os.Getpagesize())
+
+	for _, tc := range []struct {
+		name  string
+		spoil func(s *snapshot)
+		fails bool
+	}{
+		{"as written", func(*snapshot) {}, false},
+		{"a byte changed", func(s *snapshot) {
+			b := bytes.Clone(data)
+			b[s.sumOff+int64(s.sumLen)/2] ^= 0xff
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+		}, true},
+		{"truncated", func(s *snapshot) {
+			require.NoError(t, os.Truncate(path, s.sumOff+1))
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			s, err := openSnapshot(path)
+			require.NoError(t, err)
+			defer s.close()
+			tc.spoil(s)
+			got, err := s.summaries()
+			if tc.fails {
+				require.ErrorIs(t, err, ErrSnapshot)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		})
+	}
+}

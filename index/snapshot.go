@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -122,6 +123,7 @@ type snapshot struct {
 	// caches of what was read and checked
 	sums       []docSum
 	sumTable   []byte // the summary table, once read and checked
+	unmapSums  func() // unmaps sumTable, when it is a map of its own
 	docBlocks  map[int][]byte
 	dictBlocks map[int][]byte
 	termInfos  map[string]termInfo
@@ -192,9 +194,19 @@ var mapSnapshots atomic.Bool
 func MapSnapshots() { mapSnapshots.Store(true) }
 
 func (s *snapshot) close() {
+	s.dropSummaries()
 	if s.closer != nil {
 		s.closer.Close()
 	}
+}
+
+// dropSummaries lets go of the summary table read and its summaries.
+func (s *snapshot) dropSummaries() {
+	if s.unmapSums != nil {
+		s.unmapSums()
+		s.unmapSums = nil
+	}
+	s.sumTable, s.sums = nil, nil
 }
 
 func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
@@ -818,19 +830,31 @@ func (s *snapshot) summaries() ([]docSum, error) {
 // scanSummaries calls fn with each summary of the table by position,
 // without keeping them: key and typ are valid only during the call. Counting
 // needs no string per memory.
-func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) error {
+//
+// The table is read once (list scans it twice: the newest memories, then
+// their neighbours' ids), through a memory map of its own where the system
+// has them: at 100,000 memories it is megabytes, and a map of the page
+// cache costs a command far fewer faults than a copy into memory it
+// touches first. A fault reading the map (the file truncated by something
+// other than git-mem) is an ErrSnapshot error.
+func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) (err error) {
 	if s.ndocs == 0 {
 		return nil
 	}
-	// list scans the table twice (the newest memories, then their
-	// neighbours' ids): at 100,000 memories it is megabytes to read and
-	// checksum
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			if _, fault := p.(interface{ Addr() uintptr }); !fault {
+				panic(p)
+			}
+			s.dropSummaries()
+			err = fmt.Errorf("%w: the summary table could not be read (the file changed under git-mem?)", ErrSnapshot)
+		}
+	}()
 	if s.sumTable == nil {
-		data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
-		if err != nil {
+		if err := s.readSummaries(); err != nil {
 			return err
 		}
-		s.sumTable = data
 	}
 	r := &byteReader{b: s.sumTable}
 	for i := range s.ndocs {
@@ -843,6 +867,27 @@ func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validT
 		}
 		fn(i, key, typ, created, validTo)
 	}
+	return nil
+}
+
+// readSummaries reads and checks the summary table: mapped, when the
+// snapshot is read from a file the system can map, else read.
+func (s *snapshot) readSummaries() error {
+	if f, ok := s.r.(*os.File); ok && s.mapped == nil {
+		if data, unmap, err := mapRange(f, s.sumOff, s.sumLen); err == nil {
+			s.sumTable, s.unmapSums = data, unmap
+			if crc32.Checksum(data, snapCRC) != s.sumCRC {
+				s.dropSummaries()
+				return fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, s.sumOff)
+			}
+			return nil
+		}
+	}
+	data, err := s.read(s.sumOff, s.sumLen, s.sumCRC)
+	if err != nil {
+		return err
+	}
+	s.sumTable = data
 	return nil
 }
 
