@@ -37,9 +37,9 @@ import (
 // default) or this process's own (inproc, over pipes), which a profile then
 // sees. Each store's search index is brought up to date before its server
 // starts, and a recall and two adds before the timer bring its snapshot up
-// to date. It reports, per store of n memories, the median
-// and 90th percentile (ms-p50@n, ms-p90@n), a process's resident memory at
-// the end, once it is idle (rss-MB@n), and the last store's median over the first's
+// to date. It reports, per store of n memories, the median and 90th
+// percentile (ms-p50@n, ms-p90@n), a process's resident memory at the end,
+// once it is idle (rss-MB@n), and the last store's median over the first's
 // (p50-ratio). With GIT_MEM_BENCH_PROFILE=PREFIX the timed calls alone are
 // profiled: PREFIX.cpu, and PREFIX.heap0 and PREFIX.heap1 (allocations
 // before and after, for go tool pprof -base).
