@@ -35,14 +35,16 @@ func newAddCmd(env *Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "add [flags] -- TEXT",
 		Short: "Save one memory (one fact, decision, gotcha, convention, command or preference)",
-		Long: `Save one memory. Put the text after -- so that nothing in it is read as a flag.
+		Long: `Save one memory. Put the text after -- so that nothing in it is read as a flag;
+a text of - is read from stdin.
 
 Types: ` + strings.Join(gitstore.Types, ", ") + `.
 Sources: user (a person said so; the default), verified (checked by running
 something), inferred (concluded by an agent; the default inside an agent).`,
 		Example: `  git mem add --type decision -- "Bookings are stored in UTC; convert at the edge"
   git mem add --type gotcha --path server/auth.ts -- "requireAdmin throws ERR_NO_SESSION before login"
-  git mem add --supersedes 3f2a9c -- "We deploy with Fly.io, not Heroku"`,
+  git mem add --supersedes 3f2a9c -- "We deploy with Fly.io, not Heroku"
+  git mem add --type command - < release-steps.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("give the memory text after --, e.g. git mem add -- 'Bookings are stored in UTC'")
@@ -50,7 +52,11 @@ something), inferred (concluded by an agent; the default inside an agent).`,
 			if o.private && o.global {
 				return usagef("--private and --global exclude each other")
 			}
-			o.memory.Text = textArg(args)
+			text, err := textArg(env, args)
+			if err != nil {
+				return err
+			}
+			o.memory.Text = text
 			if !cmd.Flags().Changed("source") && agents.InShell(env.Getenv) != "" {
 				o.memory.Source = gitstore.SourceInferred
 			}

@@ -24,17 +24,21 @@ func newBootCmd(env *Env) *cobra.Command {
 		Use:   "boot [--budget TOKENS] [--json] [-- TASK]",
 		Short: "What a new session should start with: preferences, pinned and relevant memories",
 		Long: `Print what a new agent session should start with: preferences and pinned
-memories first, then the memories most relevant to the task (after --) and the
-current branch, within the budget (tokens, about 4 characters each; at most
-8,000 characters). Without a task, the most trusted recent memories stand in.
-Memories with trust under 0.40 are left out.`,
+memories first, then the memories most relevant to the task (after --; a task
+of - is read from stdin) and the current branch, within the budget (tokens,
+about 4 characters each; at most 8,000 characters). Without a task, the most
+trusted recent memories stand in. Memories with trust under 0.40 are left out.`,
 		Example: `  git mem boot
   git mem boot -- add refunds to the Stripe webhook handler`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.budget < 0 {
 				return usagef("--budget must be a positive number of tokens")
 			}
-			o.task = textArg(args)
+			task, err := textArg(env, args)
+			if err != nil {
+				return err
+			}
+			o.task = task
 			return runBoot(cmd.Context(), env, o)
 		},
 	}

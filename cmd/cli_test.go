@@ -26,14 +26,19 @@ func (sb *sandbox) run(args ...string) (string, string, int) {
 }
 
 func (sb *sandbox) runIn(dir string, args ...string) (string, string, int) {
+	return sb.runWith(dir, "", nil, args...)
+}
+
+// runWith runs one command line in dir with stdin and an environment.
+func (sb *sandbox) runWith(dir, stdin string, env map[string]string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
-	env := &cmd.Env{
-		Streams: cmd.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+	e := &cmd.Env{
+		Streams: cmd.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb},
 		Dir:     dir,
-		Getenv:  func(k string) string { return "" },
+		Getenv:  func(k string) string { return env[k] },
 		Now:     func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
 	}
-	code := cmd.Run(context.Background(), env, args)
+	code := cmd.Run(context.Background(), e, args)
 	return out.String(), errb.String(), code
 }
 
@@ -89,6 +94,53 @@ func TestCLIErrorsAndExitCodes(t *testing.T) {
 	}
 	out := mustRun(t, sb, "list", "--json")
 	require.Contains(t, out, `"text": "--force is never used on main"`)
+}
+
+// A lone "-" where a command takes its text reads the text from stdin, with
+// the checks of a text given as arguments.
+func TestCLITextFromStdin(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	mustRun(t, sb, "add", "--", "first memory")
+	cases := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+		stored string // the text the store must then hold; "": nothing written
+	}{
+		{"add from stdin", "Deploys need AWS_REGION set before make release\n", []string{"add", "-"}, 0, "", "", "Deploys need AWS_REGION set before make release"},
+		{"add after --", "The staging database resets every Sunday\r\n", []string{"add", "--type", "gotcha", "--", "-"}, 0, "", "", "The staging database resets every Sunday"},
+		{"a dash among words is text", "ignored", []string{"add", "--", "-", "marks a flag"}, 0, "", "", "- marks a flag"},
+		{"empty stdin", "", []string{"add", "-"}, 1, "", "the text is empty", ""},
+		{"binary stdin", "\x7fELF\x02\x01\x01\x00\x00\x00", []string{"add", "-"}, 1, "", "control character", ""},
+		{"long stdin", strings.Repeat("word ", 2000), []string{"add", "-"}, 1, "", "split it into several memories", ""},
+		{"endless stdin", strings.Repeat("z", 1<<20+1), []string{"add", "-"}, 1, "", "stdin holds more than", ""},
+		{"recall from stdin", "panic: AWS_REGION unset\ngoroutine 1 [running]:\n", []string{"recall", "-"}, 0, "AWS_REGION set before make release", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := sb.git("rev-parse", "refs/memory/main")
+			out, errOut, code := sb.runWith(sb.repo, tc.stdin, nil, tc.args...)
+			require.Equal(t, tc.code, code, "stdout: %s\nstderr: %s", out, errOut)
+			require.Contains(t, out, tc.stdout)
+			require.Contains(t, errOut, tc.stderr)
+			if tc.stored == "" {
+				require.Equal(t, before, sb.git("rev-parse", "refs/memory/main"), "the command wrote")
+				return
+			}
+			var views []struct{ Text string }
+			require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "list", "--json")), &views))
+			texts := make([]string, len(views))
+			for i, v := range views {
+				texts[i] = v.Text
+			}
+			require.Contains(t, texts, tc.stored)
+			require.NotContains(t, texts, "-")
+		})
+	}
 }
 
 func mustRun(t *testing.T, sb *sandbox, args ...string) string {

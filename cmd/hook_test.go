@@ -1,29 +1,18 @@
 package cmd_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/git-mem/git-mem/cmd"
 )
 
-// runStdin runs one command line with stdin and an environment.
+// runStdin runs one command line with stdin and an environment, from the
+// home directory: hooks take the repository from the payload, never from
+// the directory they run in.
 func (sb *sandbox) runStdin(stdin string, env map[string]string, args ...string) (string, string, int) {
-	var out, errb bytes.Buffer
-	e := &cmd.Env{
-		Streams: cmd.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb},
-		Dir:     sb.home, // hooks take the repository from the payload, never from here
-		Getenv:  func(k string) string { return env[k] },
-		Now:     func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
-	}
-	code := cmd.Run(context.Background(), e, args)
-	return out.String(), errb.String(), code
+	return sb.runWith(sb.home, stdin, env, args...)
 }
 
 func TestCLIHookAlwaysExitsZero(t *testing.T) {

@@ -34,8 +34,9 @@ func newRecallCmd(env *Env) *cobra.Command {
 		Use:   "recall [--limit N] [--budget TOKENS] [--min-confidence C] [--also QUERY]... [--as-of WHEN] [--valid-at WHEN] [--all] [--json] -- QUERY",
 		Short: "Find the memories relevant to a question, most relevant first",
 		Long: `Find the memories relevant to a question, a prompt, an error message or a
-path. The query is free text: it is never read as search syntax. Nothing is
-printed when nothing is relevant (--json prints []).
+path. The query is free text: it is never read as search syntax; a query of
+- is read from stdin (a pasted error log, say). Nothing is printed when
+nothing is relevant (--json prints []).
 
 A memory is returned when its confidence (how likely it is what the query
 is about, 0 to 1; shown as "likely", "possible" or "weak" match) clears the
@@ -69,7 +70,11 @@ not fit are skipped, and the last line says how many more matched.`,
 			if o.minConfidence < 0 || o.minConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1, e.g. 0.3")
 			}
-			o.query = textArg(args)
+			query, err := textArg(env, args)
+			if err != nil {
+				return err
+			}
+			o.query = query
 			return runRecall(cmd.Context(), env, o)
 		},
 	}

@@ -26,7 +26,8 @@ func newReviseCmd(env *Env) *cobra.Command {
 		Use:   "revise ID [--key K]... [--no-keys] [-- TEXT]",
 		Short: "Replace the text or the retrieval keys of a memory (history keeps the old ones)",
 		Long: `Replace the text of a memory, e.g. to fix a typo or add precision, or its
-retrieval keys (--key replaces them all; --no-keys removes them). When the
+retrieval keys (--key replaces them all; --no-keys removes them). A TEXT of -
+is read from stdin. When the
 fact itself changed, save the new fact with git mem add --supersedes ID instead,
 so that what was true before stays answerable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,7 +40,11 @@ so that what was true before stays answerable.`,
 			}
 			o.id = args[0]
 			if len(args) > 1 {
-				o.text = textArg(args[1:])
+				text, err := textArg(env, args[1:])
+				if err != nil {
+					return err
+				}
+				o.text = text
 			}
 			return runRevise(cmd.Context(), env, o)
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
 )
 
@@ -130,8 +132,30 @@ var verbs []func(*Env) *cobra.Command
 
 func register(newVerb func(*Env) *cobra.Command) { verbs = append(verbs, newVerb) }
 
-// textArg joins the positional arguments into one text, verbatim.
-func textArg(args []string) string { return strings.Join(args, " ") }
+// textArg joins the positional arguments into one text, verbatim; a lone
+// "-" reads the text from env's stdin instead (up to maxStdinText bytes, one
+// trailing newline dropped), so that a pasted error or a file can be passed
+// without quoting: git mem recall - < error.log.
+func textArg(env *Env, args []string) (string, error) {
+	if len(args) != 1 || args[0] != "-" {
+		return strings.Join(args, " "), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(env.In, maxStdinText+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the text from stdin: %w", err)
+	}
+	if len(b) > maxStdinText {
+		return "", fmt.Errorf("%w: stdin holds more than %d bytes; pass a shorter text", gitstore.ErrInvalid, maxStdinText)
+	}
+	text := strings.TrimSuffix(string(b), "\n")
+	return strings.TrimSuffix(text, "\r"), nil
+}
 
-// noArgsMsg is the usage error for a command missing its argument.
+// maxStdinText bounds what textArg reads from stdin: far above any text a
+// command takes (a memory is at most gitstore.MaxTextBytes), so that the
+// command's own check says what is too long, without reading a stream
+// without end.
+const maxStdinText = 1 << 20
+
+// errMissingID is the usage error for a command missing its memory id.
 var errMissingID = errors.New("give the memory id (or a unique prefix of it); see git mem list")
