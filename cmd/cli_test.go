@@ -101,7 +101,7 @@ func TestCLIErrorsAndExitCodes(t *testing.T) {
 func TestCLITextFromStdin(t *testing.T) {
 	sb := newSandbox(t)
 	sb.isolate()
-	mustRun(t, sb, "add", "--", "first memory")
+	first := strings.TrimSpace(mustRun(t, sb, "add", "--", "first memory"))
 	cases := []struct {
 		name   string
 		stdin  string
@@ -118,6 +118,7 @@ func TestCLITextFromStdin(t *testing.T) {
 		{"binary stdin", "\x7fELF\x02\x01\x01\x00\x00\x00", []string{"add", "-"}, 1, "", "control character", ""},
 		{"long stdin", strings.Repeat("word ", 2000), []string{"add", "-"}, 1, "", "split it into several memories", ""},
 		{"endless stdin", strings.Repeat("z", 1<<20+1), []string{"add", "-"}, 1, "", "stdin holds more than", ""},
+		{"revise from stdin", "The first memory, revised\n", []string{"revise", first, "-"}, 0, "", "", "The first memory, revised"},
 		{"recall from stdin", "panic: AWS_REGION unset\ngoroutine 1 [running]:\n", []string{"recall", "-"}, 0, "AWS_REGION set before make release", "", ""},
 	}
 	for _, tc := range cases {

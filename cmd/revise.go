@@ -26,10 +26,10 @@ func newReviseCmd(env *Env) *cobra.Command {
 		Use:   "revise ID [--key K]... [--no-keys] [-- TEXT]",
 		Short: "Replace the text or the retrieval keys of a memory (history keeps the old ones)",
 		Long: `Replace the text of a memory, e.g. to fix a typo or add precision, or its
-retrieval keys (--key replaces them all; --no-keys removes them). A TEXT of -
-is read from stdin. When the
-fact itself changed, save the new fact with git mem add --supersedes ID instead,
-so that what was true before stays answerable.`,
+retrieval keys (--key replaces them all; --no-keys removes them); a TEXT of -
+is read from stdin. When the fact itself changed, save the new fact with
+git mem add --supersedes ID instead, so that what was true before stays
+answerable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.setKeys = cmd.Flags().Changed("key") || o.noKeys
 			if len(args) < 1 || (len(args) < 2 && !o.setKeys) {
