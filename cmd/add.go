@@ -84,6 +84,13 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 	if err := o.memory.Validate(); err != nil {
 		return err
 	}
+	if env.process {
+		// a process that exits once the memory is saved reads the recall
+		// snapshot through a memory map: at 100,000 memories the duplicate
+		// check reads a common word's postings, hundreds of kilobytes, without
+		// copying them
+		index.MapSnapshots()
+	}
 	set, err := env.openSet()
 	if err != nil {
 		return err

@@ -150,7 +150,11 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 		if !ok {
 			// no snapshot to count in (a store without a directory): the
 			// most relevant memories to the text, as recall ranks them
-			res, err := Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true})
+			var res *Result
+			err := faultsAsErrors(func() (err error) {
+				res, err = Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true})
+				return err
+			})
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,8 @@ const _ uint8 = MaxQueryTerms
 // candidate) cost tens of milliseconds at 100,000 memories of common
 // words, at every write. A text of more than MaxQueryTerms distinct terms
 // is counted on the rarest of them. ok is false when the snapshot cannot
-// be read (the caller then asks recall).
+// be read, a fault reading its map included (faultsAsErrors): the caller
+// then asks recall.
 //
 // It returns the view it counted in (nil when ok is false), for the
 // caller to bring forward over its write (refreshFrom), which closes it.
@@ -37,13 +38,16 @@ func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Sc
 	if path == "" {
 		return nil, 0, nil, false
 	}
-	v, err := syncSnapshot(ctx, path, set.Stores())
-	if err != nil {
-		return nil, 0, nil, false
-	}
-	m, sim, ok = similarIn(v, scope, typ, text, now)
-	if !ok {
-		v.close()
+	err := faultsAsErrors(func() error {
+		var err error
+		if v, err = syncSnapshot(ctx, path, set.Stores()); err != nil {
+			return err
+		}
+		m, sim, ok = similarIn(v, scope, typ, text, now)
+		return nil
+	})
+	if err != nil || !ok {
+		closeView(v)
 		return nil, 0, nil, false
 	}
 	return m, sim, v, true

@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 // mapped runs the rest of a test with snapshots opened through memory maps
@@ -152,4 +155,32 @@ func TestMappedSnapshotTruncatedUnderItsReader(t *testing.T) {
 	require.True(t, ok, "a memory fault: %v", recovered)
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(s.mapped)))
 	require.True(t, fault.Addr() >= start && fault.Addr() < start+uintptr(len(s.mapped)), "in the map")
+}
+
+// TestMapFaultIsAnError: the duplicate check reading a mapped snapshot that
+// another program truncated under it gets an ErrSnapshot error where the
+// process would die of SIGBUS, and a panic that is no fault still panics.
+func TestMapFaultIsAnError(t *testing.T) {
+	r := newTestRepo(t)
+	r.seed()
+	genStore(t, r.main, 2000, 7) // a dictionary and postings of many pages
+	require.NoError(t, Refresh(context.Background(), r.set))
+	path := SnapshotPath(r.set)
+	mapped(t)
+	v, err := openView(path)
+	require.NoError(t, err)
+	defer v.close()
+	require.NotNil(t, v.base.mapped, "opened through a map")
+	require.NoError(t, os.Truncate(path, snapHeader)) // under the map: what it read stays
+
+	err = faultsAsErrors(func() error {
+		_, _, ok := similarIn(v, gitstore.ScopeProject, gitstore.TypeFact, "We deploy the API to Fly.io with fly deploy", time.Now())
+		require.Fail(t, "read a truncated map", "ok: %v", ok)
+		return nil
+	})
+	require.ErrorIs(t, err, ErrSnapshot)
+	require.ErrorIs(t, err, errMapFault)
+	require.PanicsWithValue(t, "no fault", func() {
+		_ = faultsAsErrors(func() error { panic("no fault") })
+	})
 }

@@ -188,9 +188,12 @@ var mapSnapshots atomic.Bool
 // costs more than a read call they made a session start at 100,000
 // memories about a tenth slower. The maps last as long as the process, and
 // the slices recall keeps point into them, so only a process that exits
-// within seconds calls it: a hook's main. A snapshot is replaced by renaming
-// a new file over it, never rewritten in place, so neither a map nor the open
-// file changes under its reader.
+// within seconds calls it: a hook's main, and git mem add's (whose duplicate
+// check reads a common word's whole postings list). A snapshot is replaced by
+// renaming a new file over it, never rewritten in place, so neither a map nor
+// the open file changes under its reader; one truncated by another program
+// faults, which its readers turn into an error (faultsAsErrors, or the
+// hooks' own recovery).
 func MapSnapshots() { mapSnapshots.Store(true) }
 
 func (s *snapshot) close() {
@@ -837,37 +840,54 @@ func (s *snapshot) summaries() ([]docSum, error) {
 // cache costs a command far fewer faults than a copy into memory it
 // touches first. A fault reading the map (the file truncated by something
 // other than git-mem) is an ErrSnapshot error.
-func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) (err error) {
+func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) error {
 	if s.ndocs == 0 {
 		return nil
 	}
+	err := faultsAsErrors(func() error {
+		if s.sumTable == nil {
+			if err := s.readSummaries(); err != nil {
+				return err
+			}
+		}
+		r := &byteReader{b: s.sumTable}
+		for i := range s.ndocs {
+			key := r.bytes(int(r.uvarint()))
+			typ := r.bytes(int(r.uvarint()))
+			created := r.varint()
+			validTo := r.varint()
+			if r.err != nil {
+				return fmt.Errorf("%w: summary table", ErrSnapshot)
+			}
+			fn(i, key, typ, created, validTo)
+		}
+		return nil
+	})
+	if errors.Is(err, errMapFault) {
+		s.dropSummaries()
+	}
+	return err
+}
+
+// errMapFault is the error of a fault reading a mapped snapshot: its file
+// was truncated under the map by something other than git-mem (git-mem
+// replaces a snapshot by renaming a new file over it).
+var errMapFault = errors.New("the snapshot file changed under git-mem while it was read")
+
+// faultsAsErrors runs fn, reading mapped snapshots on this goroutine, with
+// a fault reading a map an ErrSnapshot error (errMapFault) where it would
+// otherwise end the process with SIGBUS.
+func faultsAsErrors(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			if _, fault := p.(interface{ Addr() uintptr }); !fault {
 				panic(p)
 			}
-			s.dropSummaries()
-			err = fmt.Errorf("%w: the summary table could not be read (the file changed under git-mem?)", ErrSnapshot)
+			err = fmt.Errorf("%w: %w", ErrSnapshot, errMapFault)
 		}
 	}()
-	if s.sumTable == nil {
-		if err := s.readSummaries(); err != nil {
-			return err
-		}
-	}
-	r := &byteReader{b: s.sumTable}
-	for i := range s.ndocs {
-		key := r.bytes(int(r.uvarint()))
-		typ := r.bytes(int(r.uvarint()))
-		created := r.varint()
-		validTo := r.varint()
-		if r.err != nil {
-			return fmt.Errorf("%w: summary table", ErrSnapshot)
-		}
-		fn(i, key, typ, created, validTo)
-	}
-	return nil
+	return fn()
 }
 
 // readSummaries reads and checks the summary table: mapped, when the

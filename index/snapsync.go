@@ -351,8 +351,13 @@ func closeView(v *snapView) {
 // before its write (nil: none), which it closes: when the files are still
 // what v read, v is brought forward instead of the snapshot being read
 // again (at 100,000 memories, reading its table of contents and delta is
-// a sixth of an add).
+// a sixth of an add). A fault reading a mapped snapshot is an error
+// (faultsAsErrors).
 func refreshFrom(ctx context.Context, set *gitstore.Set, v *snapView) error {
+	return faultsAsErrors(func() error { return refreshView(ctx, set, v) })
+}
+
+func refreshView(ctx context.Context, set *gitstore.Set, v *snapView) error {
 	path := SnapshotPath(set)
 	if path == "" {
 		closeView(v)
