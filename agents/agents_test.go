@@ -48,6 +48,37 @@ func TestDetect(t *testing.T) {
 // TestInShell: a command typed in an agent's shell tool is recorded as the
 // agent's; variables a user may set in every shell (CODEX_HOME) are not
 // enough.
+func TestParsePayload(t *testing.T) {
+	cases := []struct {
+		name, data string
+		session    string // "": ParsePayload fails with ErrPayload, saying err
+		err        string
+	}{
+		{"claude", `{"session_id":"s1","cwd":"/r","hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "s1", ""},
+		{"blanks around", " \n\t{\"session_id\":\"s2\"}\r\n ", "s2", ""},
+		{"unknown fields and null", `{"session_id":"s3","model":{"id":"x"},"transcript_path":null}`, "s3", ""},
+		{"cursor", `{"conversation_id":"c1","workspace_roots":["/r"]}`, "c1", ""},
+		{"empty", "", "", "empty hook payload"},
+		{"blanks", " \n\t ", "", "empty hook payload"},
+		{"array", `[{"session_id":"s"}]`, "", "not a JSON object"},
+		{"binary", "\x7fELF\x02\x01\x00", "", "not a JSON object"},
+		{"cut short", `{"session_id":"s`, "", "not valid JSON"},
+		{"trailing garbage", `{"session_id":"s"} x`, "", "not valid JSON"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := agents.ParsePayload([]byte(tc.data))
+			if tc.session == "" {
+				require.ErrorIs(t, err, agents.ErrPayload)
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.session, p.Session())
+		})
+	}
+}
+
 func TestInShell(t *testing.T) {
 	cases := []struct {
 		name string

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,15 +65,17 @@ var ErrPayload = errors.New("invalid hook payload")
 // ParsePayload decodes a hook payload. Empty input and anything but a JSON
 // object fail with ErrPayload.
 func ParsePayload(data []byte) (*Payload, error) {
-	s := strings.TrimSpace(string(data))
-	if s == "" {
+	// trimmed in place: a payload of megabytes (up to the hooks' cap) is not
+	// copied before it is refused
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: empty hook payload on stdin", ErrPayload)
 	}
-	if !strings.HasPrefix(s, "{") {
+	if data[0] != '{' {
 		return nil, fmt.Errorf("%w: the hook payload is not a JSON object", ErrPayload)
 	}
 	var p Payload
-	if err := json.Unmarshal([]byte(s), &p); err != nil {
+	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%w: the hook payload is not valid JSON: %v", ErrPayload, err)
 	}
 	return &p, nil
