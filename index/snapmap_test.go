@@ -157,9 +157,12 @@ func TestMappedSnapshotTruncatedUnderItsReader(t *testing.T) {
 	require.True(t, fault.Addr() >= start && fault.Addr() < start+uintptr(len(s.mapped)), "in the map")
 }
 
-// TestMapFaultIsAnError: the duplicate check reading a mapped snapshot that
-// another program truncated under it gets an ErrSnapshot error where the
-// process would die of SIGBUS, and a panic that is no fault still panics.
+// TestMapFaultIsAnError: the duplicate check's count over a mapped snapshot
+// that another program truncated under it, run under faultsAsErrors (as
+// similarInSnapshot and refreshFrom run their reads), is an ErrSnapshot
+// error where the process would die of SIGBUS; a panic that is no fault
+// still panics. The truncation cannot be timed inside those two, which open
+// the file themselves and would find it short before mapping it.
 func TestMapFaultIsAnError(t *testing.T) {
 	r := newTestRepo(t)
 	r.seed()
