@@ -138,6 +138,22 @@ func (run *evalRun) fitQueries(t *testing.T, queries []EvalQuery, small bool) []
 	return out
 }
 
+// weighAll weighs every candidate, in order: what a fit learns from.
+func weighAll(c loader, top []cand, o *Options) ([]weighed, error) {
+	w := weigher{c: c, o: o, seen: map[string]bool{}}
+	var out []weighed
+	for i := range top {
+		k, err := w.weigh(&top[i])
+		if err != nil {
+			return nil, err
+		}
+		if k != nil {
+			out = append(out, *k)
+		}
+	}
+	return out, nil
+}
+
 // fitCands are the candidates of one phrasing of a query, labelled by the
 // query's expectations.
 func (run *evalRun) fitCands(t *testing.T, phrasing string, q EvalQuery) []fitCandidate {
@@ -146,11 +162,7 @@ func (run *evalRun) fitCands(t *testing.T, phrasing string, q EvalQuery) []fitCa
 	cands, qs, err := score(c, QueryTerms(phrasing), nil)
 	require.NoError(t, err)
 	top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
-	for i := range top {
-		top[i].key, err = c.external(top[i].doc)
-		require.NoError(t, err)
-	}
-	kept, err := returnable(c, top, &o)
+	kept, err := weighAll(c, top, &o)
 	require.NoError(t, err)
 	var best [2]float64
 	for i := 0; i < len(kept) && i < 2; i++ {

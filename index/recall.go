@@ -230,11 +230,6 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	if len(top) == 0 {
 		return nil, 0, candidates, nil
 	}
-	for i := range top {
-		if top[i].key, err = c.external(top[i].doc); err != nil {
-			return nil, 0, candidates, err
-		}
-	}
 	touched := o.touchedPaths()
 	threshold := o.Point.Threshold()
 	if o.MinConfidence > 0 {
@@ -248,31 +243,75 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	// returned one replaced follow it
 	current := *o
 	current.All = false
-	kept, err := returnable(c, top, &current)
-	if err != nil {
-		return nil, 0, candidates, err
-	}
-	var best [2]float64
-	for i := 0; i < len(kept) && i < 2; i++ {
-		best[i] = kept[i].cd.rel
-	}
+	w := weigher{c: c, o: &current, seen: map[string]bool{}}
 	returned := map[string]Hit{}
-	for i, k := range kept {
+	consider := func(k weighed, best [2]float64, first bool) {
 		m := k.en.m
-		conf := confidenceOf(featuresOf(k.cd, qs, best, i == 0), &confidenceWeights)
+		conf := confidenceOf(featuresOf(k.cd, qs, best, first), &confidenceWeights)
 		if conf < threshold {
-			continue
+			return
 		}
 		s, trust := finalScore(k.cd.rel, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
-			continue
+			return
 		}
 		h := Hit{Memory: m, Scope: k.en.scope, Score: s, Relevance: k.cd.rel, Confidence: conf, Trust: trust}
 		returned[k.en.key] = h
 		hits = append(hits, h)
 	}
+	// The two most relevant memories that may be returned set the scale
+	// every confidence is read on, so they are found first.
+	var kept []weighed
+	next := 0
+	for ; next < len(top) && len(kept) < 2; next++ {
+		k, err := w.weigh(&top[next])
+		if err != nil {
+			return nil, 0, candidates, err
+		}
+		if k != nil {
+			kept = append(kept, *k)
+		}
+	}
+	var best [2]float64
+	for i, k := range kept {
+		best[i] = k.cd.rel
+	}
+	for i, k := range kept {
+		consider(k, best, i == 0)
+	}
+	// Past them a candidate's confidence rests on its evidence alone, known
+	// before its memory is read: one that cannot clear the threshold is read
+	// only when a later one can, since weighing claims, in order, the
+	// memory each stands for. A common word ties hundreds of memories at the
+	// last candidate's relevance, and a prompt that clears nothing would
+	// read every one of them.
+	var waiting []int
+	for ; next < len(top); next++ {
+		if confidenceOf(featuresOf(top[next], qs, best, false), &confidenceWeights) < threshold {
+			waiting = append(waiting, next)
+			continue
+		}
+		for _, i := range waiting {
+			if _, err := w.weigh(&top[i]); err != nil {
+				return nil, 0, candidates, err
+			}
+		}
+		waiting = waiting[:0]
+		k, err := w.weigh(&top[next])
+		if err != nil {
+			return nil, 0, candidates, err
+		}
+		if k != nil {
+			consider(*k, best, false)
+		}
+	}
 	if o.All {
 		for _, cd := range top {
+			if cd.key == "" {
+				if cd.key, err = c.external(cd.doc); err != nil {
+					return nil, 0, candidates, err
+				}
+			}
 			en, err := c.load(cd.key)
 			if err != nil {
 				return nil, 0, candidates, err
@@ -326,46 +365,56 @@ type weighed struct {
 // maxReplacementHops bounds the chain of replacements followed.
 const maxReplacementHops = 8
 
-// returnable loads the candidates in order and keeps those that may be
-// returned (validity, exclusions): what the confidence compares. A
+// weigher finds, candidate by candidate in order of relevance, the memory
+// each may return (validity, exclusions): what the confidence compares. A
 // candidate replaced by a newer memory stands for its replacement, with its
 // own evidence, unless the caller asked for history (All, ValidAt): a
 // question about the old fact is answered by the current one, and never by
-// the old one. Each memory is weighed once, on its best evidence.
-func returnable(c loader, top []cand, o *Options) ([]weighed, error) {
-	var out []weighed
-	seen := map[string]bool{}
-	for _, cd := range top {
-		en, err := c.load(cd.key)
+// the old one. Each memory is weighed once, on the evidence of the first
+// candidate that stands for it.
+type weigher struct {
+	c    loader
+	o    *Options
+	seen map[string]bool
+}
+
+// weigh reads the candidate (recording its key in cd) and returns what it
+// stands for, or nil when it returns nothing.
+func (w *weigher) weigh(cd *cand) (*weighed, error) {
+	if cd.key == "" {
+		key, err := w.c.external(cd.doc)
 		if err != nil {
 			return nil, err
 		}
-		if en == nil {
-			return nil, fmt.Errorf("index: %s vanished", cd.key)
-		}
-		for hop := 0; !keep(en.m, o) && hop < maxReplacementHops; hop++ {
-			if o.All || o.ValidAt != nil || en.m.SupersededBy == "" {
-				en = nil
-				break
-			}
-			// the replacement may be gone (forgotten) or in another store
-			next, err := c.load(docKey(en.scope, en.m.SupersededBy))
-			if err != nil && !errors.Is(err, ErrNoDocument) {
-				return nil, err
-			}
-			en = next
-			if en == nil {
-				break
-			}
-		}
-		if en == nil || !keep(en.m, o) || seen[en.key] {
-			continue
-		}
-		seen[en.key] = true
-		cd.key = en.key
-		out = append(out, weighed{cd, en})
+		cd.key = key
 	}
-	return out, nil
+	en, err := w.c.load(cd.key)
+	if err != nil {
+		return nil, err
+	}
+	if en == nil {
+		return nil, fmt.Errorf("index: %s vanished", cd.key)
+	}
+	for hop := 0; !keep(en.m, w.o) && hop < maxReplacementHops; hop++ {
+		if w.o.All || w.o.ValidAt != nil || en.m.SupersededBy == "" {
+			return nil, nil
+		}
+		// the replacement may be gone (forgotten) or in another store
+		next, err := w.c.load(docKey(en.scope, en.m.SupersededBy))
+		if err != nil && !errors.Is(err, ErrNoDocument) {
+			return nil, err
+		}
+		if en = next; en == nil {
+			return nil, nil
+		}
+	}
+	if !keep(en.m, w.o) || w.seen[en.key] {
+		return nil, nil
+	}
+	w.seen[en.key] = true
+	k := weighed{*cd, en}
+	k.cd.key = en.key
+	return &k, nil
 }
 
 // keep applies validity and exclusion.
