@@ -223,6 +223,22 @@ func requireBenchHit(b *testing.B, dir, bin string, args ...string) {
 	require.Contains(b, out, benchAnswer, "the benchmark's prompt should inject its memory")
 }
 
+// benchMissPrompt is a prompt of the corpus's own common words, as most
+// prompts are to a store: it ties hundreds of memories and injects nothing.
+const benchMissPrompt = "fix the flaky login test"
+
+// requireBenchMiss fails the benchmark unless a session's prompt hook (bin
+// in dir) injects nothing for benchMissPrompt, as the scale table times it.
+func requireBenchMiss(b *testing.B, dir, bin string) {
+	b.Helper()
+	cmd := exec.Command(bin, "prompt", "--agent", "claude")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(payload("claude", "UserPromptSubmit", fmt.Sprintf("bench-miss-%d", time.Now().UnixNano()), dir, map[string]any{"prompt": benchMissPrompt}))
+	out, err := cmd.Output()
+	require.NoError(b, err)
+	require.Empty(b, string(out), "the benchmark's prompt without an answer should inject nothing")
+}
+
 // benchAnswer is what shows that benchMemory was returned.
 const benchAnswer = "make payout-sync DRY_RUN=1"
 

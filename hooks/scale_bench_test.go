@@ -15,7 +15,8 @@ import (
 // 10,000 and 100,000 memories (GIT_MEM_BENCH_SIZES), as processes started
 // the way a user or an agent starts them, each as a ratio to a no-op Go
 // binary started in the same interleaved run: git mem add, the
-// session-start and prompt hooks (git-mem-hook), git mem recall, stats and
+// session-start and prompt hooks (git-mem-hook; the prompt once injecting
+// a memory, once with nothing to inject), git mem recall, stats and
 // list --limit 20 (a version without --limit: list); then one git mem
 // reindex (time and peak memory) and the loose objects left. Each run times
 // every size in turn, and the table ends with add at the largest size over
@@ -57,7 +58,7 @@ func BenchmarkScale(b *testing.B) {
 		help, _ := exec.Command(filepath.Join(bin, "git-mem"), "list", "--help").CombinedOutput()
 		limited[v] = strings.Contains(string(help), "--limit")
 	}
-	ops := []string{"add", "session-start", "prompt", "recall", "stats", "list --limit 20"}
+	ops := []string{"add", "session-start", "prompt", "prompt, no hit", "recall", "stats", "list --limit 20"}
 	var table strings.Builder
 	table.WriteString("| version | memories | no-op | " + strings.Join(ops, " | ") + " | reindex | loose objects |\n")
 	table.WriteString("|---|---|---|" + strings.Repeat("---|", len(ops)) + "---|---|\n")
@@ -93,6 +94,7 @@ func BenchmarkScale(b *testing.B) {
 					{"add", "git-mem", []string{"add", "--", fmt.Sprintf("Bench note %d: the refund ledger batch %d settles at %02d:%02d UTC", i, i*7919%100000, i%24, i%60)}, ""},
 					{"session-start", "git-mem-hook", []string{"session-start", "--agent", "claude"}, payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})},
 					{"prompt", "git-mem-hook", []string{"prompt", "--agent", "claude"}, payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt})},
+					{"prompt, no hit", "git-mem-hook", []string{"prompt", "--agent", "claude"}, payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchMissPrompt})},
 					{"recall", "git-mem", []string{"recall", "--", benchPrompt}, ""},
 					{"stats", "git-mem", []string{"stats"}, ""},
 					{"list --limit 20", "git-mem", []string{"list", "--limit", "20"}, ""},
@@ -238,6 +240,7 @@ func prepareScaleStore(b *testing.B, size int, versions []string) scaleStore {
 		}
 		fmt.Fprintf(os.Stderr, "warmed %s at %d in %v\n", label(v), size, time.Since(start).Round(time.Millisecond))
 		requireBenchHit(b, st.dirs[v], filepath.Join(bin, "git-mem-hook"))
+		requireBenchMiss(b, st.dirs[v], filepath.Join(bin, "git-mem-hook"))
 		requireRecallHit(b, st.dirs[v], filepath.Join(bin, "git-mem"))
 	}
 	// a warmed store kept for profiling a command by hand
