@@ -168,7 +168,7 @@ type posting struct {
 
 type cand struct {
 	doc uint64  // corpus key
-	key string  // external key "scope:id", set before ties are broken
+	key string  // external key "scope:id", set when the candidate is weighed
 	rel float64 // normalized relevance
 	// evidence for the confidence: groups matched, the sum and the highest
 	// of their reference weights, and the part matched by the query word
