@@ -186,7 +186,10 @@ func rankEager(t *testing.T, c loader, terms []string, o Options) ([]Hit, int) {
 	return hits, cl.reads
 }
 
-// countingLoader counts the memories read through it.
+// countingLoader counts the memories read through it. It hides the
+// corpus's optional readers (prepare, postingsAmong), which both sides of
+// the comparison then score without; TestPruningChangesNothing shows they
+// change no candidate.
 type countingLoader struct {
 	loader
 	reads int
