@@ -46,57 +46,6 @@ type NewMemory struct {
 	Origin *Origin
 }
 
-// Validate checks and normalizes the input; nothing is written when it fails.
-func (n *NewMemory) Validate() error {
-	if n.Type == "" {
-		n.Type = TypeFact
-	}
-	n.Type = strings.ToLower(n.Type)
-	if err := ValidateType(n.Type); err != nil {
-		return err
-	}
-	if n.Source == "" {
-		n.Source = SourceUser
-	}
-	n.Source = strings.ToLower(n.Source)
-	if err := ValidateSource(n.Source); err != nil {
-		return err
-	}
-	if err := ValidateText(n.Text); err != nil {
-		return err
-	}
-	if !n.AllowSecret {
-		if err := CheckSecrets(n.Text); err != nil {
-			return err
-		}
-	}
-	var err error
-	if n.Tags, err = NormalizeTags(n.Tags); err != nil {
-		return err
-	}
-	if n.Paths, err = NormalizePaths(n.Paths); err != nil {
-		return err
-	}
-	if n.Keys, err = NormalizeKeys(n.Keys); err != nil {
-		return err
-	}
-	if err := n.Origin.check(); err != nil {
-		return err
-	}
-	if !n.AllowSecret {
-		// every field that reaches git passes the secret rules, not only the text
-		for _, f := range [...]struct {
-			name   string
-			values []string
-		}{{"keys", n.Keys}, {"paths", n.Paths}, {"tags", n.Tags}, {"origin", n.Origin.values()}} {
-			if err := CheckSecrets(strings.Join(f.values, "\n")); err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
-			}
-		}
-	}
-	return nil
-}
-
 // Add stores a new memory in one commit. With Supersedes, the old memory's
 // valid time is closed and both are linked in the same commit.
 func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error) {

@@ -311,3 +311,78 @@ func FuzzValidateDocument(f *testing.F) {
 		}
 	})
 }
+
+// TestValidateScansFieldsBeforeNormalizing: every field is scanned as given.
+// Lower-casing a tag hides an AWS key id's shape, and path.Clean turns a
+// URL's "//" into "/", so a scan after either would miss the credential.
+// A path or tag that is a URL with a password is refused whatever the
+// password is. Credentials are assembled here so that no scanner of pushed
+// code mistakes them for live ones.
+func TestValidateScansFieldsBeforeNormalizing(t *testing.T) {
+	awsID := "AK" + "IA" + "QX7R2WZ5TM3KPLN4"
+	slack := "https://hooks.slack" + ".com/services/" + "T0GBYOO78F/B0F8RPQ8PT/4729RCigqh8oj22IbX30nzMD"
+	refused := []struct {
+		name string
+		n    NewMemory
+	}{
+		{"upper-case AWS key id as a tag", NewMemory{Tags: []string{awsID}}},
+		{"database URL as a path", NewMemory{Paths: []string{"postgres://app:Pa55-" + "word@db.internal:5432/prod"}}},
+		{"database URL with a plain-word password as a path", NewMemory{Paths: []string{"mysql://root:postgres@db.internal/app"}}},
+		{"Slack webhook as a path", NewMemory{Paths: []string{slack}}},
+		{"URL with a password as a tag", NewMemory{Tags: []string{"redis://:hunter2@cache"}}},
+		{"AWS key id as a key", NewMemory{Keys: []string{awsID}}},
+		{"AWS key id as an origin", NewMemory{Origin: &Origin{File: "notes/" + awsID + ".md"}}},
+		{"AWS key id as the anchor branch", NewMemory{Anchor: &Anchor{Branch: "fix/" + awsID}}},
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			n := c.n
+			n.Text = "a harmless text"
+			err := n.Validate()
+			require.ErrorIs(t, err, ErrSecret)
+			allowed := c.n
+			allowed.Text, allowed.AllowSecret = "a harmless text", true
+			if len(c.n.Tags) == 0 || !strings.Contains(c.n.Tags[0], ":") {
+				require.NoError(t, allowed.Validate(), "--allow-secret stores it")
+			}
+		})
+	}
+	for _, n := range []NewMemory{
+		{Tags: []string{"release-2024", "ci:flaky"}},
+		{Paths: []string{"ssh://git@github.com/git-mem/git-mem.git", "docs//adr/0001.md", "./server/auth.ts"}},
+		{Paths: []string{"postgres://$DB_USER:${DB_PASSWORD}@db.internal/app"}},
+		{Keys: []string{"commit a4c123b1612dd272d1371c17149d439536b3216f"}},
+		{Anchor: &Anchor{Branch: "fix/e25a7605-aec6-4024-9bd8-6d40fc891b4a"}},
+	} {
+		n.Text = "a harmless text"
+		require.NoError(t, n.Validate(), "%+v", n)
+	}
+}
+
+// TestCheckRestoreSecrets: every field a restore keeps as it is, and every
+// event's, is scanned.
+func TestCheckRestoreSecrets(t *testing.T) {
+	awsID := "AK" + "IA" + "QX7R2WZ5TM3KPLN4"
+	require.NoError(t, CheckRestoreSecrets(nil))
+	good := func() *Memory {
+		return &Memory{Agent: "claude-code", Subagent: "reviewer", Session: "4c1e", Author: "Ann <ann@example.com>",
+			Anchor: &Anchor{Branch: "main"}, Origin: &Origin{File: "MEMORY.md"},
+			Events: []Event{{Op: EventConfirm, Agent: "codex", Author: "Bo <bo@example.com>", Reason: "checked"}}}
+	}
+	require.NoError(t, CheckRestoreSecrets(good()))
+	for name, set := range map[string]func(m *Memory){
+		"agent":         func(m *Memory) { m.Agent = awsID },
+		"subagent":      func(m *Memory) { m.Subagent = awsID },
+		"session":       func(m *Memory) { m.Session = awsID },
+		"author":        func(m *Memory) { m.Author = "Ann <" + awsID + "@example.com>" },
+		"anchor branch": func(m *Memory) { m.Anchor.Branch = awsID },
+		"origin":        func(m *Memory) { m.Origin.File = "postgres://app:s3cret-pw@db/prod" },
+		"event 1":       func(m *Memory) { m.Events[0].Agent = awsID },
+	} {
+		m := good()
+		set(m)
+		err := CheckRestoreSecrets(m)
+		require.ErrorIs(t, err, ErrSecret, name)
+		require.Contains(t, err.Error(), name)
+	}
+}
