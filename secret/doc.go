@@ -33,7 +33,19 @@
 //     case, lower case and digits), npm (npm_), PyPI (pypi-AgE…), Twilio API
 //     keys (SK + 32 hex), SendGrid (SG.x.y), Hugging Face (hf_), Shopify,
 //     DigitalOcean, Databricks, Linear, Telegram bot tokens and JWTs
-//     (eyJ….eyJ….sig). A match whose body is a documentation stand-in
+//     (eyJ….eyJ….sig); and (vendors.go) the further formats of gitleaks'
+//     default rule set: Vault (hvs./hvb./hvr., and s. where Vault is
+//     named), Mailgun (key-, webhook signing keys), Heroku (HRKU-, and a
+//     UUID right after "heroku"), Slack refresh tokens, Doppler, Dropbox,
+//     Dynatrace, EasyPost, Flutterwave, Frame.io, Grafana, Terraform Cloud,
+//     New Relic, PlanetScale, Postman, Prefect, Pulumi, ReadMe, RubyGems,
+//     Brevo, Sentry, Shippo, Square, Typeform, 1Password service accounts,
+//     OpenShift, Mailchimp, Mapbox, Atlassian, Alibaba, Cloudflare origin
+//     CA, Clojars, Duffel, Infracost, Azure AD client secrets, Google OAuth
+//     access tokens, Facebook, Artifactory, Adobe, Notion, Airtable,
+//     Netlify, Fly.io, Supabase, Groq, Replicate, Perplexity, xAI, Docker
+//     Hub, Bitbucket, Contentful, Harness and Okta (where Okta is named).
+//     A match whose body is a documentation stand-in
 //     (contains "example", "your", "xxxxxx", "…", or uses fewer than eight
 //     distinct characters, as in ghp_xxxx…) is not a finding.
 //  2. Credentials in context: URLs and connection strings with a password in
@@ -49,8 +61,12 @@
 //     'key' => 'v', key = "v", ?token=v. Only the key's last word counts, so
 //     DB_PASSWORD and apiKey are secret names, password_min_length,
 //     max_tokens and SECRET_KEY_FILE are not. Reported as the value. In
-//     prose, a secret's name followed directly by a value that passes the
-//     entropy rule ("aws secret key <value>") is "secret after its name".
+//     prose (prose.go), a secret's name followed, after at most three filler
+//     words (is, was, :, set to, …), by a value that passes the entropy rule
+//     or is a hex key of 32 digits or more ("the AWS secret access key is
+//     <value>", "api token <value>") is "secret after its name" (or "AWS
+//     secret access key"); after a password's name, a literal of six bytes
+//     or more that is not a plain word is too ("password Fak3!pw").
 //  3. High-entropy values: any other key=value whose value looks random
 //     (below). Reported as "high-entropy value".
 //
@@ -113,8 +129,16 @@
 // compiled at init, each gated by lower-cased keywords found in one pass over
 // the text (a rule whose keyword is absent does not run), a hand-written
 // linear key=value reader, and the entropy check above. No code was copied
-// from those projects. A 300-byte ordinary text scans in about 5 µs and
-// 8 KiB in 0.1 to 0.2 ms on a 2-core machine (BenchmarkScan).
+// from those projects. BenchmarkScan measures a short and an 8 KiB text.
+//
+// # Fields that are not text
+//
+// A memory's paths and tags are scanned as given, before they are cleaned
+// or lower-cased (gitstore), and URLWithPassword refuses in them any URL
+// whose userinfo holds a password, whatever the password looks like: a
+// path names a file and a tag is a label, so neither has a reason to carry
+// one, and "postgres://app:postgres@db" is as much a leak there as a
+// random password.
 //
 // # Limits
 //

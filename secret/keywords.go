@@ -31,7 +31,7 @@ var (
 
 func loadRules() {
 	rulesOnce.Do(func() {
-		tokenRules = newTokenRules()
+		tokenRules = append(newTokenRules(), newVendorRules()...)
 		contextRules = newContextRules()
 		keywords = newKeywordIndex()
 	})
