@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // seededStore returns an on-disk store holding n memories, written in one commit.
@@ -15,6 +17,7 @@ func seededStore(b *testing.B, n int) (*Store, []string) {
 	b.Helper()
 	dir := b.TempDir()
 	runGitB(b, dir, "init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(b, dir)
 	r, err := Open(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -117,6 +120,7 @@ func BenchmarkWorktreeStatus(b *testing.B) {
 	for _, files := range []int{100, 300, maxProvenEntries} {
 		dir := b.TempDir()
 		runGitB(b, dir, "init", "-q", "-b", "main")
+		gitstoretest.CheckedByGit(b, dir)
 		old := time.Now().Add(-time.Hour)
 		for i := range files {
 			p := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%30), fmt.Sprintf("file%03d.go", i))

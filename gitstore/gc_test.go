@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // gcRepo is a repository with n reachable loose objects in objects/17 (the
@@ -22,6 +24,7 @@ func gcRepo(t *testing.T, n int, config ...string) *Repo {
 	t.Helper()
 	dir := t.TempDir()
 	runGit(t, dir, "init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(t, dir)
 	for i := 0; i+1 < len(config); i += 2 {
 		runGit(t, dir, "config", config[i], config[i+1])
 	}

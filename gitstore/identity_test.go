@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // unsetenv removes k for the test and restores it after.
@@ -75,6 +77,7 @@ func TestIdentityMatchesGitCommit(t *testing.T) {
 				return strings.TrimSpace(string(out))
 			}
 			git("init", "-q", "-b", "main")
+			gitstoretest.CheckedByGit(t, dir)
 			git("commit", "-q", "--allow-empty", "-m", "a user's own commit")
 
 			r, err := Open(dir)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // addFacts adds n memories to s and returns their ids.
@@ -106,6 +108,7 @@ func TestObjectsInAlternates(t *testing.T) {
 			clone := filepath.Join(t.TempDir(), "clone")
 			runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
 			runGit(t, filepath.Dir(clone), "clone", "-q", "--shared", dir, clone)
+			gitstoretest.CheckedByGit(t, clone)
 			runGit(t, clone, "fetch", "-q", "origin", RefMain+":"+RefMain)
 			require.Contains(t, runGit(t, clone, "count-objects", "-v"), "count: 0\n", "the clone has no objects of its own")
 			r, err := Open(clone)

@@ -17,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // catFileAll is every object of the repository in dir as git itself reads
@@ -203,6 +205,7 @@ func TestPackReaderReadsLooseObjects(t *testing.T) {
 		"short content": "blob 10\x00abc",
 		"no header end": strings.Repeat("b", 40),
 	} {
+		gitstoretest.Damaged(dir)
 		t.Run(name, func(t *testing.T) {
 			h := Hash{0xfe, byte(len(name))}
 			path := filepath.Join(dir, ".git", "objects", h.String()[:2], h.String()[2:])

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // rtWorld is a bare remote and clones of it in a temporary HOME, driven by
@@ -41,8 +43,10 @@ func newRemoteWorld(tb testing.TB) *rtWorld {
 	}
 	require.NoError(tb, os.WriteFile(filepath.Join(root, "gitconfig"), []byte("[user]\n\tname = Nobody\n\temail = nobody@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644))
 	w.git(root, "init", "-q", "--bare", w.remote)
+	gitstoretest.CheckedByGit(tb, w.remote)
 	seed := filepath.Join(root, "seed")
 	w.git(root, "init", "-q", seed)
+	gitstoretest.CheckedByGit(tb, seed)
 	require.NoError(tb, os.WriteFile(filepath.Join(seed, "README"), []byte("code\n"), 0o644))
 	w.git(seed, "add", "README")
 	w.git(seed, "commit", "-q", "-m", "code")
@@ -79,6 +83,7 @@ func (w *rtWorld) clone(name string) (string, *Repo) {
 	w.tb.Helper()
 	dir := filepath.Join(w.root, name)
 	w.git(w.root, "clone", "-q", w.remote, dir)
+	gitstoretest.CheckedByGit(w.tb, dir)
 	w.git(dir, "config", "user.name", name)
 	w.git(dir, "config", "user.email", strings.ToLower(name)+"@example.com")
 	return dir, w.open(dir)

@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // backend builds a fresh repository for the store suite.
@@ -42,6 +44,7 @@ func gitInit(t *testing.T, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	runGit(t, dir, append([]string{"init", "-q", "-b", "main"}, extra...)...)
+	gitstoretest.CheckedByGit(t, dir)
 	runGit(t, dir, "config", "user.name", "Test User")
 	runGit(t, dir, "config", "user.email", "test@example.com")
 	return dir
@@ -412,6 +415,7 @@ func TestStoreCorruptObject(t *testing.T) {
 	m := add(t, s, "A memory whose blob will vanish")
 	blob := runGit(t, dir, "rev-parse", "refs/memory/main:"+MemoryPath(m.ID))
 	blob = strings.TrimSpace(blob)
+	gitstoretest.Damaged(dir)
 	require.NoError(t, os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])))
 
 	rd, err := s.Read()
@@ -521,6 +525,7 @@ func TestDiskStoreWorktreeBareAndUnborn(t *testing.T) {
 	t.Run("bare", func(t *testing.T) {
 		dir := t.TempDir()
 		runGit(t, dir, "init", "-q", "--bare")
+		gitstoretest.CheckedByGit(t, dir)
 		r, err := Open(dir)
 		require.NoError(t, err)
 		require.Empty(t, r.WorkTree)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // isolateGitEnv keeps the test's git and the proof away from the user's
@@ -147,6 +149,7 @@ func TestWorktreeProof(t *testing.T) {
 		{name: "repository inside the worktree", change: func(t *testing.T, dir string) string {
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "vendor", "other"), 0o755))
 			runGit(t, filepath.Join(dir, "vendor", "other"), "init", "-q")
+			gitstoretest.CheckedByGit(t, filepath.Join(dir, "vendor", "other"))
 			return dir
 		}, dirty: true},
 		{name: "index version 4", change: func(t *testing.T, dir string) string {

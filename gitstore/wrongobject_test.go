@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // TestRefAtABlobIsNotAMissingCommit: a memory ref pointed by hand at a blob
@@ -19,6 +21,7 @@ func TestRefAtABlobIsNotAMissingCommit(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	git("init", "-q")
+	gitstoretest.CheckedByGit(t, dir)
 	set, err := OpenSet(dir)
 	require.NoError(t, err)
 	st, err := set.Writable(ScopeProject)
