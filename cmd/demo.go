@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 type demoOptions struct {
@@ -47,6 +49,9 @@ func runDemo(ctx context.Context, env *Env, o *demoOptions) error {
 		c := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 		c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Demo Dev", "GIT_AUTHOR_EMAIL=dev@example.com",
 			"GIT_COMMITTER_NAME=Demo Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
+		// the demo's repository in the formats git-mem writes, whatever
+		// format this user's new repositories default to
+		c.Env = append(c.Env, gitstore.InitFormatEnv...)
 		b, err := c.CombinedOutput()
 		if err != nil {
 			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, b)

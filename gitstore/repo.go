@@ -72,10 +72,12 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		}
 		commonDir = filepath.Clean(c)
 	}
-	cfg := loadConfig(commonDir)
-	if strings.EqualFold(cfg.Get("extensions", "", "refstorage"), "reftable") {
-		return nil, fmt.Errorf("%w: the repository at %s uses the reftable ref format, which git-mem does not support yet", ErrNoRepo, commonDir)
+	// before anything is read or written: an object or ref git-mem wrote
+	// in a format the repository does not use would be one git rejects
+	if err := checkFormat(commonDir); err != nil {
+		return nil, err
 	}
+	cfg := loadConfig(commonDir)
 	r := &Repo{
 		refs:      newDiskRefs(commonDir),
 		GitDir:    gitDir,
@@ -247,7 +249,12 @@ func OpenPersonal(create bool) (r *Repo, created bool, err error) {
 		}
 		// git itself initialises the store: linking go-git's porcelain for this
 		// alone would pull its transports into every start of the binary.
-		if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		// in the formats git-mem writes, whatever init.defaultObjectFormat,
+		// init.defaultRefFormat or GIT_DEFAULT_HASH say (the variables win
+		// over the settings; a git that predates them ignores them)
+		cmd := exec.Command("git", "init", "-q", "--bare", dir)
+		cmd.Env = append(os.Environ(), InitFormatEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, false, fmt.Errorf("cannot create the personal store at %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
 		}
 		created = true
