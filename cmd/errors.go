@@ -14,7 +14,7 @@ func message(err error) string {
 	msg := err.Error()
 	for _, r := range []func(error) (words string, typed error){
 		wordsNotFound, wordsInvalid, wordsSecret, wordsNoRepo, wordsDamaged, wordsDocument,
-		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous,
+		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous, wordsFormat,
 	} {
 		if words, typed := r(err); typed != nil {
 			msg = strings.Replace(msg, typed.Error(), words, 1)
@@ -130,4 +130,18 @@ func wordsAmbiguous(err error) (string, error) {
 	}
 	invalid := gitstore.TypeInvalid + ": " + gitstore.InvalidText
 	return strings.ReplaceAll(e.Error(), invalid, strings.TrimSuffix(invalid, ")")+": see git mem doctor)"), e
+}
+
+// wordsFormat: git-mem has no memory to offer in a repository whose format
+// it cannot write; the personal store still works from outside it.
+func wordsFormat(err error) (string, error) {
+	var e *gitstore.FormatError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	switch e.Extension {
+	case "objectformat", "refstorage", "compatobjectformat":
+		return e.Error() + "; this version of git-mem cannot keep memory in this repository (your personal store still works from a directory outside it: git mem add --global -- TEXT)", e
+	}
+	return e.Error() + "; a newer git-mem may know it (see git mem version)", e
 }

@@ -29,6 +29,8 @@ func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
 		{"nothing to push", &gitstore.NothingToPushError{Remote: "origin"}, "no memories yet: nothing to push: this repository has no project memory yet (git mem add, or git mem pull origin)"},
 		{"push race", &gitstore.BusyError{Op: gitstore.BusyPush, Remote: "origin", Reason: "origin kept moving while pushing (9 attempts in 5m0s)"}, "memory ref is busy: origin kept moving while pushing (9 attempts in 5m0s); run git mem sync origin again"},
 		{"purge race", &gitstore.BusyError{Op: gitstore.BusyPurge, Reason: "could not record the purge on refs/memory/main"}, "memory ref is busy: could not record the purge on refs/memory/main; run git mem forget --purge again"},
+		{"sha256", &gitstore.FormatError{Dir: "/src/.git", Extension: "objectformat", Value: "sha256"}, "git-mem keeps no memory in it and wrote nothing; this version of git-mem cannot keep memory in this repository (your personal store still works from a directory outside it: git mem add --global -- TEXT)"},
+		{"unknown extension", &gitstore.FormatError{Dir: "/src/.git", Extension: "future", Value: "1"}, "sets extensions.future=1, which git-mem does not know; git-mem keeps no memory in it and wrote nothing; a newer git-mem may know it"},
 		{"ambiguous with an invalid document", &gitstore.AmbiguousError{Prefix: "3f2a", Candidates: []gitstore.Memory{{ID: "3f2a9c41d0e8b7a2", Type: gitstore.TypeInvalid, Text: gitstore.InvalidText}}}, "3f2a9c41d0e8b7a2  invalid: (invalid document: see git mem doctor)"},
 	}
 	for _, c := range cases {

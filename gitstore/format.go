@@ -30,7 +30,7 @@ func (e *FormatError) Error() string {
 	var what string
 	switch e.Extension {
 	case "objectformat":
-		what = fmt.Sprintf("names its objects with %s (extensions.objectFormat=%s), and git-mem writes SHA-1 objects only", strings.ToUpper(e.Value), e.Value)
+		what = fmt.Sprintf("names its objects with %s (extensions.objectFormat=%s), and git-mem writes SHA-1 objects only", algorithmName(e.Value), e.Value)
 	case "refstorage":
 		what = fmt.Sprintf("keeps its refs in the %s format (extensions.refStorage=%s), and git-mem writes loose refs and packed-refs only", e.Value, e.Value)
 	case "compatobjectformat":
@@ -39,6 +39,14 @@ func (e *FormatError) Error() string {
 		what = fmt.Sprintf("sets extensions.%s=%s, which git-mem does not know", e.Extension, e.Value)
 	}
 	return fmt.Sprintf("%s: the repository at %s %s; git-mem keeps no memory in it and wrote nothing", ErrUnsupportedFormat, e.Dir, what)
+}
+
+// algorithmName is an object format as git's documentation spells it.
+func algorithmName(format string) string {
+	if f, ok := strings.CutPrefix(format, "sha"); ok {
+		return "SHA-" + f
+	}
+	return format
 }
 
 // Is makes errors.Is(err, ErrUnsupportedFormat) true.

@@ -83,7 +83,7 @@ func TestFormatErrorWords(t *testing.T) {
 		err  FormatError
 		want string
 	}{
-		{FormatError{Dir: "/r/.git", Extension: "objectformat", Value: "sha256"}, "unsupported repository format: the repository at /r/.git names its objects with SHA256 (extensions.objectFormat=sha256), and git-mem writes SHA-1 objects only; git-mem keeps no memory in it and wrote nothing"},
+		{FormatError{Dir: "/r/.git", Extension: "objectformat", Value: "sha256"}, "unsupported repository format: the repository at /r/.git names its objects with SHA-256 (extensions.objectFormat=sha256), and git-mem writes SHA-1 objects only; git-mem keeps no memory in it and wrote nothing"},
 		{FormatError{Dir: "/r/.git", Extension: "refstorage", Value: "reftable"}, "unsupported repository format: the repository at /r/.git keeps its refs in the reftable format (extensions.refStorage=reftable), and git-mem writes loose refs and packed-refs only; git-mem keeps no memory in it and wrote nothing"},
 		{FormatError{Dir: "/r/.git", Extension: "x", Value: "1"}, "unsupported repository format: the repository at /r/.git sets extensions.x=1, which git-mem does not know; git-mem keeps no memory in it and wrote nothing"},
 	} {
