@@ -83,7 +83,7 @@ var importers = map[string][]string{
 	"install":               {"cmd"},
 	"memfile":               {"cmd"},
 	"index/indextest":       {},
-	"gitstore/gitstoretest": {},
+	"gitstore/gitstoretest": {"index/indextest"},
 	"embed/embedtest":       {},
 	// the search index and the MCP server are wired by the MCP server's
 	// binary alone, so that git-mem links neither (TestCLIBinaryStaysLight)
@@ -98,7 +98,7 @@ var importers = map[string][]string{
 var imports = map[string][]string{
 	"agents":                {},
 	"memfile":               {"gitstore"},
-	"index/indextest":       {"gitstore"},
+	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
 	"embed/embedtest":       {},
 }

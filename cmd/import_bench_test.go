@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/cmd"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // BenchmarkImport10k imports 10,000 memories from a JSONL file into an empty
@@ -69,6 +70,7 @@ func BenchmarkImport10k(b *testing.B) {
 		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 			b.Fatalf("git init: %v %s", err, out)
 		}
+		gitstoretest.CheckedByGit(b, repo)
 		var out, errb bytes.Buffer
 		env := &cmd.Env{
 			Streams: cmd.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},

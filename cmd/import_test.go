@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/install"
 	"github.com/git-mem/git-mem/memfile"
 )
@@ -187,6 +188,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 		require.NoError(t, err, string(out))
+		gitstoretest.CheckedByGit(t, dir)
 		return dir
 	}
 	exportOf := func(dir string) []map[string]any {

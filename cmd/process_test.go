@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // binary is the git-mem built once for the process-level tests (with
@@ -53,6 +55,9 @@ func newSandbox(t *testing.T) *sandbox {
 	sb := &sandbox{t: t, home: home, repo: filepath.Join(home, "repo")}
 	require.NoError(t, os.MkdirAll(sb.repo, 0o755))
 	sb.git("init", "-q", "-b", "main")
+	// judged once the gc below is done, and with the personal store
+	gitstoretest.CheckedByGit(t, sb.repo)
+	gitstoretest.CheckedByGit(t, filepath.Join(home, "data", "git-mem", "personal.git"))
 	sb.git("config", "user.name", "Proc Test")
 	sb.git("config", "user.email", "proc@example.com")
 	// a write may have started git gc --auto in the background: the

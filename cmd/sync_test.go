@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // syWorld is a bare remote with clones, in a sandboxed HOME, driven by the
@@ -26,6 +28,7 @@ func newSyncWorld(t *testing.T) *syWorld {
 	t.Helper()
 	w := &syWorld{sandbox: newSandbox(t), remote: filepath.Join(t.TempDir(), "remote.git")}
 	w.gitIn(w.home, "init", "-q", "--bare", "-b", "main", w.remote)
+	gitstoretest.CheckedByGit(t, w.remote)
 	require.NoError(t, os.WriteFile(filepath.Join(w.repo, "README"), []byte("code\n"), 0o644))
 	w.git("add", "README")
 	w.git("commit", "-q", "-m", "code")
@@ -46,6 +49,7 @@ func (w *syWorld) clone(name string) string {
 	w.t.Helper()
 	dir := filepath.Join(w.home, name)
 	w.gitIn(w.home, "clone", "-q", w.remote, dir)
+	gitstoretest.CheckedByGit(w.t, dir)
 	w.gitIn(dir, "config", "user.name", name)
 	w.gitIn(dir, "config", "user.email", strings.ToLower(name)+"@example.com")
 	return dir

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // GitMem is the git-mem binary TestMain built; GitMemDir is its directory
@@ -68,6 +70,7 @@ func NewRepo(t testing.TB) string {
 		t.Fatal(err)
 	}
 	Git(t, dir, "init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# test project\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

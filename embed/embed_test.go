@@ -18,6 +18,7 @@ import (
 	"github.com/git-mem/git-mem/embed"
 	"github.com/git-mem/git-mem/embed/embedtest"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -33,6 +34,7 @@ func repoWith(t *testing.T, settings ...string) *gitstore.Repo {
 		require.NoError(t, err, string(out))
 	}
 	run("init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(t, dir)
 	for i := 0; i+1 < len(settings); i += 2 {
 		run("config", settings[i], settings[i+1])
 	}

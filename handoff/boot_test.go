@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/index"
 )
 
@@ -23,6 +24,7 @@ func bootRepo(t *testing.T) (*gitstore.Set, *gitstore.Store) {
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, dir)
 	repo, err := gitstore.Open(dir)
 	require.NoError(t, err)
 	repo.Now = func() time.Time { return bootNow.Add(-time.Hour) }

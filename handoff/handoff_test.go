@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/handoff"
 )
 
@@ -26,6 +27,7 @@ func repoWithCommit(t *testing.T) *gitstore.Set {
 		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
 		require.NoError(t, err, "%s", out)
 	}
+	gitstoretest.CheckedByGit(t, dir)
 	set, err := gitstore.OpenSet(dir)
 	require.NoError(t, err)
 	return set

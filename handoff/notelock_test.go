@@ -50,6 +50,7 @@ func startedSession(t *testing.T, id string) (dir string, git func(args ...strin
 		require.NoError(t, err, string(out))
 	}
 	git("init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(t, dir)
 	git("commit", "-q", "--allow-empty", "-m", "init")
 	repo, err := gitstore.Open(dir)
 	require.NoError(t, err)

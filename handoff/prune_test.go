@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // newSessions gives access to the session files of a new repository.
@@ -19,6 +20,7 @@ func newSessions(t *testing.T) *Sessions {
 	dir := t.TempDir()
 	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, dir)
 	repo, err := gitstore.Open(dir)
 	require.NoError(t, err)
 	s, err := OpenSessions(repo)

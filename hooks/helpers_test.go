@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/bleveindex"
@@ -58,6 +59,7 @@ func newRepo(t testing.TB, empty bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(t, dir)
 	git(t, dir, "config", "user.name", "Ada")
 	git(t, dir, "config", "user.email", "ada@example.com")
 	if !empty {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
@@ -285,6 +286,7 @@ func corruptBlob(t *testing.T, dir, id string) {
 	t.Helper()
 	h := git(t, dir, "rev-parse", gitstore.RefMain+":"+gitstore.MemoryPath(id))
 	p := filepath.Join(dir, ".git", "objects", h[:2], h[2:])
+	gitstoretest.Damaged(dir)
 	require.NoError(t, os.Chmod(p, 0o644))
 	require.NoError(t, os.WriteFile(p, []byte("garbage, not zlib"), 0o644))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 func openBatchSet(t *testing.T) (*gitstore.Set, *gitstore.Store) {
@@ -19,6 +20,7 @@ func openBatchSet(t *testing.T) (*gitstore.Set, *gitstore.Store) {
 	dir := t.TempDir()
 	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, dir)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("GIT_AUTHOR_NAME", "Batch Test")
 	t.Setenv("GIT_AUTHOR_EMAIL", "batch@example.com")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 func TestSimilarityAndClaim(t *testing.T) {
@@ -45,6 +46,7 @@ func TestRememberDedupes(t *testing.T) {
 	dir := t.TempDir()
 	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, dir)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("GIT_AUTHOR_NAME", "Dedupe Test")
 	t.Setenv("GIT_AUTHOR_EMAIL", "dedupe@example.com")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // In a store of a few memories, document frequencies cannot tell a question's
@@ -17,6 +18,7 @@ func TestSmallStoreKeepsPartialAnswers(t *testing.T) {
 	dir := t.TempDir()
 	out, err := exec.Command("git", "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, dir)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	set, err := gitstore.OpenSet(dir)
 	require.NoError(t, err)

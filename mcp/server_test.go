@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/bleveindex"
 )
@@ -60,6 +61,7 @@ func newRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitstoretest.CheckedByGit(t, dir)
 	gitRun(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
 	return dir
 }

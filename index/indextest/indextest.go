@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // Now is where a test's clock starts: a fixed time, so that what ranks by
@@ -45,6 +46,7 @@ func NewRepo(t testing.TB, now func() time.Time) *Repo {
 	cmd.Env = GitEnv()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, dir)
 	repo, err := gitstore.Open(dir)
 	require.NoError(t, err)
 	repo.Now = now
