@@ -52,7 +52,13 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	root.SetIn(env.In)
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
-	ran, err := root.ExecuteContextC(ctx)
+	var ran *cobra.Command
+	var err error
+	if unknown := unknownCommand(root, args); unknown != nil {
+		err = unknown
+	} else {
+		ran, err = root.ExecuteContextC(ctx)
+	}
 	env.warnSkipped(err)
 	if err == nil && ran != nil && writeVerbs[ran.Name()] {
 		env.journalWrites(ctx)
@@ -66,7 +72,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 		return int(status) // the program run in git-mem's place spoke for itself
 	}
 	code := exitCode(err)
-	if code == 2 || isCobraUsage(err) {
+	if code == 2 {
 		fmt.Fprintf(env.Err, "git mem: %s\nRun '%s' for usage.\n", terminalSafe(message(err), true), helpHint(root, args))
 		return 2
 	}
@@ -83,15 +89,43 @@ var writeVerbs = map[string]bool{
 	"handoff": true, "share": true, "pull": true, "sync": true, "demo": true,
 }
 
-// isCobraUsage recognizes cobra's own errors for unknown commands and flags.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly"} {
-		if strings.Contains(msg, p) {
-			return true
+// unknownCommand is the usage error of a command line whose first word
+// names no command, found as cobra finds the command to run: the only error
+// its Find returns. Shell completion's hidden request command, which cobra
+// adds only when it runs, is left to cobra.
+func unknownCommand(root *cobra.Command, args []string) error {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return nil
+	}
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd(args...)
+	if _, _, err := root.Find(args); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// usageArgs makes the errors of every command's argument check usage
+// errors (exit 2), as the flag errors are (SetFlagErrorFunc): a usage
+// error is told by where it comes from, never by its words, so that an
+// error of the work itself that happens to read "invalid argument" (an
+// EINVAL) is not taken for one.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				var u usageError
+				if errors.As(err, &u) {
+					return err
+				}
+				return usageError{err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func newRootCmd(env *Env) *cobra.Command {
@@ -123,6 +157,7 @@ Exit codes: 0 success, 1 an error you can fix (the message says how), 2 a usage 
 	}
 	groupCommands(root)
 	registerCompletions(root, env)
+	usageArgs(root)
 	return root
 }
 
