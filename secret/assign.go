@@ -192,6 +192,11 @@ func scanAssignments(text string, generic, entropic []candidate) ([]candidate, [
 		if len(words) > 0 && hashKey(words[len(words)-1]) {
 			continue
 		}
+		if !quoted && nestedPair(value) {
+			// "Next: commit=a4c1…": the value is itself a key=value, which
+			// the reader visits next under its own key
+			continue
+		}
 		if highEntropy(value) {
 			entropic = append(entropic, candidate{Finding{Kind: "high-entropy value", Start: vs, End: ve}, 0})
 		}
@@ -286,4 +291,11 @@ func keyWords(key string) []string {
 // and a letter, as a sentence does.
 func followedByWord(text string, i int) bool {
 	return i+1 < len(text) && text[i] == ' ' && isLetter(text[i+1])
+}
+
+// nestedPair reports a value that starts with a key and '=' (commit=…),
+// not base64 padding (…Q==).
+func nestedPair(v string) bool {
+	i := strings.IndexByte(v, '=')
+	return i > 0 && i+1 < len(v) && v[i+1] != '=' && isIdent(v[:i])
 }

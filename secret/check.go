@@ -166,13 +166,15 @@ func looksLikeWord(v string) bool {
 	return true
 }
 
-// pathWithHash reports whether v is a path of names and at least one
-// lower-case hex segment of eight or more digits (FuzzParseSpec/4f1c2a9e,
-// builds/0a1b2c3d4e/app): a reference, not a secret. A base64 secret that
+// pathWithHash reports whether v is a path (or an underscored name) of
+// names and at least one lower-case hex segment of eight or more digits
+// (FuzzParseSpec/4f1c2a9e, builds/0a1b2c3d4e/app): a reference, not a secret. A base64 secret that
 // holds a slash has no all-lower-case hex segment of that length but by
 // rare chance, and then its other segments look random.
 func pathWithHash(v string) bool {
-	segs := strings.Split(v, "/")
+	// a test name joins its parts with '_' as often as a path with '/'
+	// (test_decode_9c0ffee1d2e3, FuzzParseSpec_4f1c2a9e)
+	segs := strings.FieldsFunc(v, func(r rune) bool { return r == '/' || r == '_' })
 	if len(segs) < 2 {
 		return false
 	}

@@ -34,6 +34,11 @@ func scanProse(text, lower string, generic []candidate) []candidate {
 	// name tells whether word i names a secret: 0 no, 1 a secret, 2 a password
 	name := func(i int) int {
 		w := strings.Trim(words[i], trim)
+		if !plainName(w) {
+			// $DB_PASSWORD, os.Getenv("DB_PASSWORD"), .data.password: a
+			// reference to a secret, not its name before a value
+			return 0
+		}
 		if passwordWord(w) {
 			if w == "pwd" || w == "pass" {
 				return 0 // the working directory; "pass the flag"
@@ -60,19 +65,22 @@ func scanProse(text, lower string, generic []candidate) []candidate {
 	}
 	for i := 0; i+1 < len(words); i++ {
 		kind := name(i)
-		if kind == 0 {
-			continue
+		if kind == 0 || strings.ContainsAny(words[i][len(words[i])-1:], ",;.") {
+			continue // "key: password, secrets: inherit": a list, not a value
 		}
 		j := i + 1
 		for k := 0; k < 3 && j+1 < len(words) && proseFiller(strings.Trim(words[j], ".,;")); k++ {
 			j++
 		}
 		start := offs[j]
+		if strings.Contains(text[offs[i]:start], "\n") {
+			continue // a name ending a line, and whatever starts the next
+		}
 		value := text[start : start+len(words[j])]
 		value = strings.TrimRight(value, ".,;)\"'`")
 		value = strings.TrimLeft(value, "(\"'`")
-		if value == "" {
-			continue
+		if value == "" || strings.HasSuffix(value, ":") {
+			continue // a label that starts the next clause
 		}
 		switch kind {
 		case 1:
@@ -80,7 +88,7 @@ func scanProse(text, lower string, generic []candidate) []candidate {
 				continue
 			}
 		case 2:
-			if len(value) < 6 || !literalValue(value, false) || looksLikeWord(value) {
+			if len(value) < 6 || !literalValue(value, false) || looksLikeWord(value) || strings.Contains(value, "/") {
 				continue
 			}
 		}
@@ -122,4 +130,15 @@ func nameWords(ws []string) []string {
 		out = append(out, keyWords(w)...)
 	}
 	return out
+}
+
+// plainName reports a word that can name a secret: letters, digits, '_' and
+// '-' only.
+func plainName(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !isLetter(c) && !isDigitByte(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return w != ""
 }
