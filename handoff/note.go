@@ -92,11 +92,14 @@ func (s *Sessions) commits(ctx context.Context, a *Activity) error {
 			}
 		}
 	}
-	out, err = s.git(ctx, "diff", "--no-color", "--no-renames", "--name-only", base, a.To)
+	// -z: without it git C-quotes a name with a quote or a byte outside
+	// ASCII ("\"api_key\": …"), which both mangles the name in the note and
+	// hides a credential in it from the secret rules
+	out, err = s.git(ctx, "diff", "--no-color", "--no-renames", "--name-only", "-z", base, a.To)
 	if err != nil {
 		return err
 	}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, l := range strings.Split(string(out), "\x00") {
 		if l != "" {
 			a.Changed = append(a.Changed, l)
 		}
@@ -240,6 +243,12 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 		if errors.Is(err, gitstore.ErrSecret) {
 			// a commit subject looks like a credential: leave the subjects out
 			a.Commits = nil
+			note, err = add()
+		}
+		if errors.Is(err, gitstore.ErrSecret) {
+			// each file name passed alone, but their list does not: leave the
+			// names out rather than lose the note
+			a.Changed, a.Dirty, paths = nil, nil, nil
 			note, err = add()
 		}
 		if err != nil {
