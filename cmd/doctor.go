@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,15 +65,16 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 	for _, check := range doctorChecks {
 		findings = append(findings, check(ctx, env, set, o)...)
 	}
-	failed := 0
+	failed := &doctorFailed{}
 	for i, f := range findings {
 		findings[i].Fix = fixWords(f)
 		if f.Status == gitstore.FindingFail {
-			failed++
+			failed.checks = append(failed.checks, f.Check)
+			failed.damaged = failed.damaged || damageFixes[f.Action]
 		}
 	}
 	if o.json {
-		if err := writeJSON(env.Out, map[string]any{"ok": failed == 0, "findings": findings}); err != nil {
+		if err := writeJSON(env.Out, map[string]any{"ok": len(failed.checks) == 0, "findings": findings}); err != nil {
 			return err
 		}
 	} else {
@@ -83,10 +85,40 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 			}
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%w: %d check(s) failed; see the fix under each", gitstore.ErrCorrupt, failed)
+	if len(failed.checks) > 0 {
+		return failed
 	}
 	return nil
+}
+
+// doctorFailed is doctor's error: which checks failed. It is
+// gitstore.ErrCorrupt only when one of them found the memory damaged: a
+// missing binary or an unreachable remote is no damage to the store.
+type doctorFailed struct {
+	checks  []string
+	damaged bool
+}
+
+func (e *doctorFailed) Error() string {
+	what := fmt.Sprintf("%d check failed (%s); see the fix under it", len(e.checks), strings.Join(e.checks, ", "))
+	if len(e.checks) > 1 {
+		what = fmt.Sprintf("%d checks failed (%s); see the fix under each", len(e.checks), strings.Join(e.checks, ", "))
+	}
+	if e.damaged {
+		return gitstore.ErrCorrupt.Error() + ": " + what
+	}
+	return what
+}
+
+// Is makes errors.Is(err, gitstore.ErrCorrupt) true when the store is damaged.
+func (e *doctorFailed) Is(target error) bool { return e.damaged && target == gitstore.ErrCorrupt }
+
+// damageFixes are the fixes of findings that the memory itself is damaged:
+// objects missing or unreadable, invalid documents, a personal store that
+// is no repository.
+var damageFixes = map[gitstore.FixAction]bool{
+	gitstore.FixRestore: true, gitstore.FixForget: true, gitstore.FixForgetEach: true,
+	gitstore.FixFindGoodVersion: true, gitstore.FixRecreatePersonal: true,
 }
 
 func checkGit(ctx context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []gitstore.Finding {

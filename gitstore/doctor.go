@@ -161,7 +161,7 @@ func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 	})
 	switch {
 	case err != nil:
-		f.Status, f.Message, f.Fix = FindingFail, err.Error(), "git fsck"
+		f.Status, f.Message, f.Action = FindingFail, err.Error(), FixRestore
 	case unreadable > 0:
 		f.Status, f.Message, f.Action = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), FixFindGoodVersion
 	case bad > 0:
