@@ -149,6 +149,14 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 			}
 			if it.Restore == nil {
 				n.Anchor = anchor
+			} else if !o.allowSecret {
+				// a restore keeps its writer, session, author, branch, origin
+				// and events as the file gives them: they reach git too
+				if err := gitstore.CheckRestoreSecrets(it.Restore); err != nil {
+					r.Action, r.Reason = "refused", message(err)
+					parsed = append(parsed, r)
+					continue
+				}
 			}
 			items = append(items, index.BatchItem{New: n, Restore: it.Restore, ID: it.ID})
 			from = append(from, r)
