@@ -2,17 +2,62 @@ package gitstore
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Config is git's configuration as git-mem reads it: system, global, then the
 // repository's own file, later files winning (docs/architecture.md, configuration: settings are git
-// config keys such as mem.injectChars). Include directives are not followed.
+// config keys such as mem.injectChars). The reader does not follow include
+// and includeIf itself: when a file has one (or git -c gave settings to a
+// calling git), git-mem's own settings, mem.*, are asked of git, once, so
+// that they are what git config --get reads.
 type Config struct {
 	entries []configEntry // every file's, in the order git reads them
+
+	// git lists the settings whose names match a regexp as git reads them,
+	// includes followed (git config --includes -z --get-regexp); nil for a
+	// repository without a git directory
+	git     func(pattern string) ([]byte, error)
+	memOnce sync.Once
+	mem     []configEntry // the mem.* settings as git reads them
+	memOK   bool          // mem holds git's answer
+}
+
+// memSection is the section of git-mem's own settings.
+const memSection = "mem"
+
+// memSettings returns the mem.* settings as git reads them, when git must be
+// asked for them (the files have includes the reader does not follow, or
+// the environment gives settings); ok is false when the files' own entries
+// are the answer.
+func (c *Config) memSettings() (entries []configEntry, ok bool) {
+	if c.git == nil || (!c.hasIncludes() && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "") {
+		return nil, false
+	}
+	c.memOnce.Do(func() {
+		out, err := c.git(`^mem\.`)
+		if err != nil {
+			// exit 1: none is set; anything else (no git, a file git cannot
+			// read): the files as the reader read them
+			var ge *gitError
+			c.memOK = errors.As(err, &ge) && ge.exitCode() == 1
+			return
+		}
+		for _, entry := range bytes.Split(out, []byte{0}) {
+			if k, v, ok := strings.Cut(string(entry), "\n"); ok {
+				c.mem = append(c.mem, configEntry{name: k, value: v})
+			} else if len(entry) > 0 {
+				c.mem = append(c.mem, configEntry{name: string(entry), value: "true"}) // a key alone
+			}
+		}
+		c.memOK = true
+	})
+	return c.mem, c.memOK
 }
 
 // configEntry is one setting, named as git config --list names it:
@@ -252,8 +297,14 @@ func (c *Config) Get(section, subsection, key string) string {
 		name += subsection + "."
 	}
 	name += strings.ToLower(key)
+	entries := c.entries
+	if strings.EqualFold(section, memSection) {
+		if mem, ok := c.memSettings(); ok {
+			entries = mem
+		}
+	}
 	v := ""
-	for _, e := range c.entries {
+	for _, e := range entries {
 		if e.name == name {
 			v = e.value
 		}

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -86,6 +87,9 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		config:    cfg,
 		Now:       time.Now,
 		trees:     treeCacheOf(filepath.Join(commonDir, "objects")),
+	}
+	cfg.git = func(pattern string) ([]byte, error) {
+		return r.runGit(context.Background(), TransportOptions{}, nil, "config", "--includes", "-z", "--get-regexp", pattern)
 	}
 	r.reopenObjects()
 	return r, nil
