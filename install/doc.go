@@ -16,6 +16,23 @@
 // atomically. Codex runs only
 // hooks the user trusted; Install records that trust through codex
 // app-server when it can (codextrust.go) and says what is left to do
-// otherwise. Only the CLI (package cmd) imports this package: the hook binary
+// otherwise.
+//
+// A user's files are never damaged. Every edit of an install or uninstall
+// is planned before any file is written, so a file that cannot be edited
+// (invalid JSON or TOML, a key written twice, which agents read last and an
+// edit would change first, Codex's mcp_servers as an inline table, an edit
+// that would leave invalid TOML, a symlink to nowhere) stops it with every
+// file as it was. A symlinked config (dotfiles, CLAUDE.md -> AGENTS.md) is
+// followed: its file is edited and the link stays. The instruction block's
+// markers count only as whole lines outside code fences, and a begin marker
+// without its end marker leaves that file alone, with a note saying so. An
+// install remembers (InstallOptions.StateFile) the user's empty objects it
+// filled, with what their braces held, and the version key it added to
+// Cursor's hooks.json, and puts the line break before what it appends so
+// that uninstall, taking exactly that back, restores a file without a final
+// newline as it was.
+//
+// Only the CLI (package cmd) imports this package: the hook binary
 // never installs, and does not link it.
 package install

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/git-mem/git-mem/agents"
@@ -172,6 +171,9 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	}
 	hooksPath, mcpPath := sp.HooksFile(o.scope()), sp.MCPFile(o.scope())
 	hooksKept, mcpKept := kept(hooksPath), kept(mcpPath)
+	if hooksPath == mcpPath {
+		mcpKept = hooksKept // one file, one record (Gemini, Qwen)
+	}
 	hooksEdit := func(root *jobj) error {
 		if install {
 			return sp.addHooks(root, o)
@@ -215,7 +217,11 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install, mcpKept)})
 		}
 	}
+	planned := false // the state describes what was written: nothing, until the plan holds
 	defer func() {
+		if !planned {
+			return
+		}
 		for path, k := range map[string]*[]string{hooksPath: hooksKept, mcpPath: mcpKept} {
 			switch {
 			case !install && len(state[path]) > 0:
@@ -233,16 +239,32 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	if p := sp.InstructionsFile(o.scope()); p != "" && (install || !sharedInstructions(o, p)) {
 		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
 			if install {
-				return SetInstructions(old), nil
+				return setInstructions(old)
 			}
-			return RemoveInstructions(old), nil
+			return removeInstructions(old)
 		}})
 	}
+	// Every edit is planned before any file is written: a file that cannot
+	// be read or edited (invalid JSON, a duplicated key, a symlink to
+	// nowhere) stops the whole install with every file as it was.
+	type plannedEdit struct {
+		edit
+		target string // the file written: the path, or where its symlink leads
+		link   bool
+		old    []byte
+		exists bool
+		data   []byte
+	}
+	var plan []plannedEdit
 	for _, e := range edits {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		old, err := os.ReadFile(e.path)
+		target, link, err := resolveLink(e.path)
+		if err != nil {
+			return rep, err
+		}
+		old, err := os.ReadFile(target)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return rep, err
@@ -252,24 +274,39 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		}
 		data, err := e.fn(old, exists)
 		if err != nil {
+			var left *LeftAloneError
+			if errors.As(err, &left) {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s", e.path, left.Why))
+				rep.Files = append(rep.Files, FileChange{Path: e.path, What: e.what, Action: "left alone"})
+				continue
+			}
 			return rep, fmt.Errorf("%s: %w", e.path, err)
 		}
-		fc := FileChange{Path: e.path, What: e.what}
+		plan = append(plan, plannedEdit{e, target, link, old, exists, data})
+	}
+	planned = true
+	for _, p := range plan {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		fc := FileChange{Path: p.path, What: p.what}
 		switch {
-		case exists && bytes.Equal(old, data):
+		case p.exists && bytes.Equal(p.old, p.data):
 			fc.Action = "unchanged"
-		case data == nil || len(bytes.TrimSpace(data)) == 0:
-			if err := os.Remove(e.path); err != nil {
+		case !p.link && (p.data == nil || len(bytes.TrimSpace(p.data)) == 0):
+			if err := os.Remove(p.path); err != nil {
 				return rep, err
 			}
 			fc.Action = "removed"
-			removeEmptyDir(filepath.Dir(e.path), o)
+			removeEmptyDir(filepath.Dir(p.path), o)
 		default:
+			// a symlink (dotfiles, CLAUDE.md -> AGENTS.md) is followed: its
+			// file is written and the link stays
 			fc.Action = "updated"
-			if !exists {
+			if !p.exists {
 				fc.Action = "created"
 			}
-			if err := gitstore.WriteFileAtomic(e.path, data, 0o644); err != nil {
+			if err := gitstore.WriteFileAtomic(p.target, p.data, fileMode(p.target)); err != nil {
 				return rep, err
 			}
 		}
@@ -315,6 +352,39 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	return rep, nil
 }
 
+// LeftAloneError is an edit's refusal to touch one file, which the install
+// or uninstall reports and goes on without: the file holds something
+// git-mem cannot edit without risking the user's text (a begin marker
+// without its end).
+type LeftAloneError struct{ Why string }
+
+func (e *LeftAloneError) Error() string { return e.Why }
+
+// resolveLink returns the file a config path stands for: the path itself,
+// or, for a symlink, the file it leads to (link true). A symlink to a
+// missing file is an error: writing through it would create a file
+// somewhere the user may not expect.
+func resolveLink(path string) (target string, link bool, err error) {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return path, false, nil
+	}
+	target, err = filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", true, fmt.Errorf("%w: %s is a symlink to a file that does not exist (%v); create that file or remove the link, then run again", gitstore.ErrInvalid, path, err)
+	}
+	return target, true, nil
+}
+
+// fileMode is the permission bits of an existing file, else 0644: an edit
+// keeps a private config private.
+func fileMode(path string) fs.FileMode {
+	if st, err := os.Stat(path); err == nil {
+		return st.Mode().Perm()
+	}
+	return 0o644
+}
+
 // CodexTrustNote tells how to trust the hooks Codex skips until reviewed.
 func CodexTrustNote(hooksPath string) string {
 	return "Codex runs only hooks you trusted: start codex in this repository and approve git-mem's hooks with /hooks " +
@@ -342,6 +412,11 @@ func writeFileAtomic(path string, data []byte) error {
 // object, or Cursor's bare version key) gives nil. kept holds the key paths
 // of the user's empty objects an install filled: install adds to it,
 // uninstall puts them back empty.
+// addedVersion records, among an install's kept paths, that it added the
+// "version" key Cursor's hooks.json needs to a file of the user's that had
+// none: uninstall takes it out again.
+const addedVersion = "+version"
+
 func jsonEdit(fn func(root *jobj) error, flat, removing bool, kept *[]string) func(old []byte, exists bool) ([]byte, error) {
 	leftEmpty := func(root *jobj) bool {
 		return len(root.keys) == 0 || flat && len(root.keys) == 1 && root.keys[0] == "version"
@@ -375,14 +450,22 @@ func jsonEdit(fn func(root *jobj) error, flat, removing bool, kept *[]string) fu
 			return nil, err
 		}
 		if removing {
+			if flat && keptHas(*kept, addedVersion) {
+				root.del("version") // install added it to the user's file
+			}
 			restoreEmpty(orig, root, *kept)
-			if leftEmpty(root) && !slices.Contains(*kept, "") {
+			if leftEmpty(root) && !keptHas(*kept, "") {
 				return nil, nil
 			}
 		} else {
+			if _, had := orig.get("version"); flat && !had && !keptHas(*kept, addedVersion) {
+				if _, has := root.get("version"); has {
+					*kept = append(*kept, addedVersion)
+				}
+			}
 			for _, p := range filledEmpty(orig, root, "") {
-				if !slices.Contains(*kept, p) {
-					*kept = append(*kept, p)
+				if !keptHas(*kept, p) {
+					*kept = append(*kept, keptEntry(p, emptyInner(doc.ast, p)))
 				}
 			}
 		}

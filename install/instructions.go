@@ -1,7 +1,7 @@
 package install
 
 import (
-	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -37,71 +37,141 @@ git mem command):
 
 // SetInstructions returns the file with the instruction block in place:
 // the first existing block is replaced, later copies removed, and a missing
-// block appended after a blank line.
+// block appended after a blank line (after a line break alone when the
+// file does not end with one, so that RemoveInstructions gives it back as
+// it was). A file whose begin marker has no end marker is returned as it is
+// (see setInstructions).
 func SetInstructions(old []byte) []byte {
-	block := InstructionsBegin + "\n" + Instructions + "\n" + InstructionsEnd + "\n"
-	rest, at, found := cutBlocks(string(old))
-	if !found {
-		s := strings.TrimRight(string(old), "\n")
-		if s == "" {
-			return []byte(block)
-		}
-		return []byte(s + "\n\n" + block)
-	}
-	return []byte(rest[:at] + block + rest[at:])
-}
-
-// RemoveInstructions returns the file without the instruction block (and
-// the blank line that separated it); nil when nothing else is left.
-func RemoveInstructions(old []byte) []byte {
-	rest, at, found := cutBlocks(string(old))
-	if !found {
+	out, err := setInstructions(old)
+	if err != nil {
 		return old
 	}
-	before, after := strings.TrimRight(rest[:at], "\n"), strings.TrimLeft(rest[at:], "\n")
-	var s string
-	switch {
-	case before == "":
-		s = after
-	case after == "":
-		s = before + "\n"
-	default:
-		s = before + "\n\n" + after
-	}
-	if len(bytes.TrimSpace([]byte(s))) == 0 {
-		return nil
-	}
-	return []byte(s)
+	return out
 }
 
-// cutBlocks removes every marked block (begin line through end line) and
-// reports where the first one was.
-func cutBlocks(s string) (rest string, at int, found bool) {
+// RemoveInstructions returns the file without the instruction block and the
+// line break install put before it; nil when nothing else is left. A file
+// whose begin marker has no end marker is returned as it is.
+func RemoveInstructions(old []byte) []byte {
+	out, err := removeInstructions(old)
+	if err != nil {
+		return old
+	}
+	return out
+}
+
+func setInstructions(old []byte) ([]byte, error) {
+	block := InstructionsBegin + "\n" + Instructions + "\n" + InstructionsEnd + "\n"
+	s := string(old)
+	blocks, err := findBlocks(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(blocks) == 0 {
+		if s == "" {
+			return []byte(block), nil
+		}
+		// a blank line after a file that ends with a line break, the break
+		// alone after one that does not: removeInstructions takes it back
+		return []byte(s + "\n" + block), nil
+	}
 	var b strings.Builder
-	at = -1
-	for {
-		i := strings.Index(s, beginPrefix)
-		if i < 0 {
-			b.WriteString(s)
-			break
+	at := 0
+	for i, bl := range blocks {
+		b.WriteString(s[at:bl.start])
+		if i == 0 {
+			b.WriteString(block)
 		}
-		// the block starts at the beginning of its line
-		if j := strings.LastIndex(s[:i], "\n"); j >= 0 {
-			b.WriteString(s[:j+1])
-		}
-		if at < 0 {
-			at = b.Len()
-		}
-		end := strings.Index(s[i:], InstructionsEnd)
-		if end < 0 {
-			s = "" // an unterminated block runs to the end of the file
-			continue
-		}
-		s = s[i+end+len(InstructionsEnd):]
-		s = strings.TrimPrefix(s, "\n")
+		at = bl.end
 	}
-	if at < 0 {
-		return s, 0, false
+	b.WriteString(s[at:])
+	return []byte(b.String()), nil
+}
+
+func removeInstructions(old []byte) ([]byte, error) {
+	s := string(old)
+	blocks, err := findBlocks(s)
+	if err != nil {
+		return nil, err
 	}
-	return b.String(), at, true
+	if len(blocks) == 0 {
+		return old, nil
+	}
+	var b strings.Builder
+	at := 0
+	for _, bl := range blocks {
+		before := s[at:bl.start]
+		after := s[bl.end:]
+		if b.Len()+len(before) > 0 && strings.HasSuffix(before, "\n") {
+			whole := b.String() + before
+			// the line break install put before the block: a blank line
+			// after a file that ended with one, a line break alone after
+			// one that did not; in the middle of a file, one of two blank
+			// lines around the block
+			if after == "" || strings.HasSuffix(whole, "\n\n") && strings.HasPrefix(after, "\n") {
+				before = before[:len(before)-1]
+			}
+		}
+		b.WriteString(before)
+		at = bl.end
+	}
+	b.WriteString(s[at:])
+	out := b.String()
+	if strings.TrimSpace(out) == "" {
+		return nil, nil
+	}
+	return []byte(out), nil
+}
+
+// span is a marked block: from the start of its begin line to the end of
+// its end line (its line break included).
+type span struct{ start, end int }
+
+// findBlocks finds the marked blocks of an instruction file. A marker
+// counts only as a whole line of its own outside a fenced code block, so a
+// marker quoted in a sentence or shown in a fence is text. A begin marker
+// without its end marker is a LeftAloneError: cutting to the end of the
+// file, as an unterminated block would, loses the user's lines.
+func findBlocks(s string) ([]span, error) {
+	var blocks []span
+	open, openLine := -1, 0
+	fence := ""
+	line := 0
+	for at := 0; at < len(s); {
+		line++
+		end := strings.IndexByte(s[at:], '\n')
+		next := len(s)
+		if end >= 0 {
+			next = at + end + 1
+		} else {
+			end = len(s) - at
+		}
+		text := strings.TrimSpace(s[at : at+end])
+		switch {
+		case fence != "":
+			if strings.HasPrefix(text, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(text, "```") || strings.HasPrefix(text, "~~~"):
+			fence = text[:3]
+		case strings.HasPrefix(text, beginPrefix) && strings.HasSuffix(text, "-->"):
+			if open >= 0 {
+				return nil, unterminated(openLine)
+			}
+			open, openLine = at, line
+		case text == InstructionsEnd && open >= 0:
+			blocks = append(blocks, span{open, next})
+			open = -1
+		}
+		at = next
+	}
+	if open >= 0 {
+		return nil, unterminated(openLine)
+	}
+	return blocks, nil
+}
+
+func unterminated(line int) error {
+	return &LeftAloneError{Why: fmt.Sprintf("line %d holds git-mem's begin marker without its end marker, so git-mem left the file as it is: "+
+		"remove that line, or end the block with %s, then run again", line, InstructionsEnd)}
 }

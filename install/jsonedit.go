@@ -30,7 +30,101 @@ func parseJSONDoc(data []byte) (*jsonDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := noDuplicateKeys(ast, ""); err != nil {
+		return nil, err
+	}
 	return &jsonDoc{ast: ast, unit: detectIndent(data)}, nil
+}
+
+// noDuplicateKeys fails on an object that holds a key twice: agents read the
+// last one, an edit would change the first, so the file is refused rather
+// than edited where nobody reads it.
+func noDuplicateKeys(v hujson.Value, path string) error {
+	switch c := v.Value.(type) {
+	case *hujson.Object:
+		seen := map[string]bool{}
+		for _, m := range c.Members {
+			name := m.Name.Value.(hujson.Literal).String()
+			if seen[name] {
+				return fmt.Errorf("the key %q appears twice in %s; agents read only the last one: keep one, then run again", name, jsonPlace(path))
+			}
+			seen[name] = true
+			if err := noDuplicateKeys(m.Value, path+"/"+jsonPathEscape(name)); err != nil {
+				return err
+			}
+		}
+	case *hujson.Array:
+		for _, e := range c.Elements {
+			if err := noDuplicateKeys(e, path+"/[]"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func jsonPlace(path string) string {
+	if path == "" {
+		return "the top-level object"
+	}
+	return "the object at " + path
+}
+
+// emptyInner is what lies between the braces of the empty object at a key
+// path of filledEmpty ("" for the root) in the file as it was.
+func emptyInner(v hujson.Value, path string) []byte {
+	if path != "" {
+		for _, part := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+			k := strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+			obj, ok := v.Value.(*hujson.Object)
+			if !ok {
+				return nil
+			}
+			found := false
+			for _, m := range obj.Members {
+				if m.Name.Value.(hujson.Literal).String() == k {
+					v, found = m.Value, true
+				}
+			}
+			if !found {
+				return nil
+			}
+		}
+	}
+	if obj, ok := v.Value.(*hujson.Object); ok && len(obj.Members) == 0 {
+		return append([]byte(nil), obj.AfterExtra...)
+	}
+	if arr, ok := v.Value.(*hujson.Array); ok && len(arr.Elements) == 0 {
+		return append([]byte(nil), arr.AfterExtra...)
+	}
+	return nil
+}
+
+// keptEntry is one record of a user's empty container an install filled:
+// its key path and, after a NUL, what its braces held.
+func keptEntry(path string, inner []byte) string {
+	if len(inner) == 0 {
+		return path
+	}
+	return path + "\x00" + string(inner)
+}
+
+func splitKept(e string) (path string, inner []byte) {
+	p, in, ok := strings.Cut(e, "\x00")
+	if !ok {
+		return e, nil
+	}
+	return p, []byte(in)
+}
+
+// keptHas reports whether the records hold the key path.
+func keptHas(kept []string, path string) bool {
+	for _, e := range kept {
+		if p, _ := splitKept(e); p == path {
+			return true
+		}
+	}
+	return false
 }
 
 // tree returns the document as plain ordered values (*jobj, []any, …),
@@ -115,6 +209,10 @@ func reconcile(v *hujson.Value, want any, lineInd, unit string) error {
 			return reconcileArray(cur, w, lineInd, unit)
 		}
 	}
+	if w, ok := want.(*jobj); ok && len(w.keys) == 0 && w.inner != nil {
+		v.Value = &hujson.Object{AfterExtra: append(hujson.Extra(nil), w.inner...)}
+		return nil
+	}
 	nv, err := newValue(want, lineInd, unit, multiline(v))
 	if err != nil {
 		return err
@@ -124,6 +222,11 @@ func reconcile(v *hujson.Value, want any, lineInd, unit string) error {
 }
 
 func reconcileObject(obj *hujson.Object, want *jobj, lineInd, unit string) error {
+	if len(want.keys) == 0 && want.inner != nil {
+		// a user's empty object, restored as it was written
+		obj.Members, obj.AfterExtra = nil, append(hujson.Extra(nil), want.inner...)
+		return nil
+	}
 	for i := len(obj.Members) - 1; i >= 0; i-- {
 		name := obj.Members[i].Name.Value.(hujson.Literal).String()
 		if _, ok := want.vals[name]; !ok {
@@ -494,7 +597,14 @@ func jsonPathEscape(k string) string {
 // restoreEmpty puts back, empty, the containers at paths that orig holds
 // and want lost (a removal emptied and dropped them).
 func restoreEmpty(orig, want *jobj, paths []string) {
-	for _, p := range paths {
+	for _, e := range paths {
+		p, inner := splitKept(e)
+		if p == "" {
+			if len(want.keys) == 0 {
+				want.inner = inner
+			}
+			continue
+		}
 		parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 		o, w := orig, want
 		for i, part := range parts {
@@ -507,10 +617,14 @@ func restoreEmpty(orig, want *jobj, paths []string) {
 				if _, has := w.vals[k]; !has {
 					switch ov.(type) {
 					case *jobj:
-						w.set(k, newObj())
+						n := newObj()
+						n.inner = inner
+						w.set(k, n)
 					case []any:
 						w.set(k, []any{})
 					}
+				} else if n, ok := w.vals[k].(*jobj); ok && len(n.keys) == 0 {
+					n.inner = inner
 				}
 				break
 			}

@@ -18,6 +18,10 @@ import (
 type jobj struct {
 	keys []string
 	vals map[string]any
+	// inner, for an empty object restored by an uninstall, is what the
+	// user's file held between its braces ("{ }", "{\n  }"), so that it
+	// comes back byte for byte.
+	inner []byte
 }
 
 func newObj() *jobj { return &jobj{vals: map[string]any{}} }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -234,7 +235,10 @@ func (d *tomlDoc) cut(match func(t *tomlTable) bool) []byte {
 		}
 	}
 	if n := len(spans); n > 0 {
-		if s := &spans[n-1]; s.end == len(d.data) && s.start >= 2 && d.data[s.start-1] == '\n' && d.data[s.start-2] == '\n' {
+		// a cut that ends the file also takes the line break appendBlock
+		// put before the block: a blank line, or the break alone after a
+		// file that did not end with one
+		if s := &spans[n-1]; s.end == len(d.data) && s.start >= 1 && d.data[s.start-1] == '\n' {
 			s.start--
 		}
 	}
@@ -247,18 +251,16 @@ func (d *tomlDoc) cut(match func(t *tomlTable) bool) []byte {
 	return append(out, d.data[at:]...)
 }
 
-// appendBlock adds block (whole lines) at the end of data, after a blank line.
+// appendBlock adds block (whole lines) at the end of data, after a line break.
 func appendBlock(data []byte, block string) []byte {
 	out := slices.Clone(data)
 	if len(bytes.TrimSpace(out)) == 0 {
 		return []byte(block)
 	}
-	if out[len(out)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	if !bytes.HasSuffix(out, []byte("\n\n")) {
-		out = append(out, '\n')
-	}
+	// one line break before the block: a blank line after a file that ends
+	// with a line break, the missing break alone after one that does not
+	// (the cut of an uninstall takes exactly that break back)
+	out = append(out, '\n')
 	return append(out, block...)
 }
 
@@ -305,6 +307,35 @@ func tomlSetMCP(old []byte, o InstallOptions) ([]byte, error) {
 	if d.inlineServer() {
 		return nil, fmt.Errorf("%w: the %s MCP server is written as keys of another table; change it by hand, or remove it and run again", gitstore.ErrInvalid, MCPServerName)
 	}
+	if d.serversInline() {
+		return nil, fmt.Errorf("%w: mcp_servers is written as an inline table (mcp_servers = { … }), which TOML does not let git-mem add a [mcp_servers.%s] table to; write it as [mcp_servers.NAME] tables, or add git-mem's server to it by hand, then run again", gitstore.ErrInvalid, MCPServerName)
+	}
+	out, err := tomlSetMCPIn(d, old, o)
+	if err != nil {
+		return nil, err
+	}
+	// the safety net of every edit: what was valid TOML stays valid
+	var check map[string]any
+	if err := toml.Unmarshal(out, &check); err != nil {
+		return nil, fmt.Errorf("%w: adding git-mem's MCP server would make the file invalid TOML (%v); add it by hand, then run again", gitstore.ErrInvalid, err)
+	}
+	return out, nil
+}
+
+// serversInline reports mcp_servers defined as a value of the top-level
+// table (mcp_servers = { … }, or dotted keys mcp_servers.x.command = …):
+// a [mcp_servers.…] table after it would define it twice.
+func (d *tomlDoc) serversInline() bool {
+	for _, kv := range d.tables[0].kvs {
+		if len(kv.key) > 0 && kv.key[0] == "mcp_servers" && !(len(kv.key) > 1 && kv.key[1] == MCPServerName) {
+			return true
+		}
+	}
+	return false
+}
+
+func tomlSetMCPIn(d *tomlDoc, old []byte, o InstallOptions) ([]byte, error) {
+	var err error
 	own := d.ownServers()
 	if len(own) == 0 {
 		block := tomlMarker + "\n[mcp_servers." + MCPServerName + "]\ncommand = " + tomlString(binaryOr(o.Binary)) + "\nargs = [\"mcp\"]\n"
