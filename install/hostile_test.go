@@ -139,6 +139,17 @@ func hostileCases() []hostileCase {
 				return "{\n  \"mcpServers\": { },\n  \"mcp\": {},\n  \"hooks\": {\n  }\n}\n", f.kind == kindJSON
 			})
 		}},
+		{name: "user's own git-mem server", setup: func(t *testing.T, base string, files []agentFile) {
+			writeEach(t, files, func(f agentFile) (string, bool) {
+				switch f.kind {
+				case kindTOML:
+					return "[mcp_servers.git-mem]\ncommand = \"/opt/tools/git-mem\"\nargs = [\"mcp\", \"--agent\", \"codex\"]\n", true
+				case kindJSON:
+					return "{\n  \"mcpServers\": {\n    \"git-mem\": {\"command\": \"/opt/tools/git-mem\", \"args\": [\"mcp\"], \"env\": {\"GIT_MEM_DEBUG\": \"1\"}}\n  },\n  \"mcp\": {\n    \"git-mem\": {\"type\": \"local\", \"command\": [\"/opt/tools/git-mem\", \"mcp\"]}\n  }\n}\n", true
+				}
+				return "", false
+			})
+		}},
 		{name: "duplicated key", refuse: true, onlyKind: kindPtr(kindJSON), setup: func(t *testing.T, base string, files []agentFile) {
 			writeEach(t, files, func(f agentFile) (string, bool) {
 				return "{\n  \"mcpServers\": {\"a\": {\"command\": \"x\"}},\n  \"hooks\": {},\n  \"mcp\": {},\n  \"mcpServers\": {\"b\": {\"command\": \"y\"}}\n}\n", f.kind == kindJSON

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-mem/git-mem/agents"
@@ -183,18 +184,22 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	}
 	mcpEdit := func(root *jobj) error {
 		if install {
+			noteUserServers(root, "mcpServers", isOwnServer, mcpKept)
 			return sp.addMCP(root, o)
 		}
 		removeMCP(root)
+		restoreUserServers(root, "mcpServers", *mcpKept)
 		return nil
 	}
 	if sp.OpenCode {
 		edits = append(edits, edit{hooksPath, "plugin", openCodePluginEdit(o, install)})
 		edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(func(root *jobj) error {
 			if install {
+				noteUserServers(root, "mcp", isOwnOpenCodeServer, mcpKept)
 				return addOpenCodeMCP(root, o)
 			}
 			removeOpenCodeMCP(root)
+			restoreUserServers(root, "mcp", *mcpKept)
 			return nil
 		}, false, !install, mcpKept)})
 	} else if hooksPath == mcpPath {
@@ -209,7 +214,14 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 		if sp.TOML {
 			edits = append(edits, edit{mcpPath, "MCP server", func(old []byte, _ bool) ([]byte, error) {
 				if install {
+					if d, err := parseTOML(old); err == nil {
+						noteUserTOMLServers(d, mcpKept)
+					}
 					return tomlSetMCP(old, o)
+				}
+				if keptHas(*mcpKept, userServers) {
+					// the server was the user's before any install
+					return restoreUserTOMLServers(old, *mcpKept), nil
 				}
 				return tomlRemoveMCP(old)
 			}})
@@ -412,6 +424,107 @@ func writeFileAtomic(path string, data []byte) error {
 // object, or Cursor's bare version key) gives nil. kept holds the key paths
 // of the user's empty objects an install filled: install adds to it,
 // uninstall puts them back empty.
+// An install's kept paths also record who wrote the MCP server entry:
+// ourServers that an install added it, userServers (with each entry's name
+// and JSON, NUL-separated) that it was in the file before any install (a
+// server the user set up by hand), which uninstall then gives back as it
+// was instead of removing it.
+const (
+	ourServers  = "+our-servers"
+	userServers = "+user-servers"
+)
+
+// noteUserServers records, on the first install into a file, git-mem's
+// entries already in the servers object under key: the user's own.
+func noteUserServers(root *jobj, key string, isOwn func(string, any) bool, kept *[]string) {
+	if keptHas(*kept, ourServers) || keptHas(*kept, userServers) {
+		return
+	}
+	servers, _ := root.vals[key].(*jobj)
+	var entry strings.Builder
+	if servers != nil {
+		for _, k := range servers.keys {
+			if isOwn(k, servers.vals[k]) {
+				entry.WriteString("\x00" + k + "\x00" + canonical(servers.vals[k]))
+			}
+		}
+	}
+	if entry.Len() == 0 {
+		*kept = append(*kept, ourServers)
+		return
+	}
+	*kept = append(*kept, userServers+entry.String())
+}
+
+// noteUserTOMLServers is noteUserServers for Codex's config.toml: the
+// entries are left in place on uninstall.
+func noteUserTOMLServers(d *tomlDoc, kept *[]string) {
+	if keptHas(*kept, ourServers) || keptHas(*kept, userServers) {
+		return
+	}
+	var entry strings.Builder
+	for _, name := range d.ownServers() {
+		for _, t := range d.tables {
+			if slices.Equal(t.key, []string{"mcp_servers", name}) && !t.array {
+				entry.WriteString("\x00" + name + "\x00" + string(d.data[t.start:t.end]))
+			}
+		}
+	}
+	if entry.Len() == 0 {
+		*kept = append(*kept, ourServers)
+		return
+	}
+	*kept = append(*kept, userServers+entry.String())
+}
+
+// restoreUserTOMLServers puts back the text of the user's own server
+// tables that noteUserTOMLServers recorded, in place of what they became.
+func restoreUserTOMLServers(data []byte, kept []string) []byte {
+	for _, e := range kept {
+		rest, ok := strings.CutPrefix(e, userServers+"\x00")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rest, "\x00")
+		for i := 0; i+1 < len(parts); i += 2 {
+			d, err := parseTOML(data)
+			if err != nil {
+				return data
+			}
+			for _, t := range d.tables {
+				if slices.Equal(t.key, []string{"mcp_servers", parts[i]}) && !t.array {
+					data = splice(data, t.start, t.end, parts[i+1])
+					break
+				}
+			}
+		}
+	}
+	return data
+}
+
+// restoreUserServers puts back the user's own entries noteUserServers
+// recorded, as they were.
+func restoreUserServers(root *jobj, key string, kept []string) {
+	for _, e := range kept {
+		rest, ok := strings.CutPrefix(e, userServers+"\x00")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rest, "\x00")
+		for i := 0; i+1 < len(parts); i += 2 {
+			v, err := parseJSON([]byte(parts[i+1]))
+			if err != nil {
+				continue
+			}
+			servers, err := root.obj(key)
+			if err != nil {
+				continue
+			}
+			servers.set(parts[i], v)
+		}
+	}
+}
+
 // addedVersion records, among an install's kept paths, that it added the
 // "version" key Cursor's hooks.json needs to a file of the user's that had
 // none: uninstall takes it out again.

@@ -110,6 +110,10 @@ func keptEntry(path string, inner []byte) string {
 }
 
 func splitKept(e string) (path string, inner []byte) {
+	if strings.HasPrefix(e, "+") {
+		p, _, _ := strings.Cut(e, "\x00")
+		return p, nil // a record of its own (addedVersion, userServers)
+	}
 	p, in, ok := strings.Cut(e, "\x00")
 	if !ok {
 		return e, nil
