@@ -81,7 +81,11 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 			Newest: hitsJSON(res.Newest, env.Now()), Text: res.Text, Shown: res.Shown, More: res.More,
 		}
 		if h := res.Handoff; h != nil {
-			j := toJSON(h, gitstore.Clip(h.ID, gitstore.MinShownPrefix), env.Now())
+			short, err := set.ShortIDs([]string{h.ID})
+			if err != nil {
+				return err
+			}
+			j := toJSON(h, short[h.ID], env.Now())
 			out.Handoff = &j
 		}
 		return writeJSON(env.Out, out)

@@ -99,7 +99,10 @@ func runExport(ctx context.Context, env *Env, o *exportOptions) error {
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	short := gitstore.ShortIDs(ids)
+	short, err := set.ShortIDs(ids)
+	if err != nil {
+		return err
+	}
 	views := make([]gitstore.View, 0, len(ms))
 	for _, m := range ms {
 		views = append(views, toJSON(m, short[m.ID], now))

@@ -91,10 +91,15 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	short := gitstore.ShortIDs(ids)
 	more := 0
 	if limit > 0 && len(ms) > limit {
 		ms, more = ms[:limit], len(ms)-limit
+	}
+	// unique in the stores, where superseded memories count too (an older
+	// tree's ids, for --as-of, count among themselves)
+	short, err := set.ShortIDs(ids[:len(ms)])
+	if err != nil {
+		return err
 	}
 	return writeList(env, o, len(ids), more, short, func(yield func(*gitstore.Memory) error) error {
 		for _, m := range ms {

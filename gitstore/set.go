@@ -228,7 +228,63 @@ func (s *Store) List(f Filter) ([]*Memory, error) {
 	return out, nil
 }
 
-// ShortIDs returns the shortest unique display prefix of each id among ids.
+// ShortIDs returns the display id of each of ids: its shortest prefix (at
+// least MinShownPrefix digits) that no other memory of the set's stores
+// shares, nor another of ids. git mem show resolves a prefix across the
+// same stores (Locate), so a display id names one memory, whatever the
+// size of the stores, as git extends an abbreviated object name until it
+// is unique. Only the fan-out trees of the ids' first two digits are read.
+func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
+	var readers []*Reader
+	for _, st := range s.Stores() {
+		rd, err := st.Read()
+		if err != nil {
+			return nil, err
+		}
+		readers = append(readers, rd)
+	}
+	out := make(map[string]string, len(ids))
+	among := ShortIDs(ids)
+	fans := make([]map[string][]string, len(readers)) // per store: fan-out -> its ids, sorted
+	for _, id := range ids {
+		short := among[id]
+		for i, rd := range readers {
+			if fans[i] == nil {
+				fans[i] = map[string][]string{}
+			}
+			fan, ok := fans[i][Clip(id, 2)]
+			if !ok {
+				var err error
+				if fan, err = rd.snap.idsWithPrefix(Clip(id, 2)); err != nil {
+					return nil, err
+				}
+				sort.Strings(fan)
+				fans[i][Clip(id, 2)] = fan
+			}
+			// the ids sharing most digits with id are its neighbours in order
+			at := sort.SearchStrings(fan, id)
+			var nb []string
+			if at > 0 {
+				nb = append(nb, fan[at-1])
+			}
+			if at < len(fan) && fan[at] == id {
+				at++
+			}
+			if at < len(fan) {
+				nb = append(nb, fan[at])
+			}
+			if p := ShortestUnique(id, nb); len(p) > len(short) {
+				short = p
+			}
+		}
+		out[id] = short
+	}
+	return out, nil
+}
+
+// ShortIDs returns the shortest unique display prefix of each id among ids
+// alone: where the stores cannot be read, or for ids of no store. A display
+// id must be unique in the stores (Set.ShortIDs).
 func ShortIDs(ids []string) map[string]string {
 	sorted := append([]string(nil), ids...)
 	sort.Strings(sorted)

@@ -164,7 +164,7 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 		shown[h.Memory.ID] = true
 	}
 	res.Newest = newestHits(recent, shown, o.Now, newestSlots)
-	res.pack(o, matched)
+	res.pack(set, o, matched)
 	return res, nil
 }
 
@@ -189,7 +189,7 @@ func newestHits(ms []cachedMem, exclude map[string]bool, now time.Time, n int) [
 }
 
 // pack renders the result within the budget: handoff, standing, relevant, newest.
-func (res *BootResult) pack(o BootOptions, matched int) {
+func (res *BootResult) pack(set *gitstore.Set, o BootOptions, matched int) {
 	var handoffHits []index.Hit
 	for _, h := range []*gitstore.Memory{res.Handoff, res.Other} {
 		if h != nil {
@@ -197,7 +197,7 @@ func (res *BootResult) pack(o BootOptions, matched int) {
 		}
 	}
 	all := append(append(append(append([]index.Hit(nil), handoffHits...), res.Standing...), res.Relevant...), res.Newest...)
-	short := index.ShortIDs(all)
+	short := index.StoreShortIDs(set, all)
 	p := index.NewPacker(o.BudgetTokens, o.MaxChars)
 	p.Line(Preamble)
 	section := func(title string, hits []index.Hit, format func(index.Hit, string) string) {

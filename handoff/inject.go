@@ -228,11 +228,11 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 	if subagents > 0 {
 		res.Skipped = append(res.Skipped, fmt.Sprintf("%d memories written by subagents", subagents))
 	}
-	res.pack(o, matched)
+	res.pack(set, o, matched)
 	return res, nil
 }
 
-func (res *StartResult) pack(o StartOptions, matched int) {
+func (res *StartResult) pack(set *gitstore.Set, o StartOptions, matched int) {
 	var all []index.Hit
 	for _, h := range []*gitstore.Memory{res.Handoff, res.Other} {
 		if h != nil {
@@ -243,7 +243,7 @@ func (res *StartResult) pack(o StartOptions, matched int) {
 	if len(all) == 0 {
 		return
 	}
-	short := index.ShortIDs(all)
+	short := index.StoreShortIDs(set, all)
 	p := index.NewPacker(0, o.MaxChars)
 	p.Line(Preamble)
 	total := 0
@@ -346,7 +346,7 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 	if len(res.Hits) == 0 {
 		return res, nil
 	}
-	short := index.ShortIDs(res.Hits)
+	short := index.StoreShortIDs(set, res.Hits)
 	p := index.NewPacker(0, maxChars)
 	p.Line(PromptPreamble)
 	for _, h := range res.Hits {

@@ -160,7 +160,8 @@ func (c *Catalog) Close() { c.v.close() }
 // now (all: retired ones too), the first limit, newest first (as
 // gitstore.Set.List orders them, at the summaries' whole seconds); how many
 // there are in all; and the shortest unique prefix
-// of each returned id among all of theirs (as gitstore.ShortIDs gives it).
+// of each returned id among the ids of every memory of the stores (as
+// gitstore.Set.ShortIDs gives it).
 // It reads the summary table twice and builds a summary only of the
 // memories it may return, so a screenful of a large store costs no sort
 // of every memory.
@@ -197,13 +198,15 @@ func (c *Catalog) Newest(limit int, typ string, all bool, now time.Time) (shown 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	// second pass: each shown id's neighbours among all the ids listed
+	// second pass: each shown id's neighbours among all the ids of the
+	// stores, listed or not (a superseded memory's id is one git mem show
+	// resolves too)
 	ids := make([]string, len(shown))
 	for i, s := range shown {
 		ids[i] = s.ID
 	}
 	short, err = shortIDsAmong(ids, func(fn func(id []byte)) error {
-		return pass(func(key, _ []byte, _, _ int64) {
+		return c.scan(func(key, _ []byte, _, _ int64) {
 			_, id, _ := bytes.Cut(key, []byte(":"))
 			fn(id)
 		})

@@ -154,7 +154,8 @@ func TestNewestIsTheHeadOfTheListing(t *testing.T) {
 			for _, m := range full {
 				listed = append(listed, m.ID)
 			}
-			wantShort := gitstore.ShortIDs(listed)
+			wantShort, err := r.set.ShortIDs(listed)
+			require.NoError(t, err)
 			for _, limit := range []int{0, 1, 5, len(listed), len(listed) + 3} {
 				shown, total, short, err := c.Newest(limit, typ, all, at)
 				require.NoError(t, err)

@@ -156,13 +156,32 @@ func Author(m *gitstore.Memory) string {
 }
 
 // ShortIDs returns display ids for hits: the shortest prefix (at least 6
-// digits) unique among them.
+// digits) unique among them. An id shown to a user or an agent must be
+// unique in the stores: StoreShortIDs.
 func ShortIDs(hits []Hit) map[string]string {
+	return gitstore.ShortIDs(hitIDs(hits))
+}
+
+// StoreShortIDs returns display ids for hits that are unique in the set's
+// stores, not only among the hits (gitstore.Set.ShortIDs): an id shown must
+// be one git mem show accepts, at any size of the store. When the stores
+// cannot be read, the ids are unique among the hits.
+func StoreShortIDs(set *gitstore.Set, hits []Hit) map[string]string {
+	ids := hitIDs(hits)
+	if set != nil {
+		if short, err := set.ShortIDs(ids); err == nil {
+			return short
+		}
+	}
+	return gitstore.ShortIDs(ids)
+}
+
+func hitIDs(hits []Hit) []string {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.Memory.ID
 	}
-	return gitstore.ShortIDs(ids)
+	return ids
 }
 
 // Pack renders a recall result within a budget and returns the hits that

@@ -1,0 +1,78 @@
+package cmd_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestShownShortIDsResolve: the short ids list, export and boot --json
+// show are unique in the store, superseded memories and memories not shown
+// included, so git mem show accepts each.
+func TestShownShortIDsResolve(t *testing.T) {
+	sb := newSandbox(t)
+	sb.git("commit", "-q", "--allow-empty", "-m", "init")
+	sb.memOK("handoff", "--done", "the booking fix", "--next", "its tests")
+	var handoff struct {
+		Handoff struct {
+			ID      string `json:"id"`
+			ShortID string `json:"short_id"`
+		} `json:"handoff"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(sb.memOK("boot", "--json")), &handoff))
+	hid := handoff.Handoff.ID
+	require.Len(t, hid, 16)
+	// a memory whose id shares the handoff's first 8 digits, one that
+	// shares 3f2a9c with a superseded one, and the superseded one
+	near := hid[:8] + strings.Repeat("0", 8)
+	if near == hid {
+		near = hid[:8] + strings.Repeat("1", 8)
+	}
+	var jsonl strings.Builder
+	for _, d := range []struct{ id, validTo string }{{near, ""}, {"3f2a9c0000000001", ""}, {"3f2a9c7700000002", "2026-01-02T00:00:00Z"}} {
+		doc := map[string]any{"id": d.id, "type": "fact", "text": "Deploy note " + d.id, "source": "user", "created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z", "valid_from": "2026-01-01T00:00:00Z"}
+		if d.validTo != "" {
+			doc["valid_to"] = d.validTo
+		}
+		line, err := json.Marshal(doc)
+		require.NoError(t, err)
+		jsonl.Write(append(line, '\n'))
+	}
+	file := filepath.Join(sb.home, "notes.jsonl")
+	require.NoError(t, os.WriteFile(file, []byte(jsonl.String()), 0o644))
+	sb.memOK("import", file)
+
+	resolves := func(what, id, short string) {
+		t.Helper()
+		require.True(t, strings.HasPrefix(id, short), "%s: %s of %s", what, short, id)
+		var shown struct {
+			ID string `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(sb.memOK("show", "--json", short)), &shown), "%s: git mem show %s", what, short)
+		require.Equal(t, id, shown.ID, what)
+	}
+	require.NoError(t, json.Unmarshal([]byte(sb.memOK("boot", "--json")), &handoff))
+	require.Equal(t, hid, handoff.Handoff.ID)
+	require.Len(t, handoff.Handoff.ShortID, 9, "boot --json's handoff")
+	resolves("boot --json", hid, handoff.Handoff.ShortID)
+
+	for _, args := range [][]string{{"list", "--json"}, {"export", "--format", "json"}} {
+		var views []struct {
+			ID      string `json:"id"`
+			ShortID string `json:"short_id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(sb.memOK(args...)), &views), "%v", args)
+		seen := map[string]string{}
+		for _, v := range views {
+			seen[v.ID] = v.ShortID
+			resolves(fmt.Sprint(args), v.ID, v.ShortID)
+		}
+		require.Equal(t, "3f2a9c0", seen["3f2a9c0000000001"], "%v", args)
+		require.Len(t, seen[near], 9, "%v", args)
+	}
+}
