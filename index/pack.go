@@ -188,8 +188,17 @@ func hitIDs(hits []Hit) []string {
 // fit. more is the footer hint, e.g. "git mem recall --limit 30 -- QUERY";
 // the footer is written only when something matched that is not shown.
 func Pack(res *Result, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
+	return pack(res, ShortIDs(res.Hits), budgetTokens, maxChars, more)
+}
+
+// PackIn is Pack with display ids unique in the set's stores
+// (StoreShortIDs), the ids git mem show and memory_show accept.
+func PackIn(set *gitstore.Set, res *Result, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
+	return pack(res, StoreShortIDs(set, res.Hits), budgetTokens, maxChars, more)
+}
+
+func pack(res *Result, short map[string]string, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
 	p := NewPacker(budgetTokens, maxChars)
-	short := ShortIDs(res.Hits)
 	for _, h := range res.Hits {
 		if p.Add(FormatHit(h, short[h.Memory.ID])) {
 			shown = append(shown, h)

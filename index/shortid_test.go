@@ -58,6 +58,9 @@ func TestShownIDsAreUniqueInTheStore(t *testing.T) {
 	require.Equal(t, map[string]string{"3f2a9c0000000001": "3f2a9c", "77aa000000000001": "77aa00"}, ShortIDs(hits), "among the hits alone")
 	stored := StoreShortIDs(r.set, hits)
 	require.Equal(t, map[string]string{"3f2a9c0000000001": "3f2a9c0", "77aa000000000001": "77aa000"}, stored)
+	text, _ := PackIn(r.set, &Result{Hits: hits, Matched: len(hits)}, 0, 0, "")
+	require.Contains(t, text, "3f2a9c0")
+	require.Contains(t, text, "77aa000")
 	for id, p := range stored {
 		_, m, err := r.set.Find(p)
 		require.NoError(t, err, p)
