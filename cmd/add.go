@@ -120,11 +120,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		return err
 	}
 	m := outcome.Memory
-	rd, err := store.Read()
-	if err != nil {
-		return err
-	}
-	short := rd.ShortID(m.ID)
+	short := displayID(set, m.ID)
 	if store.Scope == gitstore.ScopePersonal {
 		note := "saved to your personal store"
 		if set.PersonalCreated {

@@ -89,12 +89,5 @@ func printHandoff(env *Env, set *gitstore.Set, m *gitstore.Memory, asJSON bool) 
 	return nil
 }
 
-// shortOf is the display id of a memory of the project store.
-func shortOf(set *gitstore.Set, m *gitstore.Memory) string {
-	if set.Repo != nil {
-		if rd, err := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject).Read(); err == nil {
-			return rd.ShortID(m.ID)
-		}
-	}
-	return gitstore.Clip(m.ID, gitstore.MinShownPrefix)
-}
+// shortOf is the display id of a memory of the set.
+func shortOf(set *gitstore.Set, m *gitstore.Memory) string { return displayID(set, m.ID) }

@@ -12,6 +12,15 @@ import (
 
 // toJSON is the --json shape of a memory (gitstore.View, the shape the MCP
 // tools return too); scripts depend on it.
+// displayID is the display id of a memory: unique in every store of set,
+// as git mem show resolves a prefix across them.
+func displayID(set *gitstore.Set, id string) string {
+	if short, err := set.ShortIDs([]string{id}); err == nil {
+		return short[id]
+	}
+	return gitstore.Clip(id, gitstore.MinShownPrefix)
+}
+
 func toJSON(m *gitstore.Memory, short string, now time.Time) gitstore.View {
 	return gitstore.NewView(m, short, now)
 }

@@ -33,19 +33,22 @@ func TestShownShortIDsResolve(t *testing.T) {
 	if near == hid {
 		near = hid[:8] + strings.Repeat("1", 8)
 	}
-	var jsonl strings.Builder
-	for _, d := range []struct{ id, validTo string }{{near, ""}, {"3f2a9c0000000001", ""}, {"3f2a9c7700000002", "2026-01-02T00:00:00Z"}} {
+	// the first in the private store: a display id is unique across the stores
+	for i, d := range []struct{ id, validTo string }{{near, ""}, {"3f2a9c0000000001", ""}, {"3f2a9c7700000002", "2026-01-02T00:00:00Z"}} {
 		doc := map[string]any{"id": d.id, "type": "fact", "text": "Deploy note " + d.id, "source": "user", "created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z", "valid_from": "2026-01-01T00:00:00Z"}
 		if d.validTo != "" {
 			doc["valid_to"] = d.validTo
 		}
 		line, err := json.Marshal(doc)
 		require.NoError(t, err)
-		jsonl.Write(append(line, '\n'))
+		file := filepath.Join(sb.home, fmt.Sprintf("note%d.jsonl", i))
+		require.NoError(t, os.WriteFile(file, append(line, '\n'), 0o644))
+		if i == 0 {
+			sb.memOK("import", "--private", file)
+		} else {
+			sb.memOK("import", file)
+		}
 	}
-	file := filepath.Join(sb.home, "notes.jsonl")
-	require.NoError(t, os.WriteFile(file, []byte(jsonl.String()), 0o644))
-	sb.memOK("import", file)
 
 	resolves := func(what, id, short string) {
 		t.Helper()
@@ -61,6 +64,18 @@ func TestShownShortIDsResolve(t *testing.T) {
 	require.Len(t, handoff.Handoff.ShortID, 9, "boot --json's handoff")
 	resolves("boot --json", hid, handoff.Handoff.ShortID)
 
+	for _, id := range []string{hid, near} {
+		var shown struct {
+			ShortID string `json:"short_id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(sb.memOK("show", "--json", id)), &shown))
+		require.Len(t, shown.ShortID, 9, "git mem show %s", id)
+	}
+	require.Contains(t, sb.memOK("handoff"), "handoff "+hid[:9]+" on main")
+	res := sb.mcpCall(nil, "memory_show", map[string]any{"id": near})
+	require.Contains(t, fmt.Sprint(res["content"]), near[:9]+" ")
+	require.NotContains(t, fmt.Sprint(res["content"]), near[:8]+" ")
+
 	for _, args := range [][]string{{"list", "--json"}, {"export", "--format", "json"}} {
 		var views []struct {
 			ID      string `json:"id"`
@@ -73,6 +88,8 @@ func TestShownShortIDsResolve(t *testing.T) {
 			resolves(fmt.Sprint(args), v.ID, v.ShortID)
 		}
 		require.Equal(t, "3f2a9c0", seen["3f2a9c0000000001"], "%v", args)
-		require.Len(t, seen[near], 9, "%v", args)
+		if args[0] == "list" {
+			require.Len(t, seen[near], 9, "%v", args)
+		}
 	}
 }

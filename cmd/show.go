@@ -29,15 +29,11 @@ func newShowCmd(env *Env) *cobra.Command {
 }
 
 func runShow(_ context.Context, env *Env, o *showOptions) error {
-	_, store, m, err := env.find(o.id)
+	set, _, m, err := env.find(o.id)
 	if err != nil {
 		return err
 	}
-	rd, err := store.Read()
-	if err != nil {
-		return err
-	}
-	short := rd.ShortID(m.ID)
+	short := displayID(set, m.ID)
 	if o.json {
 		return writeJSON(env.Out, toJSON(m, short, env.Now()))
 	}

@@ -80,20 +80,21 @@ func describe(m *gitstore.Memory, short string, now time.Time) string {
 	return b.String()
 }
 
-// shortID is the display id of a memory in its store.
+// shortID is the display id of a memory of st: unique in st's repository
+// (its project and private memory) or in the personal store.
 func shortID(st *gitstore.Store, id string) string {
-	if rd, err := st.Read(); err == nil {
-		return rd.ShortID(id)
+	set := &gitstore.Set{Repo: st.Repo}
+	if st.Scope == gitstore.ScopePersonal {
+		set = &gitstore.Set{Personal: st.Repo}
 	}
-	return gitstore.Clip(id, gitstore.MinShownPrefix)
+	return shortIn(set, &gitstore.Memory{ID: id})
 }
 
-// shortIn is the display id of a memory read from a set.
+// shortIn is the display id of a memory read from a set: unique in all of
+// its stores, as memory_show resolves a prefix across them.
 func shortIn(set *gitstore.Set, m *gitstore.Memory) string {
-	for _, st := range set.Stores() {
-		if st.Scope == m.Scope() {
-			return shortID(st, m.ID)
-		}
+	if short, err := set.ShortIDs([]string{m.ID}); err == nil {
+		return short[m.ID]
 	}
 	return gitstore.Clip(m.ID, gitstore.MinShownPrefix)
 }
