@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Version is one state of a memory in the history of its ref.
@@ -101,6 +105,7 @@ func (r *Repo) walk(ctx context.Context, tip Hash, fn func(c *gitCommit) (bool, 
 	}
 	seen := map[Hash]bool{tip: true}
 	q := &commitQueue{c}
+	shallow := r.shallowBoundary()
 	for q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -110,7 +115,7 @@ func (r *Repo) walk(ctx context.Context, tip Hash, fn func(c *gitCommit) (bool, 
 		if err != nil || !more {
 			return err
 		}
-		for _, p := range c.ParentHashes {
+		for _, p := range parentsIn(c, shallow) {
 			if seen[Hash(p)] {
 				continue
 			}
@@ -211,6 +216,7 @@ func (s *Store) CommitAt(t time.Time) (Hash, error) {
 	if err != nil {
 		return zeroHash, err
 	}
+	shallow := s.Repo.shallowBoundary()
 	for !h.IsZero() {
 		c, err := s.Repo.readCommit(h)
 		if err != nil {
@@ -219,10 +225,11 @@ func (s *Store) CommitAt(t time.Time) (Hash, error) {
 		if !c.Committer.When.After(t) {
 			return h, nil
 		}
-		if len(c.ParentHashes) == 0 {
+		parents := parentsIn(c, shallow)
+		if len(parents) == 0 {
 			return zeroHash, nil
 		}
-		h = Hash(c.ParentHashes[0])
+		h = Hash(parents[0])
 	}
 	return zeroHash, nil
 }
@@ -274,15 +281,48 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 			return zeroHash, fmt.Errorf("%w: commit prefix %q is ambiguous on %s; give more digits", ErrInvalid, base, s.Ref)
 		}
 	}
+	shallow := s.Repo.shallowBoundary()
 	for ; back > 0 && !h.IsZero(); back-- {
 		c, err := s.Repo.readCommit(h)
 		if err != nil {
 			return zeroHash, err
 		}
-		if len(c.ParentHashes) == 0 {
-			return zeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s", ErrNotFound, spec, s.Ref)
+		parents := parentsIn(c, shallow)
+		if len(parents) == 0 {
+			return zeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s this repository has", ErrNotFound, spec, s.Ref)
 		}
-		h = Hash(c.ParentHashes[0])
+		h = Hash(parents[0])
 	}
 	return h, nil
+}
+
+// shallowBoundary returns the commits a shallow clone's history ends at
+// (<common dir>/shallow, which git fetch --depth writes): git reads them as
+// commits without parents, and so do the walks of the memory's history.
+// Nil outside a shallow clone. A rewrite of history (purge) does not use
+// it: it must fail on a missing parent, never cut the history there.
+func (r *Repo) shallowBoundary() map[Hash]bool {
+	if r.CommonDir == "" {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(r.CommonDir, "shallow"))
+	if err != nil {
+		return nil
+	}
+	out := map[Hash]bool{}
+	for _, line := range strings.Fields(string(data)) {
+		if h, ok := parseHash(line); ok {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+// parentsIn is c's parents as history walks see them: none past a shallow
+// clone's boundary.
+func parentsIn(c *gitCommit, shallow map[Hash]bool) []plumbing.Hash {
+	if shallow[Hash(c.Hash)] {
+		return nil
+	}
+	return c.ParentHashes
 }

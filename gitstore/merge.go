@@ -382,6 +382,7 @@ func (r *Repo) mergeBases(ctx context.Context, a, b Hash) ([]Hash, error) {
 	var cands []Hash
 	seen := map[Hash]bool{b: true}
 	queue := []Hash{b}
+	shallow := r.shallowBoundary()
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -396,7 +397,7 @@ func (r *Repo) mergeBases(ctx context.Context, a, b Hash) ([]Hash, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range c.ParentHashes {
+		for _, p := range parentsIn(c, shallow) {
 			if !seen[Hash(p)] {
 				seen[Hash(p)] = true
 				queue = append(queue, Hash(p))

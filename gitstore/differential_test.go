@@ -1,0 +1,237 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+)
+
+// The tests below hold git-mem's own git layer against git itself: each
+// sets a repository up as git leaves it in the field and asks both the
+// same questions (cat-file --batch, rev-parse, for-each-ref).
+
+// sameObjectsAsGit reads every object git cat-file --batch-all-objects
+// shows through the repository's object database.
+func sameObjectsAsGit(t *testing.T, dir string, r *Repo) {
+	t.Helper()
+	all := catFileAll(t, dir)
+	require.NotEmpty(t, all)
+	for h, want := range all {
+		got, err := r.objects.readRaw(h)
+		require.NoError(t, err, h.String())
+		require.Equal(t, want.typ, got.typ, h.String())
+		require.True(t, bytes.Equal(want.data, got.data), h.String())
+	}
+}
+
+// sameRefsAsGit compares every ref git lists, and HEAD, with the
+// repository's answers.
+func sameRefsAsGit(t *testing.T, dir string, r *Repo) {
+	t.Helper()
+	want := map[string]Hash{}
+	for _, line := range strings.Split(strings.TrimSpace(runGit(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")), "\n") {
+		if line == "" {
+			continue
+		}
+		name, hex, _ := strings.Cut(line, " ")
+		h, ok := parseHash(hex)
+		require.True(t, ok, line)
+		want[name] = h
+	}
+	got, err := r.ListRefs("refs/")
+	require.NoError(t, err)
+	require.Equal(t, want, got, "the refs under refs/")
+	for name, h := range want {
+		one, err := r.ResolveRef(name)
+		require.NoError(t, err, name)
+		require.Equal(t, h, one, name)
+	}
+	missing, err := r.ResolveRef("refs/memory/none")
+	require.NoError(t, err)
+	require.True(t, missing.IsZero())
+
+	head := r.Head()
+	if branch, err := gitOut(dir, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+		require.Equal(t, branch, head.Branch, "HEAD's branch")
+	} else {
+		require.Empty(t, head.Branch, "a detached HEAD")
+	}
+	commit, _ := gitOut(dir, "rev-parse", "-q", "--verify", "HEAD")
+	require.Equal(t, commit, head.Commit, "HEAD's commit")
+}
+
+func gitOut(dir string, args ...string) (string, error) {
+	c := gitCmd(dir, args...)
+	out, err := c.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// TestPackLargeOffsetsAsGit: a pack whose index keeps its offsets in the
+// 64-bit table (as git writes it for packs over 2 GiB; index-pack's offset
+// threshold makes one of a small pack) is read as git reads it.
+func TestPackLargeOffsetsAsGit(t *testing.T) {
+	dir, st := projectStoreOnDisk(t)
+	ids := addFacts(t, st, 20, "Far fact %d: its offset is kept in the large table.")
+	for _, id := range ids[:10] {
+		_, err := st.Revise(context.Background(), Writer{}, id, "Far fact "+id+", revised: a delta now.")
+		require.NoError(t, err)
+	}
+	runGit(t, dir, "gc", "-q", "--prune=now")
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	pack := mustGlobOne(t, filepath.Join(packDir, "*.pack"))
+	idx := filepath.Join(packDir, strings.TrimSuffix(pack, ".pack")+".idx")
+	require.NoError(t, os.Remove(idx))
+	runGit(t, dir, "index-pack", "--index-version=2,0x100", "-o", idx, filepath.Join(packDir, pack))
+	// the offset table's entries with the high bit set point into the
+	// large table: at least one object lies past the threshold
+	data, err := os.ReadFile(idx)
+	require.NoError(t, err)
+	n := int(binary.BigEndian.Uint32(data[8+255*4:]))
+	offsets := data[8+256*4+n*24 : 8+256*4+n*28]
+	large := 0
+	for i := 0; i < n; i++ {
+		if binary.BigEndian.Uint32(offsets[i*4:])&0x80000000 != 0 {
+			large++
+		}
+	}
+	require.Greater(t, large, 0, "the index uses the large offset table")
+
+	r, err := Open(dir)
+	require.NoError(t, err)
+	sameObjectsAsGit(t, dir, r)
+	ms, err := NewStore(r, RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 20)
+}
+
+// TestMultiPackIndexAndCommitGraph: with git maintenance's files present (a
+// multi-pack-index over several packs, a commit-graph with changed paths)
+// the store reads and writes as without them, and git reads what it wrote;
+// after the multi-pack-index repacked and expired the packs it covered,
+// the objects are still found.
+func TestMultiPackIndexAndCommitGraph(t *testing.T) {
+	dir, st := projectStoreOnDisk(t)
+	for i := 0; i < 3; i++ {
+		addFacts(t, st, 4, fmt.Sprintf("Pack %d fact %%d: maintained by git.", i))
+		runGit(t, dir, "repack", "-q", "-d")
+	}
+	runGit(t, dir, "multi-pack-index", "write")
+	runGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+	require.FileExists(t, filepath.Join(dir, ".git", "objects", "pack", "multi-pack-index"))
+	require.FileExists(t, filepath.Join(dir, ".git", "objects", "info", "commit-graph"))
+
+	r, err := Open(dir)
+	require.NoError(t, err)
+	sameObjectsAsGit(t, dir, r)
+	s := NewStore(r, RefMain, ScopeProject)
+	addFacts(t, s, 2, "Loose fact %d: written after the maintenance.")
+	ms, err := s.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 14)
+	log, err := s.Log(context.Background(), 0)
+	require.NoError(t, err)
+	require.Len(t, log, 14)
+	runGit(t, dir, "commit-graph", "verify")
+
+	runGit(t, dir, "multi-pack-index", "repack", "--batch-size=0")
+	runGit(t, dir, "multi-pack-index", "expire")
+	runGit(t, dir, "prune-packed")
+	r, err = Open(dir)
+	require.NoError(t, err)
+	sameObjectsAsGit(t, dir, r)
+	ms, err = NewStore(r, RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 14)
+}
+
+// TestRefsAsGitReadsThem: the refs and HEAD git-mem reads are git's, for
+// loose refs, packed refs (with the peeled lines of annotated tags), a
+// loose ref newer than its packed value, a deleted ref, a detached HEAD,
+// and from a linked worktree, whose refs live in the common directory.
+func TestRefsAsGitReadsThem(t *testing.T) {
+	dir, st := projectStoreOnDisk(t)
+	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	runGit(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "tag", "-a", "-m", "a tag", "v1")
+	add(t, st, "a memory before the refs are packed")
+	open := func(at string) *Repo {
+		r, err := Open(at)
+		require.NoError(t, err)
+		return r
+	}
+	check := func(step string) {
+		t.Run(step, func(t *testing.T) {
+			sameRefsAsGit(t, dir, open(dir))
+		})
+	}
+	check("loose")
+	runGit(t, dir, "pack-refs", "--all")
+	packed, err := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
+	require.NoError(t, err)
+	require.Contains(t, string(packed), "\n^", "a peeled line")
+	check("packed")
+	add(t, st, "a memory after: a loose ref newer than the packed one")
+	check("loose over packed")
+	runGit(t, dir, "update-ref", "refs/memory/private", "refs/memory/main")
+	runGit(t, dir, "update-ref", "-d", "refs/memory/private")
+	check("deleted")
+	runGit(t, dir, "checkout", "-q", "--detach")
+	check("detached HEAD")
+	runGit(t, dir, "checkout", "-q", "main")
+
+	wt := filepath.Join(t.TempDir(), "wt")
+	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	add(t, NewStore(open(wt), RefMain, ScopeProject), "a memory written from the linked worktree")
+	t.Run("linked worktree", func(t *testing.T) {
+		sameRefsAsGit(t, wt, open(wt))
+		sameRefsAsGit(t, dir, open(dir))
+	})
+}
+
+// TestShallowAndPartialClones: a shallow clone of the memory reads its
+// memories and the history it has, and a blobless partial clone, whose
+// memory documents git did not fetch, reports them as missing (with the
+// command that fixes it), never as something else.
+func TestShallowAndPartialClones(t *testing.T) {
+	src, st := projectStoreOnDisk(t)
+	runGit(t, src, "commit", "-q", "--allow-empty", "-m", "code")
+	addFacts(t, st, 5, "Shared fact %d: cloned shallow and partial.")
+	runGit(t, src, "config", "uploadpack.allowFilter", "true")
+	url := "file://" + src
+
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	runGit(t, filepath.Dir(shallow), "clone", "-q", "--depth=1", url, shallow)
+	gitstoretest.CheckedByGit(t, shallow)
+	runGit(t, shallow, "fetch", "-q", "--depth=2", "origin", RefMain+":"+RefMain)
+	r, err := Open(shallow)
+	require.NoError(t, err)
+	sameObjectsAsGit(t, shallow, r)
+	s := NewStore(r, RefMain, ScopeProject)
+	ms, err := s.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+	log, err := s.Log(context.Background(), 0)
+	require.NoError(t, err, "the history a shallow clone has")
+	require.NotEmpty(t, log)
+	addFacts(t, s, 1, "Fact %d written in the shallow clone.")
+
+	partial := filepath.Join(t.TempDir(), "partial")
+	runGit(t, filepath.Dir(partial), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial)
+	gitstoretest.CheckedByGit(t, partial)
+	runGit(t, partial, "fetch", "-q", "--filter=blob:none", "origin", RefMain+":"+RefMain)
+	r, err = Open(partial)
+	require.NoError(t, err)
+	_, err = NewStore(r, RefMain, ScopeProject).List(Filter{})
+	require.ErrorIs(t, err, ErrCorrupt)
+	var de *DamagedError
+	require.ErrorAs(t, err, &de)
+	require.True(t, de.Missing, "a document git did not fetch is missing: %v", err)
+}
