@@ -228,10 +228,17 @@ func (d *tomlDoc) cut(match func(t *tomlTable) bool) []byte {
 		if !match(t) {
 			continue
 		}
-		if n := len(spans); n > 0 && spans[n-1].end == t.start {
+		start := t.start
+		// the comments above git-mem's table start at its marker: a comment
+		// of the user's right above the marker (a file that did not end
+		// with a line break) is theirs
+		if m := bytes.Index(d.data[t.start:t.header], []byte(tomlMarker)); m > 0 && d.data[t.start+m-1] == '\n' {
+			start = t.start + m
+		}
+		if n := len(spans); n > 0 && spans[n-1].end == start {
 			spans[n-1].end = t.end
 		} else {
-			spans = append(spans, span{t.start, t.end})
+			spans = append(spans, span{start, t.end})
 		}
 	}
 	if n := len(spans); n > 0 {

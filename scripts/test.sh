@@ -25,3 +25,6 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # tests (e2e), which start several agents at once, run last.
 go test -p 1 -count=1 -timeout 30m $(go list ./... | grep -v '/e2e$')
 go test -count=1 -timeout 30m ./e2e
+# the installer's fuzzer, a little past its seeds: hostile config files of
+# every format, each install refused untouched or undone byte for byte
+go test -run '^$' -fuzz FuzzInstallConfig -fuzztime 20s ./install
