@@ -289,3 +289,43 @@ func requireValid(t testing.TB, f agentFile) {
 		require.NoError(t, toml.Unmarshal(data, &m), "%s is valid TOML:\n%s", f.path, data)
 	}
 }
+
+// TestInstallSharedInstructionsThroughSymlink: with CLAUDE.md a symlink to
+// AGENTS.md, Claude Code and Codex share one instruction file. Installing
+// both writes one block through the link; uninstalling one keeps it for the
+// other; uninstalling both gives AGENTS.md back byte for byte, and the link
+// stays a link.
+func TestInstallSharedInstructionsThroughSymlink(t *testing.T) {
+	isolate(t)
+	base := t.TempDir()
+	root, home := filepath.Join(base, "repo"), filepath.Join(base, "home")
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	require.NoError(t, os.MkdirAll(home, 0o755))
+	const agentsMD = "# Agents\n\nRun make test before a commit."
+	write(t, root, "AGENTS.md", agentsMD)
+	require.NoError(t, os.Symlink("AGENTS.md", filepath.Join(root, "CLAUDE.md")))
+	opts := func(agent string) install.InstallOptions {
+		return install.InstallOptions{Agent: agent, Root: root, Home: home, Binary: "git-mem", StateFile: filepath.Join(base, "state.json")}
+	}
+	ctx := context.Background()
+	for _, a := range []string{agents.Claude, agents.Codex} {
+		_, err := install.Install(ctx, opts(a))
+		require.NoError(t, err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "AGENTS.md"))
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(data), install.InstructionsEnd), "one block")
+	_, err = install.Uninstall(ctx, opts(agents.Claude))
+	require.NoError(t, err)
+	data, err = os.ReadFile(filepath.Join(root, "AGENTS.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), install.InstructionsEnd, "Codex still reads the block")
+	_, err = install.Uninstall(ctx, opts(agents.Codex))
+	require.NoError(t, err)
+	data, err = os.ReadFile(filepath.Join(root, "AGENTS.md"))
+	require.NoError(t, err)
+	require.Equal(t, agentsMD, string(data))
+	st, err := os.Lstat(filepath.Join(root, "CLAUDE.md"))
+	require.NoError(t, err)
+	require.True(t, st.Mode()&os.ModeSymlink != 0, "CLAUDE.md is still a link")
+}

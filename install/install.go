@@ -998,7 +998,7 @@ func sharedInstructions(o InstallOptions, path string) bool {
 		}
 		o2 := o
 		o2.Agent = a
-		if instructionsFile(a, o2) != path {
+		if !sameFile(instructionsFile(a, o2), path) {
 			continue
 		}
 		if in, err := Inspect(o2); err == nil && (in.Hooks || in.MCP) {
@@ -1006,6 +1006,20 @@ func sharedInstructions(o InstallOptions, path string) bool {
 		}
 	}
 	return false
+}
+
+// sameFile reports two paths of one file: equal, or leading to it through
+// symlinks (CLAUDE.md -> AGENTS.md).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 func instructionsFile(agent string, o InstallOptions) string {
