@@ -235,3 +235,68 @@ func TestShallowAndPartialClones(t *testing.T) {
 	require.ErrorAs(t, err, &de)
 	require.True(t, de.Missing, "a document git did not fetch is missing: %v", err)
 }
+
+// TestConfigAsGitReadsIt: the settings git-mem reads are those git config
+// --get reads in the same directory: from the global file, the
+// repository's, a worktree's own (extensions.worktreeConfig, in the main
+// worktree and a linked one), and, for git-mem's own settings, an included
+// file.
+func TestConfigAsGitReadsIt(t *testing.T) {
+	home := t.TempDir()
+	global := filepath.Join(home, "gitconfig")
+	require.NoError(t, os.WriteFile(global, []byte("[mem]\n\tagent = global-agent\n\tinjectChars = 100\n[gc]\n\tauto = 77\n[core]\n\tcompression = 3\n"), 0o644))
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := gitInit(t)
+	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	wt := filepath.Join(t.TempDir(), "wt")
+	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	keys := [][3]string{{"mem", "", "agent"}, {"mem", "", "injectChars"}, {"mem", "", "promptChars"}, {"mem", "embed", "url"}, {"gc", "", "auto"}, {"core", "", "compression"}, {"user", "", "name"}}
+	same := func(t *testing.T, at string, memOnly bool) {
+		t.Helper()
+		r, err := Open(at)
+		require.NoError(t, err)
+		for _, k := range keys {
+			if memOnly && k[0] != "mem" {
+				continue
+			}
+			name := k[0] + "." + k[2]
+			if k[1] != "" {
+				name = k[0] + "." + k[1] + "." + k[2]
+			}
+			want, _ := gitOut(at, "config", "--get", name)
+			require.Equal(t, want, r.Config().Get(k[0], k[1], k[2]), "%s in %s", name, at)
+		}
+	}
+	for _, step := range []struct {
+		name string
+		do   func()
+	}{
+		{"global only", func() {}},
+		{"repository", func() {
+			runGit(t, dir, "config", "mem.agent", "repo-agent")
+			runGit(t, dir, "config", "mem.embed.url", "http://127.0.0.1:9/v1")
+		}},
+		{"worktree config", func() {
+			runGit(t, dir, "config", "extensions.worktreeConfig", "true")
+			runGit(t, dir, "config", "--worktree", "mem.agent", "main-worktree-agent")
+			runGit(t, dir, "config", "--worktree", "gc.auto", "5")
+			runGit(t, wt, "config", "--worktree", "mem.agent", "side-worktree-agent")
+			runGit(t, wt, "config", "--worktree", "mem.promptChars", "321")
+		}},
+		{"include", func() {
+			require.NoError(t, os.WriteFile(filepath.Join(home, "more.inc"), []byte("[mem]\n\tinjectChars = 999\n[user]\n\tname = Included Name\n"), 0o644))
+			runGit(t, dir, "config", "include.path", filepath.Join(home, "more.inc"))
+		}},
+	} {
+		step.do()
+		// through an include, only git-mem's own settings are read as git
+		// reads them (the identity is asked of git apart, identity.go)
+		memOnly := step.name == "include"
+		t.Run(step.name, func(t *testing.T) {
+			same(t, dir, memOnly)
+			same(t, wt, memOnly)
+		})
+	}
+}

@@ -79,6 +79,15 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		return nil, err
 	}
 	cfg := loadConfig(commonDir)
+	if cfg.Bool("extensions", "worktreeConfig", false) {
+		// git reads the worktree's own settings (git config --worktree)
+		// after the repository's
+		if data, err := os.ReadFile(filepath.Join(gitDir, "config.worktree")); err == nil {
+			if entries, ok := parseConfig(data); ok {
+				cfg.entries = append(cfg.entries, entries...)
+			}
+		}
+	}
 	r := &Repo{
 		refs:      newDiskRefs(commonDir),
 		GitDir:    gitDir,
