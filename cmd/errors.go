@@ -14,7 +14,7 @@ func message(err error) string {
 	msg := err.Error()
 	for _, r := range []func(error) (words string, typed error){
 		wordsNotFound, wordsInvalid, wordsSecret, wordsNoRepo, wordsDamaged, wordsDocument,
-		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous, wordsFormat,
+		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous, wordsFormat, wordsUnsafe,
 	} {
 		if words, typed := r(err); typed != nil {
 			msg = strings.Replace(msg, typed.Error(), words, 1)
@@ -144,4 +144,14 @@ func wordsFormat(err error) (string, error) {
 		return e.Error() + "; this version of git-mem cannot keep memory in this repository (your personal store still works from a directory outside it: git mem add --global -- TEXT)", e
 	}
 	return e.Error() + "; a newer git-mem may know it (see git mem version)", e
+}
+
+// wordsUnsafe names the exception that lets git and git-mem work in a
+// repository of another user.
+func wordsUnsafe(err error) (string, error) {
+	var e *gitstore.OwnershipError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	return e.Error() + "; if you trust it: git config --global --add safe.directory " + e.Dir, e
 }

@@ -73,8 +73,12 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		}
 		commonDir = filepath.Clean(c)
 	}
-	// before anything is read or written: an object or ref git-mem wrote
-	// in a format the repository does not use would be one git rejects
+	// before anything is read or written: git refuses a repository of
+	// another user (safe.directory), and an object or ref git-mem wrote in
+	// a format the repository does not use would be one git rejects
+	if err := checkOwnership(gitDir, workTree); err != nil {
+		return nil, err
+	}
 	if err := checkFormat(commonDir); err != nil {
 		return nil, err
 	}
