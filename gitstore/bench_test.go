@@ -164,3 +164,33 @@ func BenchmarkWorktreeStatus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSetShortIDs: the display ids of ten hits, unique in the store,
+// as recall, the hooks and the MCP server show them: fan-out trees read
+// from a repository opened afresh (as a hook process does) and from one
+// whose trees are cached.
+func BenchmarkSetShortIDs(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		s, ids := seededStore(b, n)
+		hits := ids[:10]
+		b.Run(fmt.Sprintf("n=%d/fresh", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := Open(s.Repo.CommonDir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := NewSet(r).ShortIDs(hits); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/cached", n), func(b *testing.B) {
+			set := NewSet(s.Repo)
+			for i := 0; i < b.N; i++ {
+				if _, err := set.ShortIDs(hits); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
