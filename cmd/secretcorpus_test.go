@@ -168,6 +168,9 @@ func cliPaths() []writePath {
 		{name: "revise --key", lookalike: keyLine, limit: gitstore.MaxKeyBytes, write: func(t *testing.T, w *corpusWriter, line string) outcome {
 			return w.cli(t, "revise", w.base, "--key", line)
 		}},
+		{name: "add --agent", lookalike: same, write: func(t *testing.T, w *corpusWriter, line string) outcome {
+			return w.cli(t, "add", "--agent", line, "--", w.uniqueText())
+		}},
 		{name: "handoff --next", lookalike: same, write: func(t *testing.T, w *corpusWriter, line string) outcome {
 			return w.cli(t, "handoff", "--next", line)
 		}},
