@@ -82,6 +82,8 @@ type hostileCase struct {
 	refuse bool
 	// onlyKind limits the case to agents with a file of this kind.
 	onlyKind *fileKind
+	// note, when set, is what the report of install and uninstall must say.
+	note string
 }
 
 func kindPtr(k fileKind) *fileKind { return &k }
@@ -129,7 +131,7 @@ func hostileCases() []hostileCase {
 				return "# Notes\n\n```markdown\n" + install.InstructionsBegin + "\n```\n\nKeep this line.\n", f.kind == kindMarkdown
 			})
 		}},
-		{name: "begin marker without end", onlyKind: kindPtr(kindMarkdown), setup: func(t *testing.T, base string, files []agentFile) {
+		{name: "begin marker without end", onlyKind: kindPtr(kindMarkdown), note: "without its end marker", setup: func(t *testing.T, base string, files []agentFile) {
 			writeEach(t, files, func(f agentFile) (string, bool) {
 				return "# Notes\n\n" + install.InstructionsBegin + "\nan edited block whose end line was deleted\n\nKeep this line.\n", f.kind == kindMarkdown
 			})
@@ -235,7 +237,11 @@ func TestInstallHostileConfigs(t *testing.T) {
 				c.setup(t, base, files)
 				before := snapshot(t, base)
 				ctx := context.Background()
-				_, err := install.Install(ctx, o)
+				rep, err := install.Install(ctx, o)
+				if c.note != "" {
+					require.NoError(t, err)
+					require.Contains(t, strings.Join(rep.Notes, "\n"), c.note)
+				}
 				if c.refuse {
 					require.Error(t, err)
 					require.Equal(t, before, snapshot(t, base), "a refused install wrote nothing")
@@ -254,8 +260,11 @@ func TestInstallHostileConfigs(t *testing.T) {
 				_, err = install.Install(ctx, o)
 				require.NoError(t, err)
 				require.Equal(t, after, snapshot(t, base), "a second install changes nothing")
-				_, err = install.Uninstall(ctx, o)
+				rep, err = install.Uninstall(ctx, o)
 				require.NoError(t, err)
+				if c.note != "" {
+					require.Contains(t, strings.Join(rep.Notes, "\n"), c.note)
+				}
 				got := snapshot(t, base)
 				delete(got, filepath.Join("state", "install.json"))
 				require.Equal(t, before, got, "uninstall gives every file back")
