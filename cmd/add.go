@@ -142,11 +142,12 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		fmt.Fprintf(env.Err, "already known: reinforced %s instead of adding a copy (trust now %.2f)\n", short, m.EffectiveTrust(env.Now()))
 	}
 	if d := outcome.PossibleDuplicateOf; d != nil {
+		ds := displayID(set, d.ID)
 		fmt.Fprintf(env.Err, "saved; it looks like %s (%q) but says something else: if it replaces it, run git mem add --supersedes %s -- TEXT next time, or git mem forget %s\n",
-			gitstore.Clip(d.ID, gitstore.MinShownPrefix), terminalSafe(gitstore.Summary(d.Text, 60), false), gitstore.Clip(d.ID, gitstore.MinShownPrefix), gitstore.Clip(d.ID, gitstore.MinShownPrefix))
+			ds, terminalSafe(gitstore.Summary(d.Text, 60), false), ds, ds)
 	}
 	if m.Supersedes != "" {
-		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", gitstore.Clip(m.Supersedes, gitstore.MinShownPrefix))
+		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", displayID(set, m.Supersedes))
 	}
 	fmt.Fprintln(env.Out, short)
 	return nil

@@ -54,7 +54,7 @@ func memoryLine(m *gitstore.Memory, short string, now time.Time) string {
 
 // writeMemory prints every field of a memory for git mem show; every line
 // passes through terminalSafe.
-func writeMemory(out io.Writer, m *gitstore.Memory, short string, now time.Time) {
+func writeMemory(out io.Writer, set *gitstore.Set, m *gitstore.Memory, short string, now time.Time) {
 	w := lineEscaper{out}
 	fmt.Fprintf(w, "id:        %s (%s)\n", m.ID, short)
 	fmt.Fprintf(w, "scope:     %s\n", m.Scope())
@@ -98,7 +98,7 @@ func writeMemory(out io.Writer, m *gitstore.Memory, short string, now time.Time)
 		fmt.Fprintf(w, "replaces:  %s\n", m.Supersedes)
 	}
 	if m.SupersededBy != "" {
-		fmt.Fprintf(w, "replaced:  by %s (git mem show %s)\n", m.SupersededBy, gitstore.Clip(m.SupersededBy, gitstore.MinShownPrefix))
+		fmt.Fprintf(w, "replaced:  by %s (git mem show %s)\n", m.SupersededBy, displayID(set, m.SupersededBy))
 	}
 	for _, e := range m.Events {
 		reason := ""

@@ -117,9 +117,9 @@ func runPreview(ctx context.Context, env *Env, o *previewOptions) error {
 	}
 	switch {
 	case res.Handoff != nil:
-		fmt.Fprintf(w, "handoff:  %s, the latest for branch %s\n", gitstore.Clip(res.Handoff.ID, gitstore.MinShownPrefix), branch)
+		fmt.Fprintf(w, "handoff:  %s, the latest for branch %s\n", displayID(set, res.Handoff.ID), branch)
 	case res.Other != nil:
-		fmt.Fprintf(w, "handoff:  none for %s; %s of branch %s shown, labelled as another branch's\n", branch, gitstore.Clip(res.Other.ID, gitstore.MinShownPrefix), terminalSafe(handoff.HandoffBranch(res.Other), false))
+		fmt.Fprintf(w, "handoff:  none for %s; %s of branch %s shown, labelled as another branch's\n", branch, displayID(set, res.Other.ID), terminalSafe(handoff.HandoffBranch(res.Other), false))
 	default:
 		fmt.Fprintf(w, "handoff:  none for %s (git mem handoff leaves one)\n", branch)
 	}

@@ -92,4 +92,9 @@ func TestShownShortIDsResolve(t *testing.T) {
 			require.Len(t, seen[near], 9, "%v", args)
 		}
 	}
+
+	// superseding says the old memory's display id
+	_, errOut, code := sb.mem("add", "--supersedes", "3f2a9c0", "--", "Deploy notes live in the wiki now")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "superseded 3f2a9c0:")
 }

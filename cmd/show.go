@@ -37,7 +37,7 @@ func runShow(_ context.Context, env *Env, o *showOptions) error {
 	if o.json {
 		return writeJSON(env.Out, toJSON(m, short, env.Now()))
 	}
-	writeMemory(env.Out, m, short, env.Now())
+	writeMemory(env.Out, set, m, short, env.Now())
 	return nil
 }
 
