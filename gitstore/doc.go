@@ -102,6 +102,18 @@
 // every memory it adds or reinforces: its subject names no single id, and it
 // carries one Memory-Id trailer per memory touched, as a merge does.
 //
+// # Repository formats
+//
+// git-mem writes SHA-1 objects, loose refs and packed-refs. A repository in
+// another format (extensions.objectFormat=sha256, extensions.refStorage=
+// reftable, extensions.compatObjectFormat) or with an extension git-mem
+// does not know is refused when it is opened, before anything is read or
+// written (FormatError, ErrUnsupportedFormat), as git refuses a repository
+// whose extensions it does not know; the repositories git-mem creates (the
+// personal store) are made in its formats whatever git's defaults are.
+// A repository of another user is refused unless git's safe.directory
+// names it (OwnershipError, ErrUnsafeRepo), as git refuses it.
+//
 // # Writes
 //
 // Objects are written first; then the ref moves by git's lock protocol
