@@ -300,3 +300,35 @@ func TestConfigAsGitReadsIt(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncInAPartialClone: a blobless partial clone (git clone
+// --filter=blob:none) syncs the team's memory like a full clone: the fetch
+// of the memory ref brings the documents its filter would leave on the
+// remote, so the memory is read, merged and pushed, and git fsck is clean.
+func TestSyncInAPartialClone(t *testing.T) {
+	w := newRemoteWorld(t)
+	w.git(w.remote, "config", "uploadpack.allowFilter", "true")
+	_, ann := w.clone("Ann")
+	w.addN(ann, "claude-code", 3, "Ann's")
+	w.sync(ann)
+
+	dir := filepath.Join(w.root, "Bob")
+	w.git(w.root, "clone", "-q", "--filter=blob:none", "file://"+w.remote, dir)
+	gitstoretest.CheckedByGit(t, dir)
+	w.git(dir, "config", "user.name", "Bob")
+	w.git(dir, "config", "user.email", "bob@example.com")
+	bob := w.open(dir)
+	w.addN(bob, "codex", 2, "Bob's")
+	w.sync(bob)
+	ms, err := NewStore(w.open(dir), RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+
+	w.addN(ann, "claude-code", 1, "Ann's later")
+	w.sync(ann)
+	w.sync(bob)
+	ms, err = NewStore(w.open(dir), RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 6)
+	require.Equal(t, w.texts(w.remote), w.texts(dir))
+}

@@ -419,8 +419,11 @@ func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (H
 // refs/memory/remotes/<remote>/main and returns it; zero when the remote has
 // no memory yet (the tracking ref is then left as it was).
 func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
+	// --no-filter: in a partial clone, git fetch would apply the clone's
+	// filter (blob:none) and leave the memory documents on the remote,
+	// where git-mem, which never fetches lazily, cannot read them
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-prune", "--refmap=", "--no-write-fetch-head",
-		"--recurse-submodules=no", "--no-auto-gc", "--", rem.arg, RemoteFetchRefspec(rem.Slug)}
+		"--recurse-submodules=no", "--no-auto-gc", "--no-filter", "--", rem.arg, RemoteFetchRefspec(rem.Slug)}
 	var err error
 	for attempt := 0; attempt < 8; attempt++ {
 		_, err = r.runGit(ctx, t, rem.remoteConfig(), args...)
