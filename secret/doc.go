@@ -10,8 +10,10 @@
 // reads no files, keeps no state and needs no configuration: its rules are
 // compiled once, when the package is initialised. The corpus that pins its
 // behaviour lives in fixtures/secrets (secrets.txt: shapes that must be
-// refused, with the expected kind; lookalikes.txt: harmless text that must
-// not be).
+// refused, with the expected kind, each token split by {+} so that no
+// host's secret scanning takes the file for a leak; lookalikes.txt: harmless
+// text that must not be). cmd's TestSecretCorpusOnEveryWritePath sends both
+// through every way memory is written.
 //
 // # Rules
 //
