@@ -29,6 +29,7 @@ var layer = map[string]int{
 	"hooks":    5,
 	"mcp":      5,
 	"install":  5,
+	"webui":    5,
 	"cmd":      6,
 }
 
@@ -82,6 +83,7 @@ var importers = map[string][]string{
 	"agents":                {"hooks", "mcp", "install", "cmd"},
 	"install":               {"cmd"},
 	"memfile":               {"cmd"},
+	"webui":                 {"cmd"},
 	"index/indextest":       {},
 	"gitstore/gitstoretest": {"index/indextest"},
 	"embed/embedtest":       {},
