@@ -125,8 +125,9 @@ func (r *configReader) next() byte {
 
 func (r *configReader) back() { r.pos-- }
 
+// isConfigSpace is git's isspace: its own, which knows no \v or \f.
 func isConfigSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isAlnum(c byte) bool { return isAlpha(c) || (c >= '0' && c <= '9') }
@@ -161,6 +162,9 @@ func parseConfig(data []byte) (entries []configEntry, ok bool) {
 			if !good {
 				return nil, false
 			}
+			// git keeps names and values as C strings: a NUL ends them
+			e.name, _, _ = strings.Cut(e.name, "\x00")
+			e.value, _, _ = strings.Cut(e.value, "\x00")
 			entries = append(entries, e)
 		default:
 			return nil, false
@@ -195,7 +199,8 @@ func (r *configReader) subsection(name string) (string, bool) {
 	for c == ' ' || c == '\t' {
 		c = r.next()
 	}
-	if c != '"' || name == "" {
+	// an empty name before the subsection is git's too: [ "s"] is ".s"
+	if c != '"' {
 		return "", false
 	}
 	sub := []byte(name + ".")

@@ -220,3 +220,18 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
 }
+
+// FuzzParseConfigAsGit: any file is accepted or refused as git config
+// --list accepts or refuses it, and read setting by setting as git reads it.
+func FuzzParseConfigAsGit(f *testing.F) {
+	for _, seed := range []string{
+		"[core]\n\tbare = false\n", "[remote \"o\"]\n\turl = x\n", "[x]\n\tv = \"a ; b\" # c\n",
+		"[x]\n\tv = first \\\n  second\n", "[x.]\n\tv = 1\n", "\xef\xbb\xbf[x]\r\n\tv\r\n", "[x]\n\tv = a\\qb\n",
+	} {
+		f.Add(seed)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		requireReadAsGit(t, filepath.Join(dir, "config"), text)
+	})
+}
