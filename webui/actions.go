@@ -111,8 +111,15 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 	if err != nil {
 		return "", err
 	}
-	// what every CLI write does after it: bring the start cache forward
+	// what every CLI write does after it: bring the start cache forward,
+	// and keep the object stores packed as git does (in the background:
+	// the page is waiting)
 	handoff.JournalWrites(ctx, set)
+	for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+		if r != nil {
+			_ = r.AutoGC(ctx, false)
+		}
+	}
 	return done, nil
 }
 
