@@ -202,3 +202,15 @@ func TestIgnoreRulesAsGitRandom(t *testing.T) {
 		checkIgnoreRules(t, files)
 	}
 }
+
+// FuzzIgnoreRulesAsGit: any .gitignore is read as git check-ignore reads
+// it, or refused as one the proof leaves to git status.
+func FuzzIgnoreRulesAsGit(f *testing.F) {
+	for _, seed := range []string{"*.log\n!keep.log\n", "a/**/e.txt\n", "[[:alpha:]]b\n", "\\[weird\\]\n", "x/*\n!x/y/\n", "**/a*b\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, gitignore string) {
+		isolateGitEnv(t)
+		checkIgnoreRules(t, map[string]string{".gitignore": gitignore})
+	})
+}
