@@ -28,3 +28,8 @@ go test -count=1 -timeout 30m ./e2e
 # the installer's fuzzer, a little past its seeds: hostile config files of
 # every format, each install refused untouched or undone byte for byte
 go test -run '^$' -fuzz FuzzInstallConfig -fuzztime 20s ./install
+# git-mem's own git layer against git itself, a little past the seeds:
+# config files against git config --list, ignore files against git
+# check-ignore
+go test -run '^$' -fuzz FuzzParseConfigAsGit -fuzztime 10s ./gitstore
+go test -run '^$' -fuzz FuzzIgnoreRulesAsGit -fuzztime 10s ./gitstore
