@@ -187,3 +187,21 @@ func gitAt(sb *sandbox, dir string, args ...string) string {
 	require.NoError(sb.t, err, "git %s: %s", strings.Join(args, " "), out)
 	return strings.TrimSpace(string(out))
 }
+
+// TestDemoWhereNewRepositoriesAreSHA256: the demo's throwaway repository
+// and the personal store are made in the formats git-mem writes, when the
+// user's new repositories default to SHA-256 (GIT_DEFAULT_HASH, which wins
+// over init.defaultObjectFormat).
+func TestDemoWhereNewRepositoriesAreSHA256(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("GIT_DEFAULT_HASH", "sha256")
+	out, errOut, code := sb.run("demo")
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "mem: supersede")
+	_, errOut, code = sb.run("add", "--global", "--", "Prefer small pull requests")
+	require.Equal(t, 0, code, errOut)
+	personal := filepath.Join(sb.home, "data", "git-mem", "personal.git")
+	require.Equal(t, "sha1", gitAt(sb, personal, "rev-parse", "--show-object-format"))
+}
