@@ -197,9 +197,9 @@ func TestRefsAsGitReadsThem(t *testing.T) {
 }
 
 // TestShallowAndPartialClones: a shallow clone of the memory reads its
-// memories and the history it has, and a blobless partial clone, whose
-// memory documents git did not fetch, reports them as missing (with the
-// command that fixes it), never as something else.
+// memories and the history it has; a blobless partial clone, whose memory
+// documents git did not fetch, reads them as git does, fetched from its
+// promisor remote, and reports them missing when that remote is gone.
 func TestShallowAndPartialClones(t *testing.T) {
 	src, st := projectStoreOnDisk(t)
 	runGit(t, src, "commit", "-q", "--allow-empty", "-m", "code")
@@ -223,17 +223,36 @@ func TestShallowAndPartialClones(t *testing.T) {
 	require.NotEmpty(t, log)
 	addFacts(t, s, 1, "Fact %d written in the shallow clone.")
 
+	// a blobless clone into which a plain git fetch brought the memory
+	// (git mem share's refspec): git fetches each document when it is read
 	partial := filepath.Join(t.TempDir(), "partial")
 	runGit(t, filepath.Dir(partial), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial)
 	gitstoretest.CheckedByGit(t, partial)
-	runGit(t, partial, "fetch", "-q", "--filter=blob:none", "origin", RefMain+":"+RefMain)
+	runGit(t, partial, "fetch", "-q", "origin", RefMain+":"+RefMain)
+	doc := strings.Fields(runGit(t, partial, "ls-tree", "-r", "--format=%(objectname)", RefMain, "memories/"))[0]
+	local := gitCmd(partial, "cat-file", "-e", doc)
+	local.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1")
+	require.Error(t, local.Run(), "the documents stayed on the remote")
 	r, err = Open(partial)
+	require.NoError(t, err)
+	ms, err = NewStore(r, RefMain, ScopeProject).List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+
+	// with the promisor remote gone, the documents are missing, said once
+	partial2 := filepath.Join(t.TempDir(), "partial2")
+	runGit(t, filepath.Dir(partial2), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial2)
+	gitstoretest.CheckedByGit(t, partial2)
+	runGit(t, partial2, "fetch", "-q", "origin", RefMain+":"+RefMain)
+	runGit(t, partial2, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
+	r, err = Open(partial2)
 	require.NoError(t, err)
 	_, err = NewStore(r, RefMain, ScopeProject).List(Filter{})
 	require.ErrorIs(t, err, ErrCorrupt)
 	var de *DamagedError
 	require.ErrorAs(t, err, &de)
-	require.True(t, de.Missing, "a document git did not fetch is missing: %v", err)
+	require.True(t, de.Missing, "a document git could not fetch is missing: %v", err)
+	require.True(t, r.lazyFetchFailed.Load())
 }
 
 // TestConfigAsGitReadsIt: the settings git-mem reads are those git config

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,6 +47,10 @@ type Repo struct {
 	status   func() ([]byte, error) // a git status started ahead (StartWorktreeStatus)
 
 	trees *treeCache
+
+	// lazyFetchFailed: a partial clone's promisor remote could not give a
+	// missing object; no more are asked of it (partial.go)
+	lazyFetchFailed atomic.Bool
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.

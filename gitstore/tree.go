@@ -72,6 +72,10 @@ func (r *Repo) readRaw(t plumbing.ObjectType, h Hash) (rawObject, error) {
 		r.reopenObjects()
 		po, err = r.objects.readRaw(h)
 	}
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.fetchMissing(h) {
+		r.reopenObjects()
+		po, err = r.objects.readRaw(h)
+	}
 	if err == nil && t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t {
 		return rawObject{}, errNotFound(h)
 	}
