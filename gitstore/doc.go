@@ -112,7 +112,10 @@
 // whose extensions it does not know; the repositories git-mem creates (the
 // personal store) are made in its formats whatever git's defaults are.
 // A repository of another user is refused unless git's safe.directory
-// names it (OwnershipError, ErrUnsafeRepo), as git refuses it.
+// names it (OwnershipError, ErrUnsafeRepo), as git refuses it. In a
+// partial clone, a memory object git left on the promisor remote is asked
+// of git, which fetches it (partial.go); a pull fetches without the clone's
+// filter. In a shallow clone, walks of history end at its boundary.
 //
 // # Writes
 //
