@@ -144,8 +144,10 @@ func (s *Server) Handler() http.Handler {
 		h.Set("Content-Security-Policy", csp)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		// the token is in every URL: no Referer may carry it away
-		h.Set("Referrer-Policy", "no-referrer")
+		// the token is in every URL: no Referer may carry it to another
+		// site. Not no-referrer: under it a browser sends "Origin: null"
+		// with the page's own form posts, which the Origin check refuses.
+		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")

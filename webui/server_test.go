@@ -291,7 +291,7 @@ func TestContentSecurityPolicy(t *testing.T) {
 			require.NotContains(t, p, "unsafe-inline")
 			require.NotContains(t, p, "unsafe-eval")
 			require.Contains(t, p, "frame-ancestors 'none'")
-			require.Equal(t, "no-referrer", w.Header().Get("Referrer-Policy"), "the token never leaves in a Referer")
+			require.Equal(t, "same-origin", w.Header().Get("Referrer-Policy"), "the token never leaves in a Referer")
 			require.Equal(t, "nosniff", w.Header().Get("X-Content-Type-Options"))
 			body := w.Body.String()
 			// every script is a file of the server's, and no element
