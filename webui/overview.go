@@ -172,20 +172,20 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	now := s.opts.Now()
 	var branches []*branchNotes
 	byBranch := map[string]*branchNotes{}
-	for _, typ := range []string{gitstore.TypeHandoff, gitstore.TypeSession} {
-		ms, err := set.List(gitstore.Filter{Type: typ, Now: now})
-		if err != nil {
-			s.fail(w, err)
+	err = eachCurrent(set, gitstore.Filter{Now: now}, func(m *gitstore.Memory) {
+		if m.Type != gitstore.TypeHandoff && m.Type != gitstore.TypeSession {
 			return
 		}
-		for _, m := range ms {
-			b := firstNonEmpty(handoff.HandoffBranch(m), "(no branch)")
-			if byBranch[b] == nil {
-				byBranch[b] = &branchNotes{Branch: b}
-				branches = append(branches, byBranch[b])
-			}
-			byBranch[b].Notes = append(byBranch[b].Notes, newRow(m, "", now))
+		b := firstNonEmpty(handoff.HandoffBranch(m), "(no branch)")
+		if byBranch[b] == nil {
+			byBranch[b] = &branchNotes{Branch: b}
+			branches = append(branches, byBranch[b])
 		}
+		byBranch[b].Notes = append(byBranch[b].Notes, newRow(m, "", now))
+	})
+	if err != nil {
+		s.fail(w, err)
+		return
 	}
 	for _, b := range branches {
 		sort.SliceStable(b.Notes, func(i, j int) bool { return b.Notes[i].Created.After(b.Notes[j].Created) })

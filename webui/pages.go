@@ -32,6 +32,7 @@ func loadPages() (*pageSet, error) {
 		"when":    when,
 		"changed": func(a, b time.Time) bool { return !a.Equal(b) },
 		"split":   strings.Fields,
+		"person":  func(s string) string { name, _, _ := strings.Cut(s, " <"); return name },
 		"rows":    func(base string, rs []row) rowsView { return rowsView{base, rs} },
 		"trust":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
 		"summary": func(s string) string { return gitstore.Summary(s, 160) },

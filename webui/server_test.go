@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/indextest"
 )
@@ -580,4 +583,83 @@ func TestDiffWords(t *testing.T) {
 	long := strings.Repeat("word ", 2000)
 	got := diffWords(long, long+"more")
 	require.Equal(t, []diffPart{{"-", long}, {"+", long + "more"}}, got, "past the bound, whole texts")
+}
+
+func TestTeamShowsWhatPullsBroughtAndWhatIsNotPushed(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := t.Context()
+	clock := func() time.Time { return f.now }
+	ana := indextest.NewRepo(t, clock)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = indextest.GitEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	git(t.TempDir(), "init", "-q", "--bare", remote)
+	gitstoretest.CheckedByGit(t, remote)
+	git(ana.Dir, "remote", "add", "origin", remote)
+	git(f.repo.Dir, "remote", "add", "origin", remote)
+	as := func(name string) gitstore.Writer {
+		t.Setenv("GIT_AUTHOR_NAME", name)
+		t.Setenv("GIT_AUTHOR_EMAIL", strings.ToLower(name)+"@example.com")
+		t.Setenv("GIT_COMMITTER_NAME", name)
+		t.Setenv("GIT_COMMITTER_EMAIL", strings.ToLower(name)+"@example.com")
+		return gitstore.Writer{Agent: "codex"}
+	}
+	push := func(r *indextest.Repo, w gitstore.Writer) {
+		t.Helper()
+		rem, err := r.Set.Repo.ResolveRemote(ctx, "")
+		require.NoError(t, err)
+		_, err = r.Set.Repo.Push(ctx, w, rem, gitstore.PushOptions{})
+		require.NoError(t, err)
+	}
+	pull := func(r *indextest.Repo, w gitstore.Writer) {
+		t.Helper()
+		rem, err := r.Set.Repo.ResolveRemote(ctx, "")
+		require.NoError(t, err)
+		_, err = r.Set.Repo.Pull(ctx, w, rem, gitstore.PullOptions{})
+		require.NoError(t, err)
+	}
+
+	w := as("Ana")
+	_, err := ana.Main.Add(ctx, w, gitstore.NewMemory{Type: "fact", Text: "Ana found that refunds go through Stripe only.", Source: gitstore.SourceUser})
+	require.NoError(t, err)
+	push(ana, w)
+
+	w = as("Ben")
+	pull(f.repo, w)
+	_, err = f.repo.Main.Add(ctx, w, gitstore.NewMemory{Type: "gotcha", Text: "Ben's local note, not pushed yet.", Source: gitstore.SourceUser})
+	require.NoError(t, err)
+
+	body := f.get("team")
+	section := func(id string) string {
+		i := strings.Index(body, `<section id="`+id+`">`)
+		require.GreaterOrEqual(t, i, 0, id)
+		j := strings.Index(body[i:], "</section>")
+		return body[i : i+j]
+	}
+	require.Contains(t, section("fetched"), "Ana found that refunds", "what the pull brought, by whom")
+	require.Contains(t, section("fetched"), "Ana &lt;ana@example.com&gt;")
+	require.NotContains(t, section("fetched"), "Ben&#39;s local note")
+	require.Contains(t, section("unpushed"), "Ben&#39;s local note")
+	require.NotContains(t, section("unpushed"), "Ana found")
+	require.Contains(t, section("pulls"), "No pull needed a merge yet")
+
+	// Ana writes again; Ben's pull must merge now
+	w = as("Ana")
+	pull(ana, w)
+	_, err = ana.Main.Add(ctx, w, gitstore.NewMemory{Type: "decision", Text: "Ana decided the waitlist mails only.", Source: gitstore.SourceUser})
+	require.NoError(t, err)
+	push(ana, w)
+	w = as("Ben")
+	pull(f.repo, w)
+	body = f.get("team")
+	require.Contains(t, section("pulls"), "Ana decided the waitlist mails only", "the merge and what it brought")
+	require.NotContains(t, section("pulls"), "Ben&#39;s local note")
+	push(f.repo, w)
+	body = f.get("team")
+	require.Contains(t, section("unpushed"), "Everything is pushed")
 }

@@ -32,10 +32,19 @@ type unpushed struct {
 	Commits []gitCommit
 }
 
+// fetched is what a remote's memory held at the last pull or fetch,
+// written by others than this repository's identity: what the team's
+// agents added, revised or purged.
+type fetched struct {
+	Remote  string
+	Commits []gitCommit
+}
+
 type teamData struct {
 	InRepo   bool
 	Pending  []string
 	Pulls    []arrival
+	Fetched  []fetched
 	Unpushed []unpushed
 	// NeverShared: no remote's memory was ever fetched or pushed.
 	NeverShared bool
@@ -106,9 +115,25 @@ func teamOf(ctx context.Context, repo *gitstore.Repo, d *teamData) error {
 		}
 		remote := strings.TrimSuffix(strings.TrimPrefix(name, gitstore.TrackingRefPrefix), "/main")
 		d.Unpushed = append(d.Unpushed, unpushed{Remote: remote, Commits: commits})
+		// a pull that fast-forwards leaves no merge commit: what it brought
+		// is the remote's commits by others
+		theirs, err := gitLog(ctx, repo, name)
+		if err != nil {
+			return err
+		}
+		f := fetched{Remote: remote}
+		for _, c := range theirs {
+			if c.Author != repo.Author() && len(f.Commits) < fetchedShown {
+				f.Commits = append(f.Commits, c)
+			}
+		}
+		d.Fetched = append(d.Fetched, f)
 	}
 	return nil
 }
+
+// fetchedShown is how many of a remote's commits by others the Team view lists.
+const fetchedShown = 50
 
 // gitLogLimit bounds one list of commits on the Team view.
 const gitLogLimit = 200
@@ -172,27 +197,28 @@ func (s *Server) numbers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.opts.Now()
-	ms, err := set.List(gitstore.Filter{Now: now})
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
 	types, agents, stores, weeks := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	var weekOrder []count
 	start := now.UTC().AddDate(0, 0, -7*(weeksShown-1))
 	for i := range weeksShown {
 		weekOrder = append(weekOrder, count{Name: weekOf(start.AddDate(0, 0, 7*i))})
 	}
-	for _, m := range ms {
+	total := 0
+	err = eachCurrent(set, gitstore.Filter{Now: now}, func(m *gitstore.Memory) {
+		total++
 		types[m.Type]++
 		agents[firstNonEmpty(m.Agent, "unknown")]++
 		stores[string(m.Scope())]++
 		weeks[weekOf(m.Created)]++
+	})
+	if err != nil {
+		s.fail(w, err)
+		return
 	}
 	for i := range weekOrder {
 		weekOrder[i].N = weeks[weekOrder[i].Name]
 	}
-	d := &numbersData{Total: len(ms), Charts: []chart{
+	d := &numbersData{Total: total, Charts: []chart{
 		newChart("By type", sorted(types)),
 		newChart("By agent", sorted(agents)),
 		newChart("By store", sorted(stores)),

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -255,22 +256,22 @@ func (s *Server) newest(ctx context.Context, set *gitstore.Set, f listFilter, no
 
 // filtered reads every current memory and keeps those the form asks for.
 func (s *Server) filtered(ctx context.Context, set *gitstore.Set, f listFilter, now time.Time, d *memoriesData) error {
-	ms, err := set.List(gitstore.Filter{Type: f.Type, Now: now})
-	if err != nil {
-		return err
-	}
 	var kept []*gitstore.Memory
-	for _, m := range ms {
+	err := eachCurrent(set, gitstore.Filter{Type: f.Type, Now: now}, func(m *gitstore.Memory) {
 		if !f.keep(m, now) {
-			continue
+			return
 		}
 		if f.Stale {
 			if paths := staleness(ctx, set, m); !anyChanged(paths) {
-				continue
+				return
 			}
 		}
 		kept = append(kept, m)
+	})
+	if err != nil {
+		return err
 	}
+	newestFirst(kept)
 	d.Total = len(kept)
 	from := min(f.Page*pageSize, len(kept))
 	kept = kept[from:min(from+pageSize, len(kept))]
@@ -288,6 +289,39 @@ func (s *Server) filtered(ctx context.Context, set *gitstore.Set, f listFilter, 
 		d.Rows = append(d.Rows, rw)
 	}
 	return nil
+}
+
+// eachCurrent calls fn with every memory of the set's stores that passes
+// the filter, one at a time: a view that keeps a few of them, or only
+// counts, never holds the whole store (Set.List would decode all of it
+// at once, some 150 MB at 100,000 memories).
+func eachCurrent(set *gitstore.Set, f gitstore.Filter, fn func(*gitstore.Memory)) error {
+	for _, st := range set.Stores() {
+		rd, err := st.Read()
+		if err != nil {
+			return err
+		}
+		err = rd.Each(func(m *gitstore.Memory) error {
+			if f.Keep(m) {
+				fn(m.InScope(st.Scope))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newestFirst orders memories as Set.List does.
+func newestFirst(ms []*gitstore.Memory) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		if !ms[i].Created.Equal(ms[j].Created) {
+			return ms[i].Created.After(ms[j].Created)
+		}
+		return ms[i].ID < ms[j].ID
+	})
 }
 
 // pathState is one of a memory's files and what happened to it since the
