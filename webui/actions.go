@@ -85,7 +85,9 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 		if form.Has("keys") {
 			opts = append(opts, gitstore.WithKeys(lines(form.Get("keys"))))
 		}
-		text := form.Get("text")
+		// a browser sends a text area's line breaks as CRLF; a memory's
+		// text holds LF only
+		text := strings.ReplaceAll(form.Get("text"), "\r\n", "\n")
 		if text == m.Text {
 			text = "" // the keys alone, as git mem revise --key does
 		}

@@ -388,6 +388,15 @@ func TestActionsAreTheStoreCalls(t *testing.T) {
 		body := f.get("m/" + m.ID)
 		require.Contains(t, body, "<ins>Go and </ins>")
 	})
+	t.Run("revise keeps a text area's line breaks as LF", func(t *testing.T) {
+		m := ms[1]
+		w := post("revise", m.ID, url.Values{"text": {"requireAdmin throws ERR_NO_SESSION before login.\r\nCall it after the session middleware."}, "keys": {""}})
+		require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+		require.Equal(t, "requireAdmin throws ERR_NO_SESSION before login.\nCall it after the session middleware.", f.current(m.ID).Text)
+		w = post("revise", m.ID, url.Values{"text": {f.current(m.ID).Text}, "keys": {""}})
+		require.Equal(t, http.StatusBadRequest, w.Code, "nothing to revise")
+		require.Contains(t, w.Body.String(), "nothing to revise")
+	})
 	t.Run("revise with a credential is refused", func(t *testing.T) {
 		m := ms[3]
 		w := post("revise", m.ID, url.Values{"text": {"deploy with AWS key AKIAIOSFODNN7EXAMPLF and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ"}})
@@ -405,6 +414,8 @@ func TestActionsAreTheStoreCalls(t *testing.T) {
 	})
 	t.Run("purge needs the typed id", func(t *testing.T) {
 		m := ms[6]
+		search := "?q=" + url.QueryEscape("how are stripe webhooks verified")
+		require.Contains(t, f.get(search), "Stripe webhooks are verified", "found before the purge")
 		for _, typed := range []string{"", "yes", m.ID[:4], "ffffffffffff"} {
 			w := post("purge", m.ID, url.Values{"confirm": {typed}})
 			require.Equal(t, http.StatusBadRequest, w.Code, typed)
@@ -418,6 +429,7 @@ func TestActionsAreTheStoreCalls(t *testing.T) {
 		require.Empty(t, versions, "no commit holds it any more")
 		require.NotContains(t, f.get(""), "Stripe webhooks")
 		require.NotContains(t, f.get("timeline"), "Stripe webhooks")
+		require.NotContains(t, f.get(search), "Stripe webhooks are verified", "search never finds a purged text")
 		require.Equal(t, http.StatusNotFound, f.do(http.MethodGet, "m/"+m.ID, nil, nil).Code)
 	})
 	t.Run("unknown action", func(t *testing.T) {
