@@ -33,8 +33,10 @@ func parseIgnore(data []byte, base string) ([]ignorePattern, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var out []ignorePattern
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.Contains(line, "\r") {
-			return nil, errIgnoreUnsupported // CRLF files: left to git
+		if strings.ContainsAny(line, "\r\x00") {
+			// CRLF files, and NUL bytes (which end a pattern in git's C
+			// strings): left to git
+			return nil, errIgnoreUnsupported
 		}
 		line = trimTrailingSpaces(line)
 		if line == "" || line[0] == '#' {
