@@ -133,6 +133,9 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 		return err
 	}
 	d.AtNote = fmt.Sprintf("%d memories", len(ms))
+	if len(ms) == 1 {
+		d.AtNote = "1 memory"
+	}
 	d.At = []row{}
 	for i, m := range ms {
 		if i == pageSize {

@@ -544,7 +544,10 @@ func TestOverviewViews(t *testing.T) {
 	f := newFixture(t, false)
 	f.seed()
 	ctx := t.Context()
-	_, err := f.repo.Main.Add(ctx, gitstore.Writer{Agent: "claude-code"}, gitstore.NewMemory{Type: gitstore.TypeHandoff, Text: "Handoff: the booking form is half done.", Source: gitstore.SourceInferred, Tags: []string{"branch:feature-x"}})
+	log, err := f.repo.Main.Log(ctx, 0)
+	require.NoError(t, err)
+	first := log[len(log)-1].Commit.String() // the store after its first add
+	_, err = f.repo.Main.Add(ctx, gitstore.Writer{Agent: "claude-code"}, gitstore.NewMemory{Type: gitstore.TypeHandoff, Text: "Handoff: the booking form is half done.", Source: gitstore.SourceInferred, Tags: []string{"branch:feature-x"}})
 	require.NoError(t, err)
 	cases := []struct {
 		path string
@@ -554,6 +557,8 @@ func TestOverviewViews(t *testing.T) {
 		{"timeline?as_of=2020-01-01", []string{"0 memories"}},
 		{"timeline?as_of=now", []string{"9 memories"}},
 		{"timeline?valid_at=now", []string{"9 memories"}},
+		{"timeline?as_of=" + first, []string{"1 memory", "Bookings are stored in UTC"}},
+		{"timeline?as_of=" + first[:10] + "&valid_at=now", []string{"1 memory"}},
 		{"sessions", []string{"branch feature-x", "the booking form is half done"}},
 		{"team", []string{"Not pushed yet", "No remote"}},
 		{"numbers", []string{"9 current memories", "<svg", "By type", "gotcha", "By agent"}},
