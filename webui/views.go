@@ -293,8 +293,8 @@ func (s *Server) filtered(ctx context.Context, set *gitstore.Set, f listFilter, 
 
 // eachCurrent calls fn with every memory of the set's stores that passes
 // the filter, one at a time: a view that keeps a few of them, or only
-// counts, never holds the whole store (Set.List would decode all of it
-// at once, some 150 MB at 100,000 memories).
+// counts, never holds the whole store (Set.List decodes all of it at
+// once: docs/ui-bench.md).
 func eachCurrent(set *gitstore.Set, f gitstore.Filter, fn func(*gitstore.Memory)) error {
 	for _, st := range set.Stores() {
 		rd, err := st.Read()
