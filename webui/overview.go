@@ -91,12 +91,15 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 // memory ref.
 func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, now time.Time) error {
 	f := gitstore.Filter{Now: now}
+	// trust is shown as it stood then
+	then := now
 	if d.ValidAt != "" {
 		t, err := parseWhen(d.ValidAt, now)
 		if err != nil {
 			return err
 		}
 		f.ValidAt = &t
+		then = t
 	}
 	var ms []*gitstore.Memory
 	var err error
@@ -105,6 +108,7 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 		ms, err = set.List(f)
 	case perr == nil:
 		f.AsOf = &t
+		then = t
 		ms, err = set.List(f)
 	default:
 		stores := set.Stores()
@@ -118,6 +122,9 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 		rd, rerr := stores[0].ReadAt(commit)
 		if rerr != nil {
 			return rerr
+		}
+		if ct, cerr := stores[0].Repo.CommitTime(commit); cerr == nil {
+			then = ct
 		}
 		all, aerr := rd.All()
 		if aerr != nil {
@@ -142,7 +149,7 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 			d.AtNote += fmt.Sprintf(", the newest %d shown", pageSize)
 			break
 		}
-		d.At = append(d.At, newRow(m, "", now))
+		d.At = append(d.At, newRow(m, "", then))
 	}
 	return nil
 }
