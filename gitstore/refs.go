@@ -54,13 +54,15 @@ func (d *diskRefs) resolve(name string, depth int) (Hash, error) {
 	data, err := os.ReadFile(d.refPath(name))
 	switch {
 	case err == nil:
-		s := strings.TrimSpace(string(data))
-		if target, ok := strings.CutPrefix(s, "ref: "); ok {
+		target, h, ok := parseLooseRef(data)
+		switch {
+		case !ok:
+			return zeroHash, fmt.Errorf("%w: ref %s holds %q, not a commit id; run git fsck", ErrCorrupt, name, Summary(strings.TrimSpace(string(data)), 50))
+		case target != "":
+			if !strings.HasPrefix(target, "refs/") || strings.Contains(target, "..") {
+				return zeroHash, fmt.Errorf("%w: ref %s points at %q, not a ref; run git fsck", ErrCorrupt, name, Summary(target, 50))
+			}
 			return d.resolve(target, depth+1)
-		}
-		h, ok := parseHash(s)
-		if !ok {
-			return zeroHash, fmt.Errorf("%w: ref %s holds %q, not a commit id; run git fsck", ErrCorrupt, name, Summary(s, 50))
 		}
 		return h, nil
 	case errors.Is(err, os.ErrNotExist), isNotDir(err):
@@ -333,3 +335,24 @@ func (m *memRefs) list(prefix string) (map[string]Hash, error) {
 	}
 	return out, nil
 }
+
+// parseLooseRef reads a loose ref file as git does: the content up to a NUL
+// and without trailing blanks is "ref:" and the name of the ref it points
+// at (blanks between allowed), or 40 hex digits of either case, ended or
+// followed by a blank (FETCH_HEAD's form: what follows is not read).
+func parseLooseRef(data []byte) (target string, h Hash, ok bool) {
+	s, _, _ := strings.Cut(string(data), "\x00")
+	s = strings.TrimRight(s, gitSpaces)
+	if rest, isSym := strings.CutPrefix(s, "ref:"); isSym {
+		target = strings.TrimLeft(rest, gitSpaces)
+		return target, zeroHash, target != ""
+	}
+	if len(s) < 2*len(h) || len(s) > 2*len(h) && !strings.ContainsRune(gitSpaces, rune(s[2*len(h)])) {
+		return "", zeroHash, false
+	}
+	h, ok = parseHash(strings.ToLower(s[:2*len(h)]))
+	return "", h, ok
+}
+
+// gitSpaces are the bytes git's isspace knows.
+const gitSpaces = " \t\n\r"

@@ -40,7 +40,7 @@ var backends = []backend{
 }
 
 // gitInit makes a real repository with the git CLI and returns its work tree.
-func gitInit(t *testing.T, extra ...string) string {
+func gitInit(t testing.TB, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	runGit(t, dir, append([]string{"init", "-q", "-b", "main"}, extra...)...)
@@ -50,7 +50,7 @@ func gitInit(t *testing.T, extra ...string) string {
 	return dir
 }
 
-func runGit(t *testing.T, dir string, args ...string) string {
+func runGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)

@@ -30,6 +30,7 @@ go test -count=1 -timeout 30m ./e2e
 go test -run '^$' -fuzz FuzzInstallConfig -fuzztime 20s ./install
 # git-mem's own git layer against git itself, a little past the seeds:
 # config files against git config --list, ignore files against git
-# check-ignore
+# check-ignore, loose ref files against git rev-parse
 go test -run '^$' -fuzz FuzzParseConfigAsGit -fuzztime 10s ./gitstore
 go test -run '^$' -fuzz FuzzIgnoreRulesAsGit -fuzztime 10s ./gitstore
+go test -run '^$' -fuzz FuzzLooseRefAsGit -fuzztime 10s ./gitstore
