@@ -153,6 +153,35 @@ func TestInARealBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.Search(`//td[contains(., "while the page was open")]`)),
 	))
 
+	require.Empty(t, problems(), "the pages logged no error")
+
+	// an edit in progress is never lost: while the person types, a change
+	// to the store shows a notice instead of reloading, and an action on
+	// a memory that changed meanwhile is refused with its current state
+	m := ms[0]
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(f.srv.URL()+"m/"+m.ID),
+		chromedp.WaitVisible(chromedp.ID("memory")),
+		chromedp.SendKeys(chromedp.ID("reason"), "half-typed reason"),
+	))
+	_, err = f.repo.Main.Confirm(t.Context(), gitstore.Writer{Agent: "codex"}, m.ID)
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("changed"))))
+	typed, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID("reason")))
+	require.NoError(t, err)
+	require.Equal(t, "half-typed reason", typed, "the page did not reload under the person")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.ID("dispute")),
+		chromedp.WaitVisible(chromedp.ID("problem")),
+	))
+	require.Contains(t, text(t, ctx, chromedp.ID("problem")), "changed since the page showed it")
+	require.Contains(t, text(t, ctx, chromedp.ID("events")), "confirm", "the page shows the memory as it is now")
+	require.NotContains(t, text(t, ctx, chromedp.ID("events")), "half-typed", "nothing was written")
+	// the browser logs the refusal's status, the one error expected
+	expected := problems()
+	require.Len(t, expected, 1)
+	require.Contains(t, expected[0], "409")
+
 	// every view draws without a console error
 	for _, view := range []string{"timeline", "sessions", "team", "numbers"} {
 		require.NoError(t, chromedp.Do(ctx,
@@ -162,5 +191,5 @@ func TestInARealBrowser(t *testing.T) {
 	}
 	// let the last page's script poll once
 	require.NoError(t, chromedp.Do(ctx, chromedp.Sleep(2500*time.Millisecond)))
-	require.Empty(t, problems(), "the pages logged no error")
+	require.Equal(t, expected, problems(), "the pages logged no other error")
 }
