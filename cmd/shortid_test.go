@@ -29,10 +29,12 @@ func TestShownShortIDsResolve(t *testing.T) {
 	require.Len(t, hid, 16)
 	// a memory whose id shares the handoff's first 8 digits, one that
 	// shares 3f2a9c with a superseded one, and the superseded one
-	near := hid[:8] + strings.Repeat("0", 8)
-	if near == hid {
-		near = hid[:8] + strings.Repeat("1", 8)
+	// exactly 8: the ninth digit differs
+	ninth := "0"
+	if hid[8] == '0' {
+		ninth = "1"
 	}
+	near := hid[:8] + ninth + strings.Repeat("0", 7)
 	// the first in the private store: a display id is unique across the stores
 	for i, d := range []struct{ id, validTo string }{{near, ""}, {"3f2a9c0000000001", ""}, {"3f2a9c7700000002", "2026-01-02T00:00:00Z"}} {
 		doc := map[string]any{"id": d.id, "type": "fact", "text": "Deploy note " + d.id, "source": "user", "created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z", "valid_from": "2026-01-01T00:00:00Z"}
