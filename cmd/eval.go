@@ -16,6 +16,7 @@ import (
 
 type evalOptions struct {
 	dir      string
+	baseline string
 	json     bool
 	ablation bool
 	misses   string
@@ -32,17 +33,27 @@ func init() { register(newEvalCmd) }
 func newEvalCmd(env *Env) *cobra.Command {
 	o := &evalOptions{}
 	c := &cobra.Command{
-		Use:   "eval [--json] [--ablation] [--misses SPLIT] [--project P]... [--split S]... [DIR]",
-		Short: "Measure recall on the labelled eval (fixtures/eval by default)",
+		Use:   "eval [--json] [--ablation] [--misses SPLIT] [--project P]... [--split S]... [--baseline FILE] [DIR]",
+		Short: "Measure recall on the labelled eval (fixtures/eval by default) or on recall sets",
 		Long: `Load each project of a labelled eval (a directory per project with
 memories.jsonl and queries.jsonl, and distractors/memories.jsonl, see
 fixtures/eval/README.md) into a scratch store, alone and with the unrelated
 memories, run every query at both operating points, and print per project,
 kind of query and split: recall@3 at the explicit point (off-topic: the share
-rejected), and the injection point's precision and recall. When DIR holds
-baseline.json, a result under it is an error (exit 1); with --split, under
-the floors of those splits. --ablation also runs
-the eval with parts of the analysis and ranking off.`,
+that got nothing labelled better than weak), and the injection point's
+precision and recall. When DIR holds baseline.json, a result under it is an
+error (exit 1); with --split, under the floors of those splits. --ablation
+also runs the eval with parts of the analysis and ranking off.
+
+When DIR holds recall sets instead (one JSON file a set, with memories,
+queries and several relevant memories a query, in directories named after
+their source), every query is recalled four ways: plain BM25, the ranking
+with no threshold, explicit recall at its defaults and the prompt hook's
+injection point; the report gives recall@5 and hit@5 per source, set and
+kind, the share of the ranking's recall explicit recall keeps, off-topic
+queries' share with nothing (and nothing better than weak), and the
+injection point's precision. --split tune or test runs half of the queries;
+--baseline FILE holds the floors, and a result under them is an error.`,
 		Args:   cobra.MaximumNArgs(1),
 		Hidden: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,6 +65,7 @@ the eval with parts of the analysis and ranking off.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&o.json, "json", false, "print JSON")
+	f.StringVar(&o.baseline, "baseline", "", "recall sets: the floors to hold the run to (a file NewSetBaseline wrote)")
 	f.BoolVar(&o.ablation, "ablation", false, "also run with stemming, splitting, the thesaurus, re-ranking and the confidence switched off")
 	f.StringVar(&o.misses, "misses", "", "list the queries of this split (or all) that failed at the explicit point")
 	f.StringSliceVar(&o.projects, "project", nil, "run only this project (repeatable)")
@@ -76,6 +88,9 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.Dir, dir)
+	}
+	if !index.IsSuite(dir) {
+		return runEvalSets(ctx, env, o, dir)
 	}
 	suite, err := index.LoadSuite(dir)
 	if err != nil {
@@ -155,6 +170,41 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("eval below the baseline in %s:\n  %s", filepath.Join(dir, "baseline.json"), strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// runEvalSets measures recall on the recall sets under dir.
+func runEvalSets(ctx context.Context, env *Env, o *evalOptions, dir string) error {
+	sets, err := index.LoadSets(dir)
+	if err != nil {
+		return err
+	}
+	rep, err := index.RunSets(ctx, sets, index.SetOptions{Splits: o.splits})
+	if err != nil {
+		return err
+	}
+	var problems []string
+	if o.baseline != "" {
+		path := o.baseline
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(env.Dir, path)
+		}
+		base, err := index.LoadSetBaseline(path)
+		if err != nil {
+			return fmt.Errorf("%w: the baseline: %v", gitstore.ErrInvalid, err)
+		}
+		problems = base.Check(rep)
+	}
+	if o.json {
+		if err := writeJSON(env.Out, map[string]any{"rows": rep.Rows, "below_baseline": problems}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.Out, "%d recall sets (%s)\n\n%s", len(sets), dir, index.FormatSets(rep))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("eval below the baseline in %s:\n  %s", o.baseline, strings.Join(problems, "\n  "))
 	}
 	return nil
 }

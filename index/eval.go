@@ -27,7 +27,8 @@ import (
 //
 // At the explicit point a query with expected memories is a hit when one of
 // them is among the top 3; a query expecting nothing is a hit when nothing
-// comes back; a forbidden (superseded) memory returned at all is a failure
+// comes back labelled better than weak (Nothing counts those that got
+// nothing at all); a forbidden (superseded) memory returned at all is a failure
 // whatever else came back. At the injection point what counts is precision
 // (the share of injected memories that are expected ones) and recall (the
 // share of queries with expected memories that get one injected).
@@ -48,6 +49,9 @@ type EvalMemory struct {
 	Keys []string `json:"keys,omitempty"`
 	// AgeDays is how long before the eval's now the memory was written.
 	AgeDays int `json:"age_days"`
+	// At, when set, is when the memory was written (a set of the shared
+	// format dates its memories), instead of AgeDays.
+	At time.Time `json:"-"`
 }
 
 // EvalQuery is one line of queries.jsonl.
@@ -62,11 +66,16 @@ type EvalQuery struct {
 	// Also are other phrasings of the same need, as an agent sends them
 	// through MCP (used when EvalOptions.Phrasings is set).
 	Also []string `json:"also,omitempty"`
+	// ID and At: a shared set's query id and date (when it is asked).
+	ID string    `json:"-"`
+	At time.Time `json:"-"`
 }
 
 // Dataset is one project of the eval.
 type Dataset struct {
-	Name     string
+	Name string
+	// Source names the process that wrote the dataset (LoadSets).
+	Source   string
 	Memories []EvalMemory
 	Queries  []EvalQuery
 }
@@ -221,6 +230,9 @@ func loadMemories(ctx context.Context, st *gitstore.Store, mems []EvalMemory) er
 				return fmt.Errorf("memory %s: %w", e.Key, err)
 			}
 			at := evalEpoch.AddDate(0, 0, -e.AgeDays)
+			if !e.At.IsZero() {
+				at = e.At
+			}
 			docs[e.Key] = &gitstore.Memory{
 				Schema: gitstore.SchemaVersion, ID: evalID(e.Key), Type: n.Type, Text: n.Text,
 				Tags: n.Tags, Paths: n.Paths, Keys: n.Keys, Source: n.Source, Trust: gitstore.StartingTrust(n.Source, false),
@@ -276,6 +288,8 @@ type EvalRow struct {
 	Relevant int `json:"relevant"`
 	// Wanted counts the queries with expected memories (injection recall = Hits/Wanted).
 	Wanted int `json:"wanted"`
+	// Nothing counts the queries that got nothing at all (explicit point).
+	Nothing int `json:"nothing"`
 }
 
 // Rate is Hits/N (explicit) or Hits/Wanted (injection).
@@ -346,6 +360,7 @@ func (r *EvalReport) Sum(f Filter) EvalRow {
 		out.Injected += x.Injected
 		out.Relevant += x.Relevant
 		out.Wanted += x.Wanted
+		out.Nothing += x.Nothing
 	}
 	return out
 }
@@ -408,8 +423,8 @@ type EvalOptions struct {
 	Undated bool
 	// NoKeys writes the memories without their retrieval keys.
 	NoKeys bool
-	// minConfidence overrides the explicit threshold (tuning).
-	minConfidence float64
+	// minConfidence, when set, overrides the explicit threshold (tuning).
+	minConfidence *float64
 
 	cfg *config
 }
@@ -468,6 +483,9 @@ type evalRun struct {
 	set     *gitstore.Set
 	keyOf   map[string]string // memory id -> dataset key
 	corpus  loader            // the scan, built once for every query
+	// now is when an undated query is asked: an hour after the eval's
+	// now, or a day after the newest dated memory
+	now time.Time
 }
 
 func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o EvalOptions) (*evalRun, error) {
@@ -483,7 +501,16 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 		repo = gitstore.NewMemoryRepo()
 	}
 	repo.Now = func() time.Time { return evalEpoch }
-	run := &evalRun{ds: ds, crowded: crowded, set: gitstore.NewSet(repo), keyOf: map[string]string{}}
+	run := &evalRun{ds: ds, crowded: crowded, set: gitstore.NewSet(repo), keyOf: map[string]string{}, now: evalEpoch.Add(time.Hour)}
+	var newest time.Time
+	for _, m := range ds.Memories {
+		if m.At.After(newest) {
+			newest = m.At
+		}
+	}
+	if !newest.IsZero() {
+		run.now = newest.AddDate(0, 0, 1)
+	}
 	store, err := run.set.Writable(gitstore.ScopeProject)
 	if err != nil {
 		return nil, err
@@ -520,34 +547,38 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 }
 
 // recall answers one query (and its other phrasings) at a point, from the
-// prebuilt scan or through Recall (the snapshot).
-func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config, minConfidence float64) ([]string, string, error) {
-	o := Options{Query: query, Also: also, Limit: 3, Now: evalEpoch.Add(time.Hour), NoStale: true, Point: p, MinConfidence: minConfidence, cfg: cfg}
+// prebuilt scan or through Recall (the snapshot): the dataset keys of the
+// memories returned, and which of them are labelled better than weak.
+func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config, minConfidence *float64) (got []string, labelled int, source string, err error) {
+	o := Options{Query: query, Also: also, Limit: 3, Now: run.now, NoStale: true, Point: p, MinConfidence: minConfidence, cfg: cfg}
 	var hits []Hit
-	source := "scan"
+	source = "scan"
 	if run.corpus == nil {
 		res, err := Recall(ctx, run.set, o)
 		if err != nil {
-			return nil, "", err
+			return nil, 0, "", err
 		}
 		hits, source = res.Hits, res.Source
 	} else {
 		var lists [][]Hit
 		qs := phrasings(query, also)
 		for _, q := range qs {
-			one, err := rankHitsOnly(run.corpus, cfg.analyzer().queryTerms(q), onePhrasing(o, q, len(qs)))
+			one, err := rankHitsOnly(run.corpus, cfg.analyzer().queryTerms(q), onePhrasing(o, q))
 			if err != nil {
-				return nil, "", err
+				return nil, 0, "", err
 			}
 			lists = append(lists, one)
 		}
 		hits, _ = fuseHits(lists, o.Limit)
 	}
-	got := make([]string, len(hits))
+	got = make([]string, len(hits))
 	for i, h := range hits {
 		got[i] = run.keyOf[h.Memory.ID]
+		if ConfidenceLabel(h.Confidence) != LabelWeak {
+			labelled++
+		}
 	}
-	return got, source, nil
+	return got, labelled, source, nil
 }
 
 func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions) error {
@@ -567,14 +598,17 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 		if o.Phrasings {
 			also = q.Also
 		}
-		got, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg, o.minConfidence)
+		got, labelled, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg, o.minConfidence)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
 		rep.Source = source
 		r := row(Explicit, q)
 		r.N++
-		hit, reason := judge(q, got)
+		if len(got) == 0 {
+			r.Nothing++
+		}
+		hit, reason := judge(q, got, labelled)
 		if isForbidden(q, got) {
 			r.Forbidden++
 			hit, reason = false, "returned a superseded memory"
@@ -585,7 +619,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 			rep.Misses = append(rep.Misses, EvalMiss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
 		}
 
-		if got, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg, 0); err != nil {
+		if got, _, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg, nil); err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
 		r = row(Injection, q)
@@ -619,12 +653,15 @@ func rankHitsOnly(c loader, terms []string, o Options) ([]Hit, error) {
 	return hits, err
 }
 
-func judge(q EvalQuery, got []string) (bool, string) {
+// judge tells whether an explicit recall answered a query: an expected
+// memory among the first 3, or, for a query expecting nothing, nothing
+// labelled better than weak (labelled counts those that were).
+func judge(q EvalQuery, got []string, labelled int) (bool, string) {
 	if len(q.Expect) == 0 {
-		if len(got) == 0 {
+		if labelled == 0 {
 			return true, ""
 		}
-		return false, "expected nothing"
+		return false, "expected nothing better than weak"
 	}
 	for _, g := range got {
 		if slices.Contains(q.Expect, g) {

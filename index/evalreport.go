@@ -58,7 +58,8 @@ func precisionCell(x EvalRow) string {
 }
 
 // FormatEval renders a report: per project, a line per kind of query with
-// the explicit point's rate per split (recall@3; off-topic: rejected) alone
+// the explicit point's rate per split (recall@3; off-topic: nothing
+// labelled better than weak, and the share that got nothing at all) alone
 // and with the unrelated memories ("crowded"), then the injection point's
 // precision and recall; and a summary over every project.
 func FormatEval(rep *EvalReport) string {
@@ -72,7 +73,7 @@ func FormatEval(rep *EvalReport) string {
 			}
 			name = "all projects"
 		}
-		fmt.Fprintf(&b, "%s: explicit point, recall@3 (off-topic: share rejected)\n%-11s", name, "kind")
+		fmt.Fprintf(&b, "%s: explicit point, recall@3 (off-topic: share with nothing labelled better than weak)\n%-11s", name, "kind")
 		cols := slices.Clone(splits)
 		if len(splits) > 1 {
 			cols = append(cols, "all")
@@ -97,6 +98,9 @@ func FormatEval(rep *EvalReport) string {
 				fmt.Fprintf(&b, " %-15s", cell(rep.Sum(f)))
 			}
 			b.WriteString("\n")
+		}
+		if off := rep.Sum(Filter{Project: p, Kind: "offtopic", Point: "explicit", Crowded: "no"}); off.N > 0 {
+			fmt.Fprintf(&b, "%-11s %.2f (%d/%d) of off-topic queries got nothing at all\n", "", float64(off.Nothing)/float64(off.N), off.Nothing, off.N)
 		}
 		for _, crowd := range []string{"no", "yes"} {
 			inj := rep.Sum(Filter{Project: p, Point: "injection", Crowded: crowd})
