@@ -18,7 +18,8 @@ import (
 //     chunk is dropped ("UTC." is "UTC").
 //   - A chunk made of several parts (server/auth.ts, requireAdmin,
 //     ERR_NO_SESSION, kebab-case) yields itself, lower-cased, as one exact
-//     term, and then each part.
+//     term, then a path's file name when it has parts of its own (auth.ts),
+//     and then each part.
 //   - Parts are split at the separators and at camelCase boundaries
 //     (requireAdmin: require, admin; HTTPServer: http, server), lower-cased,
 //     and dropped when they are stopwords or single letters; letters-only
@@ -235,6 +236,9 @@ func (a analyzer) appendChunkTerms(out []string, chunk string, query bool) []str
 	}
 	if len(parts) > 1 {
 		out = append(out, strings.ToLower(chunk))
+		if base := pathBase(chunk); base != "" {
+			out = append(out, strings.ToLower(base))
+		}
 		if tok, ok := a.hyphenPhrase(parts); ok {
 			// "sign-off" is the phrase "sign off": signoff, not sign
 			return append(out, tok)
@@ -246,6 +250,22 @@ func (a analyzer) appendChunkTerms(out []string, chunk string, query bool) []str
 		}
 	}
 	return out
+}
+
+// pathBase is the file name of a path of several elements when it is an
+// identifier of its own (blueprints.py, user_service.go), else "": people
+// name a file by its name as often as by its path, and either should find
+// a memory that names the other.
+func pathBase(chunk string) string {
+	i := strings.LastIndexAny(chunk, "/\\")
+	if i < 0 {
+		return ""
+	}
+	base := chunk[i+1:]
+	if len(splitParts(base)) < 2 {
+		return ""
+	}
+	return base
 }
 
 // hyphenPhrase returns the thesaurus phrase a chunk of several plain words

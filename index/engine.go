@@ -11,7 +11,7 @@ import (
 
 // MappingVersion changes whenever the analysis or the stored document
 // changes; an index or snapshot of another version is rebuilt.
-const MappingVersion = 3
+const MappingVersion = 4
 
 // ErrBusy means the index was held by another process past the open timeout.
 var ErrBusy = errors.New("index is busy")
