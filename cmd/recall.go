@@ -20,8 +20,10 @@ type recallOptions struct {
 	validAt string
 	all     bool
 	json    bool
-	// minConfidence overrides the explicit point's threshold (0: keep it).
-	minConfidence float64
+	// minConfidence, when the flag is given, replaces the explicit
+	// point's threshold (0: none).
+	minConfidence    float64
+	minConfidenceSet bool
 	// also are other phrasings of the same need.
 	also []string
 }
@@ -70,6 +72,7 @@ not fit are skipped, and the last line says how many more matched.`,
 			if o.minConfidence < 0 || o.minConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1, e.g. 0.3")
 			}
+			o.minConfidenceSet = cmd.Flags().Changed("min-confidence")
 			query, err := textArg(env, args)
 			if err != nil {
 				return err
@@ -95,12 +98,14 @@ not fit are skipped, and the last line says how many more matched.`,
 // ranked; scripts depend on it.
 type recallJSON struct {
 	gitstore.View
-	Score       float64 `json:"score"`
-	Relevance   float64 `json:"relevance"`
-	Confidence  float64 `json:"confidence"`
-	LowTrust    bool    `json:"low_trust"`
-	Stale       bool    `json:"stale"`
-	StaleReason string  `json:"stale_reason,omitempty"`
+	Score      float64 `json:"score"`
+	Relevance  float64 `json:"relevance"`
+	Confidence float64 `json:"confidence"`
+	// Label names the confidence: strong, likely or weak.
+	Label       string `json:"label"`
+	LowTrust    bool   `json:"low_trust"`
+	Stale       bool   `json:"stale"`
+	StaleReason string `json:"stale_reason,omitempty"`
 	// Similarity is the embedding similarity, with embeddings configured.
 	Similarity float64 `json:"similarity,omitempty"`
 }
@@ -113,7 +118,7 @@ func hitsJSON(hits []index.Hit, now time.Time) []recallJSON {
 		v.Trust, v.Scope = h.Trust, string(h.Scope)
 		out = append(out, recallJSON{
 			View:  v,
-			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), LowTrust: h.Trust < index.LowTrust,
+			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), Label: index.ConfidenceLabel(h.Confidence), LowTrust: h.Trust < index.LowTrust,
 			Stale: h.Stale, StaleReason: h.StaleReason, Similarity: round3(h.Similarity),
 		})
 	}
@@ -128,7 +133,10 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		return err
 	}
 	noteOutsideRepo(env, set)
-	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now(), MinConfidence: o.minConfidence, Also: o.also}
+	opts := index.Options{Query: o.query, Limit: o.limit, All: o.all, Now: env.Now(), Also: o.also}
+	if o.minConfidenceSet {
+		opts.MinConfidence = &o.minConfidence
+	}
 	if o.validAt != "" {
 		t, err := parseWhen(o.validAt, opts.Now)
 		if err != nil {

@@ -4,21 +4,25 @@ import "math"
 
 // The confidence is the probability-like answer to "is this memory what the
 // query is about?", a logistic model over evidence chosen so that neither a
-// long prompt nor a large store by itself pushes a right answer down: shares
-// and ratios, not raw sums. Its weights and the two thresholds are fitted on
-// the tune splits of every eval project (confidence_weights.go, written by
-// TestFitConfidence with -fit; fixtures/eval/README.md tells how).
+// long prompt nor a large store by itself pushes a right answer down, and
+// so that it means the same on text written anywhere: shares, rarities and
+// absolute evidence, never a comparison with the other candidates. Its
+// weights and thresholds are fitted on the tune parts of every source
+// (confidence_weights.go, written by TestFitConfidence with -fit;
+// fixtures/eval/README.md tells how).
 
 // Point is an operating point: how sure recall must be before it answers.
 type Point int
 
 const (
 	// Explicit serves a caller who asked (git mem recall, MCP memory_recall,
-	// boot -- TASK): what clears a lower threshold, best first, and still
-	// nothing for an off-topic question.
+	// boot -- TASK), an agent that reads labels: every memory the ranking
+	// finds with distinctive evidence (a candidate, see score), best first,
+	// each labelled. A weak match shown as weak is useful; an answer
+	// withheld is lost.
 	Explicit Point = iota
 	// Injection serves the hooks, which add memories to a prompt nobody
-	// asked them about: precision first.
+	// asked them about: strong matches only, precision first.
 	Injection
 	// Unfiltered returns every candidate with its confidence (dedupe).
 	Unfiltered
@@ -35,31 +39,43 @@ func (p Point) String() string {
 	return "explicit"
 }
 
-// Threshold is the least confidence a memory needs at this point, for one
-// phrasing of the need.
+// Threshold is the least confidence a memory needs at this point.
 func (p Point) Threshold() float64 {
-	switch p {
-	case Injection:
+	if p == Injection {
 		return injectionThreshold
-	case Unfiltered:
-		return 0
 	}
-	return explicitThreshold
+	return 0
 }
 
-// ConfidenceLabel names a confidence for people: "likely" from the
-// injection threshold on, "possible" from the explicit one, "weak" under.
+// The labels of a confidence, for agents and people.
+const (
+	LabelStrong = "strong"
+	LabelLikely = "likely"
+	LabelWeak   = "weak"
+)
+
+// ConfidenceLabel names a confidence: "strong" from strongThreshold on
+// (what the prompt hook injects), "likely" from likelyThreshold on (more
+// often relevant than not, on every source), "weak" under.
 func ConfidenceLabel(c float64) string {
 	switch {
-	case c >= injectionThreshold:
-		return "likely"
-	case c >= explicitThreshold:
-		return "possible"
+	case c >= strongThreshold:
+		return LabelStrong
+	case c >= likelyThreshold:
+		return LabelLikely
 	}
-	return "weak"
+	return LabelWeak
 }
 
-// The features, in the order of the fitted weights.
+// injectionThreshold is the least confidence the prompt hook injects.
+const injectionThreshold = strongThreshold
+
+// The features, in the order of the fitted weights. Each is evidence the
+// candidate carries by itself, a share or a rarity rather than a sum or a
+// comparison with the other candidates: several memories about one subject
+// are normal (an old and a new owner, several gotchas about one file), and
+// a second good answer must not lower the first's confidence, nor the
+// first's the second's.
 const (
 	fRelevance   = iota // relevance, capped at 1.5
 	fKnownShare         // share of the scored query groups' weight matched
@@ -67,24 +83,19 @@ const (
 	fMatched            // ln(1 + groups matched)
 	fRarity             // idf of the rarest group matched / ln(1 + N)
 	fExactShare         // share of the matched weight matched by the words themselves
-	fGap                // relevance / the best candidate's relevance
 	fUnknown            // share of the query's words no memory contains
 	fLength             // ln(query words analysed)
-	fAllMatched         // 1 when every scored group of a query of two or more matched
-	fMargin             // the best candidate's lead over the second: 1 - second/best (0 for the others)
+	fMass               // ln(1 + the idf matched, summed over the groups matched)
 	numFeatures
 )
 
 // featureNames name the features for the fitting report.
-var featureNames = [numFeatures]string{"relevance", "known share", "memory coverage", "ln matched", "rarity", "exact share", "gap to best", "unknown share", "ln length", "all matched", "margin"}
+var featureNames = [numFeatures]string{"relevance", "known share", "memory coverage", "ln matched", "rarity", "exact share", "unknown share", "ln length", "ln mass"}
 
 type features [numFeatures]float64
 
-// featuresOf computes a candidate's evidence; best is the relevance of the
-// best and the second best candidates that may be returned, first whether
-// this is the best.
-func featuresOf(cd cand, qs *queryStats, best [2]float64, first bool) features {
-	relTop := best[0]
+// featuresOf computes a candidate's evidence.
+func featuresOf(cd cand, qs *queryStats) features {
 	var f features
 	f[fRelevance] = min(cd.rel, 1.5)
 	known := 0.0
@@ -100,19 +111,11 @@ func featuresOf(cd cand, qs *queryStats, best [2]float64, first bool) features {
 	if cd.matchedRef > 0 {
 		f[fExactShare] = cd.exactRef / cd.matchedRef
 	}
-	if relTop > 0 {
-		f[fGap] = cd.rel / relTop
-	}
 	if qs.groups > 0 {
 		f[fUnknown] = float64(qs.unknown) / float64(qs.groups)
 		f[fLength] = math.Log(float64(qs.groups))
 	}
-	if qs.scored >= 2 && cd.matched == qs.scored {
-		f[fAllMatched] = 1
-	}
-	if first && relTop > 0 {
-		f[fMargin] = 1 - best[1]/relTop
-	}
+	f[fMass] = math.Log1p(cd.matchedRef)
 	return f
 }
 

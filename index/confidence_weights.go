@@ -3,12 +3,11 @@
 package index
 
 // confidenceWeights are the fitted weights of the features, then the bias.
-var confidenceWeights = [numFeatures + 1]float64{0.8350, 0.3237, 1.9595, 2.6404, 2.7657, 0.1186, 5.6713, -0.6599, -0.7205, 0.3125, 1.9515, -12.3197}
+var confidenceWeights = [numFeatures + 1]float64{2.3815, -0.7293, 1.5937, 2.3854, 4.5668, 0.6253, 2.0051, -1.9716, 1.1074, -9.5020}
 
-// The operating points' thresholds, chosen on the tune splits; an explicit
-// recall with other phrasings uses fusedThreshold for each.
+// The labels' thresholds, chosen on the tune parts of every source (the
+// prompt hook injects strong memories only).
 const (
-	injectionThreshold = 0.58
-	explicitThreshold  = 0.54
-	fusedThreshold     = 0.73
+	likelyThreshold = 0.60
+	strongThreshold = 0.90
 )

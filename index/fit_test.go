@@ -8,28 +8,39 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// The confidence is fitted here, on the tune split of every eval project
-// (alone and with the unrelated memories), and nowhere else:
+// The confidence is fitted here, on the tune parts of every source, and
+// nowhere else:
 //
 //	go test ./index -run TestFitConfidence -fit -v
 //
-// rewrites confidence_weights.go and prints the leave-one-project-out
-// figures and the feature ablation; without -fit the test checks that the
-// committed weights are what the data fits.
+// rewrites confidence_weights.go and prints the fit, the
+// leave-one-source-out figures, the calibration and the feature ablation;
+// without -fit the test checks that the committed weights are what the
+// data fits. A source is a body of text written by one process: the
+// project's own imagined projects (fixtures/eval), and each directory of
+// the shared recall sets (LoCoMo conversations, real commit histories),
+// which nobody on the project wrote.
 
-var fitFlag = flag.Bool("fit", false, "refit the confidence on the tune splits and rewrite confidence_weights.go")
+var fitFlag = flag.Bool("fit", false, "refit the confidence on the tune parts and rewrite confidence_weights.go")
+
+// ownSource names the project's own eval among the sources.
+const ownSource = "git-mem"
+
+// fitK is the k of recall@k the decision is fitted for.
+const fitK = SetK
 
 // fitCandidate is one candidate of one tune query, with what the choice of
-// thresholds needs: features, label and final score.
+// thresholds needs: features, label and final score before the confidence
+// weighs in.
 type fitCandidate struct {
 	f        features
 	relevant bool
@@ -39,25 +50,49 @@ type fitCandidate struct {
 }
 
 type fitQuery struct {
-	project string
-	kind    string
-	expect  bool // the query expects a memory
-	small   bool // asked of a small store
-	cands   []fitCandidate
-	// also are the candidates of the query's other phrasings, if any
-	also [][]fitCandidate
+	source string
+	kind   string
+	// relevant counts the query's relevant memories (0: off-topic)
+	relevant int
+	small    bool // asked of a small store
+	cands    []fitCandidate
 }
 
-// smallStoreSizes: besides each project's whole store (alone and
+// smallStoreSizes: besides each own project's whole store (alone and
 // crowded), its memories are cut into stores of these sizes, as a new
 // repository holds a few memories, so that the confidence learns what
 // evidence means where every word is rare.
 var smallStoreSizes = []int{4, 8, 16}
 
-// collectFit runs every query of a split of every project, alone, crowded
-// and in small stores, with no decision, and keeps each candidate's
-// evidence.
-func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
+// setsDir is where the shared recall sets are: shared/eval beside the
+// project, or GIT_MEM_SETS.
+func setsDir() string {
+	if d := os.Getenv("GIT_MEM_SETS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "eval")
+}
+
+// loadSharedSets loads the shared recall sets, or skips the test where
+// they are not (they are kept beside the project, not in it); CI has them
+// and fails without them.
+func loadSharedSets(t *testing.T) []*Dataset {
+	dir := setsDir()
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the shared recall sets are missing (%v): CI runs beside them", err)
+		}
+		t.Skipf("no shared recall sets at %s (set GIT_MEM_SETS)", dir)
+	}
+	sets, err := LoadSets(dir)
+	require.NoError(t, err)
+	return sets
+}
+
+// collectFit runs every query of a split of every source with no
+// decision, and keeps each candidate's evidence: the own projects alone,
+// crowded and in small stores, the shared sets as they are.
+func collectFit(t *testing.T, suite *Suite, sets []*Dataset, split string) []fitQuery {
 	ctx := context.Background()
 	var out []fitQuery
 	for _, ds := range suite.Projects {
@@ -70,70 +105,76 @@ func collectFit(t *testing.T, suite *Suite, split string) []fitQuery {
 		for _, crowded := range []bool{false, true} {
 			run, err := newEvalRun(ctx, ds, suite, crowded, EvalOptions{})
 			require.NoError(t, err)
-			out = append(out, run.fitQueries(t, queries, false)...)
+			out = append(out, run.fitQueries(t, ownSource, queries, false)...)
 		}
 		for _, size := range smallStoreSizes {
-			rng := rand.New(rand.NewPCG(uint64(size), uint64(len(ds.Memories))))
-			order := rng.Perm(len(ds.Memories))
-			offtopic := 0
-			for start := 0; start < len(order); start += size {
-				part := &Dataset{Name: ds.Name}
-				in := map[string]bool{}
-				for _, i := range order[start:min(start+size, len(order))] {
-					in[ds.Memories[i].Key] = true
-				}
-				for _, m := range ds.Memories {
-					if in[m.Key] {
-						if !in[m.Supersedes] {
-							m.Supersedes = ""
-						}
-						part.Memories = append(part.Memories, m)
-					}
-				}
-				// the queries a memory of the part answers, and two
-				// questions it does not, in turn
-				var qs []EvalQuery
-				var others []EvalQuery
-				for _, q := range queries {
-					answered := false
-					for _, k := range q.Expect {
-						answered = answered || in[k]
-					}
-					if answered {
-						qs = append(qs, q)
-					} else {
-						others = append(others, q)
-					}
-				}
-				for k := 0; k < 2 && len(others) > 0; k++ {
-					q := others[offtopic%len(others)]
-					q.Expect = nil
-					qs = append(qs, q)
-					offtopic += 7
-				}
-				run, err := newEvalRun(ctx, part, &Suite{Projects: []*Dataset{part}}, false, EvalOptions{})
-				require.NoError(t, err)
-				out = append(out, run.fitQueries(t, qs, true)...)
+			out = append(out, smallStoreFit(t, ds, queries, size)...)
+		}
+	}
+	for _, ds := range sets {
+		var queries []EvalQuery
+		for _, q := range ds.Queries {
+			if q.Split == split && q.Kind != "adversarial" {
+				queries = append(queries, q)
 			}
 		}
+		run, err := newEvalRun(ctx, ds, &Suite{Projects: []*Dataset{ds}}, false, EvalOptions{})
+		require.NoError(t, err)
+		out = append(out, run.fitQueries(t, ds.Source, queries, false)...)
 	}
 	return out
 }
 
-func (run *evalRun) fitQueries(t *testing.T, queries []EvalQuery, small bool) []fitQuery {
+// smallStoreFit cuts a project's memories into stores of size memories and
+// asks each the queries one of its memories answers, and two it does not.
+func smallStoreFit(t *testing.T, ds *Dataset, queries []EvalQuery, size int) []fitQuery {
 	var out []fitQuery
-	for _, q := range queries {
-		fq := fitQuery{project: run.ds.Name, kind: q.Kind, expect: len(q.Expect) > 0, small: small}
-		if small && !fq.expect {
-			fq.kind = "offtopic"
+	rng := rand.New(rand.NewPCG(uint64(size), uint64(len(ds.Memories))))
+	order := rng.Perm(len(ds.Memories))
+	offtopic := 0
+	for start := 0; start < len(order); start += size {
+		part := &Dataset{Name: ds.Name}
+		in := map[string]bool{}
+		for _, i := range order[start:min(start+size, len(order))] {
+			in[ds.Memories[i].Key] = true
 		}
-		fq.cands = run.fitCands(t, q.Query, q)
-		if !small {
-			for _, a := range phrasings("", q.Also) {
-				fq.also = append(fq.also, run.fitCands(t, a, q))
+		for _, m := range ds.Memories {
+			if in[m.Key] {
+				if !in[m.Supersedes] {
+					m.Supersedes = ""
+				}
+				part.Memories = append(part.Memories, m)
 			}
 		}
-		out = append(out, fq)
+		var qs, others []EvalQuery
+		for _, q := range queries {
+			answered := false
+			for _, k := range q.Expect {
+				answered = answered || in[k]
+			}
+			if answered {
+				qs = append(qs, q)
+			} else {
+				others = append(others, q)
+			}
+		}
+		for k := 0; k < 2 && len(others) > 0; k++ {
+			q := others[offtopic%len(others)]
+			q.Expect, q.Kind = nil, "offtopic"
+			qs = append(qs, q)
+			offtopic += 7
+		}
+		run, err := newEvalRun(context.Background(), part, &Suite{Projects: []*Dataset{part}}, false, EvalOptions{})
+		require.NoError(t, err)
+		out = append(out, run.fitQueries(t, ownSource, qs, true)...)
+	}
+	return out
+}
+
+func (run *evalRun) fitQueries(t *testing.T, source string, queries []EvalQuery, small bool) []fitQuery {
+	var out []fitQuery
+	for _, q := range queries {
+		out = append(out, fitQuery{source: source, kind: q.Kind, relevant: len(q.Expect), small: small, cands: run.fitCands(t, q)})
 	}
 	return out
 }
@@ -154,56 +195,65 @@ func weighAll(c loader, top []cand, o *Options) ([]weighed, error) {
 	return out, nil
 }
 
-// fitCands are the candidates of one phrasing of a query, labelled by the
+// fitCands are the candidates recall weighs for a query, labelled by the
 // query's expectations.
-func (run *evalRun) fitCands(t *testing.T, phrasing string, q EvalQuery) []fitCandidate {
+func (run *evalRun) fitCands(t *testing.T, q EvalQuery) []fitCandidate {
 	c := run.corpus
-	o := Options{Limit: 3, Now: evalEpoch.Add(time.Hour)}
-	cands, qs, err := score(c, QueryTerms(phrasing), nil)
+	o := Options{Limit: fitK, Now: run.queryNow(q)}
+	cands, qs, err := score(c, QueryTerms(q.Query), nil)
 	require.NoError(t, err)
 	top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
 	kept, err := weighAll(c, top, &o)
 	require.NoError(t, err)
-	var best [2]float64
-	for i := 0; i < len(kept) && i < 2; i++ {
-		best[i] = kept[i].cd.rel
-	}
 	var out []fitCandidate
-	for i, k := range kept {
-		s, _ := finalScore(k.cd.rel, k.en.m, &o, nil, nil)
+	for _, k := range kept {
+		s, _ := finalScore(k.cd.rel, 1, k.en.m, &o, nil, nil)
 		key := run.keyOf[k.en.m.ID]
 		out = append(out, fitCandidate{
-			f: featuresOf(k.cd, qs, best, i == 0), relevant: slices.Contains(q.Expect, key),
+			f: featuresOf(k.cd, qs), relevant: slices.Contains(q.Expect, key),
 			forbid: slices.Contains(q.Forbid, key), score: s, key: key,
 		})
 	}
 	return out
 }
 
-// only keeps the queries asked of small stores (small) or of whole ones.
-func only(qs []fitQuery, small bool) []fitQuery {
-	var out []fitQuery
+// sourcesOf lists the sources of the queries, in order.
+func sourcesOf(qs []fitQuery) []string {
+	var out []string
 	for _, q := range qs {
-		if q.small == small {
-			out = append(out, q)
+		if !slices.Contains(out, q.source) {
+			out = append(out, q.source)
 		}
 	}
+	sort.Strings(out)
 	return out
 }
 
 // fitLogistic fits weights (features then bias) by Newton's method with an
-// L2 penalty on the feature weights; mask drops features (weight 0). The
-// queries of small stores, many more than those of whole ones, weigh as
-// much in all as those.
+// L2 penalty on the feature weights; mask drops features (weight 0). Every
+// source weighs as much in all as any other, and within the own source
+// the small stores as much as the whole ones: no source's way of writing
+// may dominate what evidence means.
 func fitLogistic(qs []fitQuery, mask [numFeatures]bool) [numFeatures + 1]float64 {
 	const dim = numFeatures + 1
 	const lambda = 1.0
-	var w [dim]float64
-	whole, small := len(only(qs, false)), len(only(qs, true))
-	smallWeight := 1.0
-	if small > 0 && whole > 0 {
-		smallWeight = float64(whole) / float64(small)
+	count := map[[2]any]int{}
+	for _, q := range qs {
+		count[[2]any{q.source, q.small}] += len(q.cands)
 	}
+	parts := map[string]int{}
+	for k := range count {
+		parts[k[0].(string)]++
+	}
+	total := 0
+	for _, n := range count {
+		total += n
+	}
+	weightOf := func(q fitQuery) float64 {
+		n := count[[2]any{q.source, q.small}]
+		return float64(total) / float64(len(parts)*parts[q.source]*n)
+	}
+	var w [dim]float64
 	x := func(f features, i int) float64 {
 		if i == numFeatures {
 			return 1
@@ -217,10 +267,7 @@ func fitLogistic(qs []fitQuery, mask [numFeatures]bool) [numFeatures + 1]float64
 		var g [dim]float64
 		var h [dim][dim]float64
 		for _, q := range qs {
-			qw := 1.0
-			if q.small {
-				qw = smallWeight
-			}
+			qw := weightOf(q)
 			for _, c := range q.cands {
 				p := confidenceOf(c.f, &w)
 				y := 0.0
@@ -292,237 +339,251 @@ func solve(h [numFeatures + 1][numFeatures + 1]float64, g [numFeatures + 1]float
 	return x
 }
 
-// fitRates are the explicit point's rate per kind and the injection
-// point's precision and recall, for the queries at given thresholds.
+// fitPoints are the thresholds chosen: likely, and strong (the injection
+// point); floor is what explicit recall leaves out (0: nothing, as recall
+// does; other floors are what git mem recall --min-confidence does).
+type fitPoints struct{ floor, likely, strong float64 }
+
+// fitRates are what the decision does to one source's queries.
 type fitRates struct {
-	rate                map[string]float64
-	precision, injected float64
-	recall              float64
+	// kept is, per answerable kind, explicit recall@k over the ranking's
+	kept map[string]float64
+	// recall is, per kind, explicit recall@k (off-topic: share with nothing)
+	recall map[string]float64
+	// offNothing and offNoLabel: the share of off-topic queries that get
+	// nothing, and nothing labelled better than weak (-1: none asked)
+	offNothing, offNoLabel float64
+	// precision and hit of the injection point (strong); likelyRelevant
+	// the share of likely-or-better results of explicit recall that are
+	// relevant (-1: none), of likely of them
+	precision, injected, injHit float64
+	likelyRelevant, likely      float64
 }
 
-func evaluate(qs []fitQuery, w *[numFeatures + 1]float64, explicit, injection float64) fitRates {
-	hits, n := map[string]int{}, map[string]int{}
-	var rel, inj, wanted, got int
+// pick keeps the candidates at or over t, best score first (as finalScore
+// weighs in the confidence), at most k.
+func pick(cands []fitCandidate, w *[numFeatures + 1]float64, t float64, k int) []fitCandidate {
+	var out []fitCandidate
+	var score []float64
+	for _, c := range cands {
+		if conf := confidenceOf(c.f, w); conf >= t {
+			out = append(out, c)
+			score = append(score, c.score*math.Sqrt(conf))
+		}
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return score[order[i]] > score[order[j]] })
+	sorted := make([]fitCandidate, 0, min(k, len(out)))
+	for _, i := range order[:min(k, len(out))] {
+		sorted = append(sorted, out[i])
+	}
+	return sorted
+}
+
+func evaluate(qs []fitQuery, w *[numFeatures + 1]float64, p fitPoints) fitRates {
+	rankRecall, exRecall, n := map[string]float64{}, map[string]float64{}, map[string]int{}
+	var off, offNothing, offNoLabel, inj, injRel, wanted, injHit, likely, likelyRel int
 	for _, q := range qs {
-		pick := func(t float64) []fitCandidate { return pickTop3(q.cands, w, t) }
-		ex := pick(explicit)
+		if q.small {
+			continue
+		}
+		all := pick(q.cands, w, 0, fitK)
+		ex := pick(q.cands, w, p.floor, fitK)
+		in := pick(q.cands, w, p.strong, fitK)
 		n[q.kind]++
-		ok := !q.expect && len(ex) == 0
+		labelled := false
 		for _, c := range ex {
-			ok = ok || c.relevant
+			conf := confidenceOf(c.f, w)
+			if conf >= p.likely {
+				labelled = true
+				likely++
+				if c.relevant {
+					likelyRel++
+				}
+			}
 		}
-		for _, c := range ex {
-			ok = ok && !c.forbid
+		if q.relevant == 0 {
+			off++
+			if len(ex) == 0 {
+				offNothing++
+			}
+			if !labelled {
+				offNoLabel++
+			}
+		} else {
+			count := func(cs []fitCandidate) float64 {
+				f := 0
+				for _, c := range cs {
+					if c.relevant && !c.forbid {
+						f++
+					}
+				}
+				return float64(f) / float64(q.relevant)
+			}
+			rankRecall[q.kind] += count(all)
+			exRecall[q.kind] += count(ex)
+			wanted++
+			if count(in) > 0 {
+				injHit++
+			}
 		}
-		if ok {
-			hits[q.kind]++
-		}
-		in := pick(injection)
 		inj += len(in)
-		any := false
 		for _, c := range in {
 			if c.relevant {
-				rel++
-				any = true
-			}
-		}
-		if q.expect {
-			wanted++
-			if any {
-				got++
+				injRel++
 			}
 		}
 	}
-	r := fitRates{rate: map[string]float64{}, precision: 1, injected: float64(inj)}
+	ratio := func(a, b int) float64 {
+		if b == 0 {
+			return -1
+		}
+		return float64(a) / float64(b)
+	}
+	r := fitRates{kept: map[string]float64{}, recall: map[string]float64{}, precision: 1, injected: float64(inj),
+		offNothing: ratio(offNothing, off), offNoLabel: ratio(offNoLabel, off),
+		likelyRelevant: ratio(likelyRel, likely), likely: float64(likely), injHit: ratio(injHit, wanted)}
 	for k := range n {
-		r.rate[k] = float64(hits[k]) / float64(n[k])
+		if k == "offtopic" {
+			r.recall[k] = r.offNothing
+			continue
+		}
+		r.recall[k] = exRecall[k] / float64(n[k])
+		r.kept[k] = 1
+		if rankRecall[k] > 0 {
+			r.kept[k] = exRecall[k] / rankRecall[k]
+		}
 	}
 	if inj > 0 {
-		r.precision = float64(rel) / float64(inj)
-	}
-	if wanted > 0 {
-		r.recall = float64(got) / float64(wanted)
+		r.precision = float64(injRel) / float64(inj)
 	}
 	return r
 }
 
-// objective sums answering (every shape of question weighing the same)
-// and rejecting off-topic questions; the feature ablation compares it.
-func (r fitRates) objective() float64 {
-	sum, k := 0.0, 0
-	for kind, v := range r.rate {
-		if kind != "offtopic" {
-			sum += v
-			k++
-		}
-	}
-	if k == 0 {
-		return r.rate["offtopic"]
-	}
-	return 0.5*sum/float64(k) + 0.5*r.rate["offtopic"]
-}
+// The bounds the labels are chosen for, on every training source, each
+// with a margin over what a source no threshold was chosen on must reach:
+// results labelled strong (what the prompt hook injects) are relevant
+// strongBound of the time (0.85 asked); results labelled likely or better
+// are relevant more often than not (likelyBound), and off-topic questions
+// get nothing labelled likely or better offtopicBound of the time (0.90
+// asked).
+const (
+	strongBound    = 0.90
+	likelyBound    = 0.60
+	offtopicBound  = 0.93
+	thresholdStep  = 0.01
+	thresholdLimit = 0.99
+	// minLabelled: fewer results labelled likely say nothing yet about
+	// their precision (strong has no such exemption: a hook's false
+	// positive costs every session that sees it)
+	minLabelled = 10
+)
 
-// offtopicRejection is the share of off-topic questions the explicit
-// threshold must leave unanswered.
-const offtopicRejection = 0.9
-
-// injectionPrecision is the precision the injection threshold must reach.
-const injectionPrecision = 0.9
-
-// chooseThresholds (on the queries of whole stores, as the eval asks them)
-// picks the lowest explicit threshold from which off-topic rejection stays
-// at least offtopicRejection, and the lowest injection threshold from which
-// precision stays at least injectionPrecision: each point answers as much
-// as its bound allows.
-func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) (explicit, injection float64) {
-	explicit, injection = 0.99, 0.99
-	for t := 0.99; t >= 0.05; t -= 0.01 {
-		if evaluate(qs, w, t, 1).rate["offtopic"] < offtopicRejection {
-			break
-		}
-		explicit = t
-	}
-	for t := 0.99; t >= 0.05; t -= 0.01 {
-		if evaluate(qs, w, 1, t).precision < injectionPrecision {
-			break
-		}
-		injection = t
-	}
-	return math.Round(explicit*100) / 100, math.Round(injection*100) / 100
-}
-
-// pickTop3 keeps the candidates at or over t, best score first, at most 3.
-func pickTop3(cands []fitCandidate, w *[numFeatures + 1]float64, t float64) []fitCandidate {
-	var out []fitCandidate
-	for _, c := range cands {
-		if confidenceOf(c.f, w) >= t {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	if len(out) > 3 {
-		out = out[:3]
-	}
-	return out
-}
-
-// evaluateFused is the explicit point for the queries that have other
-// phrasings: each phrasing's answer at threshold t, fused by reciprocal
-// rank fusion as recall does (fuseHits), the first 3 judged.
-func evaluateFused(qs []fitQuery, w *[numFeatures + 1]float64, t float64) map[string]float64 {
-	hits, n := map[string]int{}, map[string]int{}
+// chooseThresholds picks, on the training queries, the lowest strong
+// threshold from which every source's strong results are relevant at
+// least strongBound of the time, and the lowest likely threshold under it
+// from which every source keeps likelyBound and offtopicBound.
+func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) fitPoints {
+	bySource := map[string][]fitQuery{}
 	for _, q := range qs {
-		if len(q.also) == 0 {
-			continue
-		}
-		score := map[string]float64{}
-		byKey := map[string]fitCandidate{}
-		var order []string
-		for _, list := range append([][]fitCandidate{q.cands}, q.also...) {
-			for rank, c := range pickTop3(list, w, t) {
-				if _, ok := byKey[c.key]; !ok {
-					byKey[c.key] = c
-					order = append(order, c.key)
-				}
-				score[c.key] += 1 / float64(fusionK+rank+1)
+		bySource[q.source] = append(bySource[q.source], q)
+	}
+	every := func(p fitPoints, ok func(fitRates) bool) bool {
+		for _, sq := range bySource {
+			if !ok(evaluate(sq, w, p)) {
+				return false
 			}
 		}
-		sort.SliceStable(order, func(i, j int) bool { return score[order[i]] > score[order[j]] })
-		if len(order) > 3 {
-			order = order[:3]
-		}
-		n[q.kind]++
-		ok := !q.expect && len(order) == 0
-		for _, k := range order {
-			ok = ok || byKey[k].relevant
-		}
-		for _, k := range order {
-			ok = ok && !byKey[k].forbid
-		}
-		if ok {
-			hits[q.kind]++
-		}
+		return true
 	}
-	out := map[string]float64{}
-	for k := range n {
-		out[k] = float64(hits[k]) / float64(n[k])
-	}
-	return out
-}
-
-// chooseFusedThreshold picks, for recall with other phrasings, the lowest
-// explicit threshold from which off-topic rejection stays at least
-// offtopicRejection: each phrasing is another chance of a near-miss.
-func chooseFusedThreshold(qs []fitQuery, w *[numFeatures + 1]float64) float64 {
-	fused := 0.99
-	for t := 0.99; t >= 0.05; t -= 0.01 {
-		if evaluateFused(qs, w, t)["offtopic"] < offtopicRejection {
+	p := fitPoints{strong: thresholdLimit}
+	for t := thresholdLimit; t >= thresholdStep; t -= thresholdStep {
+		if !every(fitPoints{likely: t, strong: t}, func(r fitRates) bool { return r.precision >= strongBound }) {
 			break
 		}
-		fused = t
+		p.strong = t
 	}
-	return math.Round(fused*100) / 100
-}
-
-func formatShapes(rate map[string]float64) string {
-	var b strings.Builder
-	for _, k := range EvalKinds {
-		if v, ok := rate[k]; ok {
-			fmt.Fprintf(&b, " %s %.2f", k, v)
+	p.likely = p.strong
+	for t := p.strong; t >= thresholdStep; t -= thresholdStep {
+		ok := every(fitPoints{likely: t, strong: p.strong}, func(r fitRates) bool {
+			return (r.likely < minLabelled || r.likelyRelevant >= likelyBound) && (r.offNoLabel < 0 || r.offNoLabel >= offtopicBound)
+		})
+		if !ok {
+			break
 		}
+		p.likely = t
 	}
-	return b.String()
+	round := func(x float64) float64 { return math.Round(x*100) / 100 }
+	return fitPoints{likely: round(p.likely), strong: round(p.strong)}
 }
 
 func formatRates(r fitRates) string {
-	return fmt.Sprintf("%s | injection precision %.2f recall %.2f", formatShapes(r.rate), r.precision, r.recall)
+	var b strings.Builder
+	var kinds []string
+	for k := range r.recall {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		if k == "offtopic" {
+			fmt.Fprintf(&b, " offtopic nothing %.2f / no label %.2f;", r.offNothing, r.offNoLabel)
+			continue
+		}
+		fmt.Fprintf(&b, " %s %.3f (kept %.3f);", k, r.recall[k], r.kept[k])
+	}
+	fmt.Fprintf(&b, " injection (strong) precision %.2f of %.0f, hit %.2f; likely or better relevant %.2f of %.0f", r.precision, r.injected, r.injHit, r.likelyRelevant, r.likely)
+	return b.String()
 }
 
-func TestFitConfidence(t *testing.T) {
-	suite, err := LoadSuite(evalDir())
-	require.NoError(t, err)
-	all := collectFit(t, suite, "tune")
+// fitReport fits on the queries, leaves each source out in turn, and
+// ablates each feature; it returns the weights, the thresholds and the
+// report.
+func fitReport(all []fitQuery) ([numFeatures + 1]float64, fitPoints, string) {
 	var none [numFeatures]bool
 	w := fitLogistic(all, none)
-	explicit, injection := chooseThresholds(only(all, false), &w)
-	fused := chooseFusedThreshold(only(all, false), &w)
-
+	p := chooseThresholds(all, &w)
+	sources := sourcesOf(all)
 	var report strings.Builder
-	fmt.Fprintf(&report, "fitted on %d tune queries of %d projects (alone and crowded)\n", len(all), len(suite.Projects))
+	fmt.Fprintf(&report, "fitted on %d tune queries of %d sources (%s)\n", len(all), len(sources), strings.Join(sources, ", "))
 	for i, name := range featureNames {
 		fmt.Fprintf(&report, "  %-16s %+.4f\n", name, w[i])
 	}
-	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: explicit %.2f, injection %.2f\n", "bias", w[numFeatures], explicit, injection)
-	fmt.Fprintf(&report, "tune, whole stores:%s\n", formatRates(evaluate(only(all, false), &w, explicit, injection)))
-	fmt.Fprintf(&report, "with other phrasings (threshold %.2f):%s\n", fused, formatShapes(evaluateFused(only(all, false), &w, fused)))
-	fmt.Fprintf(&report, "tune, small stores:%s\n", formatRates(evaluate(only(all, true), &w, explicit, injection)))
-	fmt.Fprintf(&report, "no decision (every candidate), whole stores:%s\n", formatRates(evaluate(only(all, false), &w, 0, 0)))
-	// leave one project out: fit and choose on the others, measure on it
-	lopo := func(mask [numFeatures]bool) map[string]fitRates {
+	fmt.Fprintf(&report, "  %-16s %+.4f\nthresholds: likely %.2f, strong %.2f\n", "bias", w[numFeatures], p.likely, p.strong)
+	bySource := func(qs []fitQuery, src string) []fitQuery {
+		var out []fitQuery
+		for _, q := range qs {
+			if q.source == src {
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	for _, src := range sources {
+		fmt.Fprintf(&report, "tune, %s:%s\n", src, formatRates(evaluate(bySource(all, src), &w, p)))
+	}
+	lsoo := func(mask [numFeatures]bool) map[string]fitRates {
 		out := map[string]fitRates{}
-		for _, ds := range suite.Projects {
-			var train, test []fitQuery
+		for _, src := range sources {
+			var train []fitQuery
 			for _, q := range all {
-				if q.project == ds.Name {
-					test = append(test, q)
-				} else {
+				if q.source != src {
 					train = append(train, q)
 				}
 			}
 			w := fitLogistic(train, mask)
-			e, i := chooseThresholds(only(train, false), &w)
-			out[ds.Name] = evaluate(only(test, false), &w, e, i)
-			out[ds.Name+" (small stores)"] = evaluate(only(test, true), &w, e, i)
+			out[src] = evaluate(bySource(all, src), &w, chooseThresholds(train, &w))
 		}
 		return out
 	}
-	per := lopo(none)
-	fmt.Fprintln(&report, "leave one project out (tune split of the left-out project):")
-	for _, ds := range suite.Projects {
-		fmt.Fprintf(&report, "  %-12s%s\n", ds.Name, formatRates(per[ds.Name]))
-		fmt.Fprintf(&report, "  %-12s%s\n", "  small", formatRates(per[ds.Name+" (small stores)"]))
+	fmt.Fprintln(&report, "leave one source out (fit and thresholds on the others, measured on its tune part):")
+	per := lsoo(none)
+	for _, src := range sources {
+		fmt.Fprintf(&report, "  %-8s%s\n", src, formatRates(per[src]))
 	}
-	fmt.Fprintln(&report, "feature ablation (refit without it; mean over left-out projects, whole and small stores, of the objective and the injection precision):")
+	fmt.Fprintln(&report, "feature ablation (refit without it, leave one source out; worst injection precision, mean precision and hit over the sources):")
 	for f := -1; f < numFeatures; f++ {
 		var mask [numFeatures]bool
 		name := "all features"
@@ -530,15 +591,25 @@ func TestFitConfidence(t *testing.T) {
 			mask[f] = true
 			name = "without " + featureNames[f]
 		}
-		per := lopo(mask)
-		obj, prec := 0.0, 0.0
+		worst, prec, hit := 1.0, 0.0, 0.0
+		per := lsoo(mask)
 		for _, r := range per {
-			obj += r.objective()
+			worst = math.Min(worst, r.precision)
 			prec += r.precision
+			hit += r.injHit
 		}
-		fmt.Fprintf(&report, "  %-26s objective %.3f, injection precision %.3f\n", name, obj/float64(len(per)), prec/float64(len(per)))
+		fmt.Fprintf(&report, "  %-26s worst %.3f, precision %.3f, hit %.3f\n", name, worst, prec/float64(len(per)), hit/float64(len(per)))
 	}
-	t.Log("\n" + report.String())
+	return w, p, report.String()
+}
+
+func TestFitConfidence(t *testing.T) {
+	suite, err := LoadSuite(evalDir())
+	require.NoError(t, err)
+	sets := loadSharedSets(t)
+	all := collectFit(t, suite, sets, "tune")
+	w, p, report := fitReport(all)
+	t.Log("\n" + report)
 
 	var src bytes.Buffer
 	src.WriteString("// Code generated by TestFitConfidence -fit; DO NOT EDIT.\n\npackage index\n\n")
@@ -550,49 +621,12 @@ func TestFitConfidence(t *testing.T) {
 		}
 		fmt.Fprintf(&src, "%.4f", x)
 	}
-	fmt.Fprintf(&src, "}\n\n// The operating points' thresholds, chosen on the tune splits; an explicit\n// recall with other phrasings uses fusedThreshold for each.\nconst (\n\tinjectionThreshold = %.2f\n\texplicitThreshold  = %.2f\n\tfusedThreshold     = %.2f\n)\n", injection, explicit, fused)
+	fmt.Fprintf(&src, "}\n\n// The labels' thresholds, chosen on the tune parts of every source (the\n// prompt hook injects strong memories only).\nconst (\n\tlikelyThreshold = %.2f\n\tstrongThreshold = %.2f\n)\n", p.likely, p.strong)
 	if *fitFlag {
 		require.NoError(t, os.WriteFile("confidence_weights.go", src.Bytes(), 0o644))
 		return
 	}
 	committed, err := os.ReadFile("confidence_weights.go")
 	require.NoError(t, err)
-	require.Equal(t, string(committed), src.String(), "the committed confidence is not what the tune splits fit: run go test ./index -run TestFitConfidence -fit")
-}
-
-// TestExplainQuery prints, for the tune queries containing
-// GIT_MEM_EXPLAIN, every candidate's features and confidence (expected
-// ones marked *).
-func TestExplainQuery(t *testing.T) {
-	needle := os.Getenv("GIT_MEM_EXPLAIN")
-	if needle == "" {
-		t.Skip("set GIT_MEM_EXPLAIN to part of a tune query")
-	}
-	suite, err := LoadSuite(evalDir())
-	require.NoError(t, err)
-	ctx := context.Background()
-	for _, ds := range suite.Projects {
-		run, err := newEvalRun(ctx, ds, suite, os.Getenv("GIT_MEM_EXPLAIN_CROWDED") != "", EvalOptions{})
-		require.NoError(t, err)
-		for _, q := range ds.Queries {
-			if q.Split != "tune" || !strings.Contains(q.Query, needle) {
-				continue
-			}
-			terms := QueryTerms(q.Query)
-			cands, qs, err := score(run.corpus, terms, nil)
-			require.NoError(t, err)
-			top, _ := topByRelevance(cands, 0, minCandidates)
-			t.Logf("%s %q\n terms %v unknown %d", ds.Name, q.Query, terms, qs.unknown)
-			for _, cd := range top {
-				key, _ := run.corpus.external(cd.doc)
-				en, _ := run.corpus.load(key)
-				f := featuresOf(cd, qs, [2]float64{top[0].rel, top[min(1, len(top)-1)].rel}, cd.doc == top[0].doc)
-				mark := " "
-				if slices.Contains(q.Expect, run.keyOf[en.m.ID]) {
-					mark = "*"
-				}
-				t.Logf("%s%s conf %.2f %v", mark, run.keyOf[en.m.ID], confidenceOf(f, &confidenceWeights), f)
-			}
-		}
-	}
+	require.Equal(t, string(committed), src.String(), "the committed confidence is not what the tune parts fit: run go test ./index -run TestFitConfidence -fit")
 }

@@ -75,25 +75,22 @@ func fuseHits(lists [][]Hit, limit int) ([]Hit, int) {
 	return out, len(all)
 }
 
-// onePhrasing is the recall of one of n phrasings of o's need.
-func onePhrasing(o Options, q string, n int) Options {
+// onePhrasing is the recall of one of o's phrasings.
+func onePhrasing(o Options, q string) Options {
 	o.Query, o.Also = q, nil
-	if n > 1 && o.Point == Explicit && o.MinConfidence == 0 {
-		o.MinConfidence = fusedThreshold
-	}
 	return o
 }
 
 // recallFused answers o.Query and its other phrasings o.Also: each is
-// recalled at the same operating point and the answers are fused. Each
-// phrasing is one more chance of a near-miss, so explicit recall asks each
-// for fusedThreshold, chosen on the eval as explicitThreshold is.
+// recalled at the same operating point and the answers are fused; each
+// memory keeps the best confidence, and so the best label, any phrasing
+// gave it.
 func recallFused(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) {
 	res := &Result{Source: "none"}
 	var lists [][]Hit
 	qs := phrasings(o.Query, o.Also)
 	for _, q := range qs {
-		one := onePhrasing(o, q, len(qs))
+		one := onePhrasing(o, q)
 		one.NoStale = true
 		r, err := Recall(ctx, set, one)
 		if err != nil {

@@ -36,7 +36,8 @@ import (
 // recency is 1 + ½·ln(1 + age^-½ + ½·Σ reinforcement_age^-½) (ACT-R base-level
 // activation, ages in days, at least one day; reinforcements and
 // confirmations count). boosts: ×1.15 when the memory was written on the
-// current branch, ×1.3 when one of its paths is being changed in the worktree.
+// current branch, ×1.3 when one of its paths is being changed in the
+// worktree.
 
 // KeyWeight is what a query word found in a memory's retrieval keys counts,
 // against 1 in its text: keys help find a memory, and never count more than
@@ -818,13 +819,17 @@ func touches(m *gitstore.Memory, touched map[string]bool) bool {
 	return false
 }
 
-// finalScore applies trust, recency and boosts to relevance.
-func finalScore(rel float64, m *gitstore.Memory, o *Options, touched map[string]bool, cfg *config) (score, trust float64) {
+// finalScore applies the confidence, trust, recency and boosts to
+// relevance. The confidence weighs in by its square root: what it knows
+// beyond relevance (how much of the memory and of the query's rarer words
+// the match covers) orders the memories a little, without letting it
+// reorder the ranking wholesale.
+func finalScore(rel, conf float64, m *gitstore.Memory, o *Options, touched map[string]bool, cfg *config) (score, trust float64) {
 	trust = m.EffectiveTrust(o.Now)
 	if cfg != nil && cfg.noRerank {
 		return rel, trust
 	}
-	s := rel * (0.5 + trust) * recency(m, o.Now)
+	s := rel * math.Sqrt(conf) * (0.5 + trust) * recency(m, o.Now)
 	if o.Branch != "" && m.Anchor != nil && m.Anchor.Branch == o.Branch {
 		s *= branchBoost
 	}

@@ -53,8 +53,9 @@ type Options struct {
 	// Point is how sure recall must be before it answers: Explicit (the
 	// zero value) for a caller who asked, Injection for the hooks.
 	Point Point
-	// MinConfidence, when above 0, replaces the point's threshold.
-	MinConfidence float64
+	// MinConfidence, when set, replaces the point's threshold; 0 is no
+	// threshold at all (every candidate the ranking finds).
+	MinConfidence *float64
 	// Progress, when set, is told how a full rebuild of the index advances
 	// (the first recall in a repository, or after history was rewritten).
 	Progress Progress
@@ -232,8 +233,8 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	}
 	touched := o.touchedPaths()
 	threshold := o.Point.Threshold()
-	if o.MinConfidence > 0 {
-		threshold = o.MinConfidence
+	if o.MinConfidence != nil {
+		threshold = *o.MinConfidence
 	}
 	if o.cfg != nil && o.cfg.noConfidence {
 		threshold = 0
@@ -245,13 +246,9 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	current.All = false
 	w := weigher{c: c, o: &current, seen: map[string]bool{}}
 	returned := map[string]Hit{}
-	consider := func(k weighed, best [2]float64, first bool) {
+	consider := func(k weighed, conf float64) {
 		m := k.en.m
-		conf := confidenceOf(featuresOf(k.cd, qs, best, first), &confidenceWeights)
-		if conf < threshold {
-			return
-		}
-		s, trust := finalScore(k.cd.rel, m, o, touched, o.cfg)
+		s, trust := finalScore(k.cd.rel, conf, m, o, touched, o.cfg)
 		if trust < o.MinTrust {
 			return
 		}
@@ -259,35 +256,16 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 		returned[k.en.key] = h
 		hits = append(hits, h)
 	}
-	// The two most relevant memories that may be returned set the scale
-	// every confidence is read on, so they are found first.
-	var kept []weighed
-	next := 0
-	for ; next < len(top) && len(kept) < 2; next++ {
-		k, err := w.weigh(&top[next])
-		if err != nil {
-			return nil, 0, candidates, err
-		}
-		if k != nil {
-			kept = append(kept, *k)
-		}
-	}
-	var best [2]float64
-	for i, k := range kept {
-		best[i] = k.cd.rel
-	}
-	for i, k := range kept {
-		consider(k, best, i == 0)
-	}
-	// Past them a candidate's confidence rests on its evidence alone, known
-	// before its memory is read: one that cannot clear the threshold is read
-	// only when a later one can, since weighing claims, in order, the
-	// memory each stands for. A common word ties hundreds of memories at the
-	// last candidate's relevance, and a prompt that clears nothing would
-	// read every one of them.
+	// A candidate's confidence rests on its evidence alone, known before
+	// its memory is read: one that cannot clear the threshold is read only
+	// when a later one can, since weighing claims, in order, the memory
+	// each stands for. A common word ties hundreds of memories at the last
+	// candidate's relevance, and a prompt that clears nothing would read
+	// every one of them.
 	var waiting []int
-	for ; next < len(top); next++ {
-		if confidenceOf(featuresOf(top[next], qs, best, false), &confidenceWeights) < threshold {
+	for next := range top {
+		conf := confidenceOf(featuresOf(top[next], qs), &confidenceWeights)
+		if conf < threshold {
 			waiting = append(waiting, next)
 			continue
 		}
@@ -302,7 +280,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 			return nil, 0, candidates, err
 		}
 		if k != nil {
-			consider(*k, best, false)
+			consider(*k, conf)
 		}
 	}
 	if o.All {
@@ -323,7 +301,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 			if !ok {
 				continue
 			}
-			s, trust := finalScore(cd.rel, en.m, o, touched, o.cfg)
+			s, trust := finalScore(cd.rel, by.Confidence, en.m, o, touched, o.cfg)
 			if trust < o.MinTrust {
 				continue
 			}

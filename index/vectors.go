@@ -28,14 +28,19 @@ func embedRepo(set *gitstore.Set) *gitstore.Repo {
 	return set.Personal
 }
 
-// vectorConfidence maps a similarity at or above floor onto the confidence
-// scale above the point's threshold: floor is just confident enough, 1 is
-// certain. Not fitted on data (no model runs where the eval runs).
-func vectorConfidence(sim, floor, threshold float64) float64 {
-	if sim < floor {
+// vectorConfidence maps a similarity onto the confidence scale, so that
+// its label means what a lexical one does: the endpoint's injection score
+// (likelyAt) is just likely, 1 is certain, and a similarity between the
+// floor and likelyAt is weak, rising towards likely. Not fitted on data
+// (no model runs where the eval runs).
+func vectorConfidence(sim, floor, likelyAt float64) float64 {
+	switch {
+	case sim < floor:
 		return 0
+	case sim < likelyAt:
+		return injectionThreshold * (sim - floor) / (likelyAt - floor)
 	}
-	return min(1, threshold+(1-threshold)*(sim-floor)/(1-floor))
+	return min(1, injectionThreshold+(1-injectionThreshold)*(sim-likelyAt)/max(1-likelyAt, 1e-9))
 }
 
 // fuseVectors is recall's one fusion step with the vector ranking: the
@@ -58,22 +63,23 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 		floor = cfg.InjectScore()
 	}
 	threshold := o.Point.Threshold()
-	if o.MinConfidence > 0 {
-		threshold = o.MinConfidence
+	if o.MinConfidence != nil {
+		threshold = *o.MinConfidence
 	}
+	likelyAt := cfg.InjectScore()
 	q, err := e.Query(ctx, o.Query, time.Now())
 	if err == nil {
 		var ms []embed.Match
 		if ms, err = e.Search(ctx, q, max(minCandidates, candidatesPerResult*o.Limit), floor); err == nil {
 			res.Embedding = "vectors"
-			fuseMatches(c, ms, floor, threshold, o, res)
+			fuseMatches(c, ms, floor, likelyAt, threshold, o, res)
 			return
 		}
 	}
 	res.Embedding = "lexical only: " + err.Error()
 }
 
-func fuseMatches(c loader, ms []embed.Match, floor, threshold float64, o *Options, res *Result) {
+func fuseMatches(c loader, ms []embed.Match, floor, likelyAt, threshold float64, o *Options, res *Result) {
 	touched := o.touchedPaths()
 	sims := map[string]float64{}
 	var near []Hit
@@ -82,11 +88,14 @@ func fuseMatches(c loader, ms []embed.Match, floor, threshold float64, o *Option
 		if err != nil || en == nil || embed.HashOf(en.m.Text) != m.Hash || !keep(en.m, o) {
 			continue // gone, revised since it was embedded, or not to be returned
 		}
-		s, trust := finalScore(m.Score, en.m, o, touched, o.cfg)
+		conf := vectorConfidence(m.Score, floor, likelyAt)
+		if conf < threshold {
+			continue
+		}
+		s, trust := finalScore(m.Score, conf, en.m, o, touched, o.cfg)
 		if trust < o.MinTrust {
 			continue
 		}
-		conf := vectorConfidence(m.Score, floor, threshold)
 		sims[en.key] = m.Score
 		near = append(near, Hit{Memory: en.m, Scope: en.scope, Score: s, Relevance: m.Score, Confidence: conf, Similarity: m.Score, Trust: trust})
 	}
@@ -101,7 +110,7 @@ func fuseMatches(c loader, ms []embed.Match, floor, threshold float64, o *Option
 		lexical[k] = true
 		if sim, ok := sims[k]; ok {
 			h.Similarity = sim
-			h.Confidence = max(h.Confidence, vectorConfidence(sim, floor, threshold))
+			h.Confidence = max(h.Confidence, vectorConfidence(sim, floor, likelyAt))
 		}
 	}
 	only := 0

@@ -57,10 +57,10 @@ func TestVectorsFindAParaphraseLexicalMisses(t *testing.T) {
 
 	res := r.recall(q)
 	require.Equal(t, "vectors", res.Embedding)
-	require.Equal(t, []string{m.ID}, ids(res))
+	require.Equal(t, m.ID, ids(res)[0], "first, before weak lexical matches")
 	h := res.Hits[0]
 	require.InDelta(t, 0.77, h.Similarity, 0.03)
-	require.GreaterOrEqual(t, h.Confidence, Explicit.Threshold())
+	require.NotEqual(t, LabelStrong, ConfidenceLabel(h.Confidence), "0.77 is under the injection score (1+0.6)/2")
 
 	// a prompt nobody asked about needs a high similarity
 	inj := r.recall(q, func(o *Options) { o.Point = Injection })
@@ -68,6 +68,7 @@ func TestVectorsFindAParaphraseLexicalMisses(t *testing.T) {
 	inj = r.recall("cycling widget keys weekly tue", func(o *Options) { o.Point = Injection })
 	require.Equal(t, []string{m.ID}, ids(inj))
 	require.Greater(t, inj.Hits[0].Similarity, 0.95)
+	require.NotEqual(t, LabelWeak, ConfidenceLabel(inj.Hits[0].Confidence), "likely or better")
 
 	// with several phrasings too
 	fused := r.recall(q, func(o *Options) { o.Also = []string{"frobnicator rotation"} })

@@ -15,8 +15,8 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// TestLazyWeighingChangesNothing: rankHits, which reads a candidate past
-// the first two only when its evidence can clear the threshold (or a later
+// TestLazyWeighingChangesNothing: rankHits, which reads a candidate only
+// when its evidence can clear the threshold (or a later
 // one's can), returns exactly what weighing every candidate in order
 // returns, on the scan and on the snapshot, at every operating point, with
 // and without exclusions, in a store where replaced memories and their
@@ -53,8 +53,8 @@ func TestLazyWeighingChangesNothing(t *testing.T) {
 	}{
 		{"injection", Options{Point: Injection}},
 		{"explicit", Options{Point: Explicit}},
-		{"low threshold", Options{MinConfidence: 0.2}},
-		{"lower threshold", Options{MinConfidence: 0.05}},
+		{"low threshold", Options{MinConfidence: ptr(0.2)}},
+		{"lower threshold", Options{MinConfidence: ptr(0.05)}},
 		{"as of a day ago", Options{Point: Explicit, ValidAt: ptr(testNow.Add(-24 * time.Hour))}},
 	}
 	var lazyReads, eagerReads, claims int
@@ -64,7 +64,7 @@ func TestLazyWeighingChangesNothing(t *testing.T) {
 			// cannot clear the threshold stands for the memory a later one
 			// that can stands for too, and claims it first
 			for _, thr := range claimingThresholds(t, c, QueryTerms(q)) {
-				o := Options{Limit: 3, Now: testNow, MinConfidence: thr}
+				o := Options{Limit: 3, Now: testNow, MinConfidence: ptr(thr)}
 				want, _ := rankEager(t, c, QueryTerms(q), o)
 				got, _ := rankLazy(t, c, QueryTerms(q), o)
 				require.Equal(t, want, got, "%s at %v: %q", name, thr, q)
@@ -76,8 +76,11 @@ func TestLazyWeighingChangesNothing(t *testing.T) {
 				want, eager := rankEager(t, c, QueryTerms(q), o)
 				got, lazy := rankLazy(t, c, QueryTerms(q), o)
 				require.Equal(t, want, got, "%s %s: %q", name, p.name, q)
-				eagerReads += eager
-				lazyReads += lazy
+				if o.Point == Injection || o.MinConfidence != nil {
+					// explicit recall has no threshold: it reads every candidate
+					eagerReads += eager
+					lazyReads += lazy
+				}
 				if len(want) == 0 {
 					continue
 				}
@@ -89,32 +92,20 @@ func TestLazyWeighingChangesNothing(t *testing.T) {
 			}
 		}
 	}
-	require.Less(t, lazyReads, eagerReads/2, "weighing lazily reads fewer memories")
+	require.Less(t, lazyReads, eagerReads/2, "weighing lazily reads fewer memories where there is a threshold")
 	require.Positive(t, claims, "no query had a waiting candidate claim a memory")
 }
 
-// claimingThresholds are the thresholds at which a candidate past the
-// first two memories kept cannot clear the threshold, and a later one that
+// claimingThresholds are the thresholds at which a candidate cannot clear
+// the threshold, and a later one that
 // stands for the same memory can.
 func claimingThresholds(t *testing.T, c loader, terms []string) []float64 {
 	o := Options{Limit: 3, Now: testNow}
 	top, _, qs, err := scoreTop(c, terms, nil, max(minCandidates, candidatesPerResult*o.Limit))
 	require.NoError(t, err)
-	w := weigher{c: c, o: &o, seen: map[string]bool{}}
-	var best [2]float64
-	kept, past := 0, len(top)
-	for i := 0; i < len(top) && kept < 2; i++ {
-		k, err := w.weigh(&top[i])
-		require.NoError(t, err)
-		if k != nil {
-			best[kept] = k.cd.rel
-			kept++
-			past = i + 1
-		}
-	}
 	// what each candidate stands for, each weighed alone
 	stands := make([]string, len(top))
-	for i := past; i < len(top); i++ {
+	for i := range top {
 		alone := weigher{c: c, o: &o, seen: map[string]bool{}}
 		k, err := alone.weigh(&top[i])
 		require.NoError(t, err)
@@ -123,10 +114,10 @@ func claimingThresholds(t *testing.T, c loader, terms []string) []float64 {
 		}
 	}
 	var out []float64
-	for i := past; i < len(top); i++ {
+	for i := range top {
 		for j := i + 1; j < len(top); j++ {
-			ci := confidenceOf(featuresOf(top[i], qs, best, false), &confidenceWeights)
-			cj := confidenceOf(featuresOf(top[j], qs, best, false), &confidenceWeights)
+			ci := confidenceOf(featuresOf(top[i], qs), &confidenceWeights)
+			cj := confidenceOf(featuresOf(top[j], qs), &confidenceWeights)
 			if stands[i] != "" && stands[i] == stands[j] && ci < cj {
 				out = append(out, cj)
 			}
@@ -154,21 +145,17 @@ func rankEager(t *testing.T, c loader, terms []string, o Options) ([]Hit, int) {
 	require.NoError(t, err)
 	kept, err := weighAll(cl, top, &o)
 	require.NoError(t, err)
-	var best [2]float64
-	for i := 0; i < len(kept) && i < 2; i++ {
-		best[i] = kept[i].cd.rel
-	}
 	threshold := o.Point.Threshold()
-	if o.MinConfidence > 0 {
-		threshold = o.MinConfidence
+	if o.MinConfidence != nil {
+		threshold = *o.MinConfidence
 	}
 	var hits []Hit
-	for i, k := range kept {
-		conf := confidenceOf(featuresOf(k.cd, qs, best, i == 0), &confidenceWeights)
+	for _, k := range kept {
+		conf := confidenceOf(featuresOf(k.cd, qs), &confidenceWeights)
 		if conf < threshold {
 			continue
 		}
-		s, trust := finalScore(k.cd.rel, k.en.m, &o, map[string]bool{}, o.cfg)
+		s, trust := finalScore(k.cd.rel, conf, k.en.m, &o, map[string]bool{}, o.cfg)
 		if trust < o.MinTrust {
 			continue
 		}
