@@ -2,12 +2,15 @@ package cmd_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/index"
 )
 
 type recallItem struct {
@@ -16,6 +19,7 @@ type recallItem struct {
 	Text        string  `json:"text"`
 	Score       float64 `json:"score"`
 	Confidence  float64 `json:"confidence"`
+	Label       string  `json:"label"`
 	Trust       float64 `json:"trust"`
 	Stale       bool    `json:"stale"`
 	StaleReason string  `json:"stale_reason"`
@@ -78,7 +82,7 @@ func TestCLIRecall(t *testing.T) {
 
 	// text output: id, type, trust, how likely a match and author on each item
 	out = mustRun(t, sb, "recall", "--", "requireAdmin ERR_NO_SESSION")
-	require.Regexp(t, `^- \[[0-9a-f]{6,}, gotcha, trust 0\.90, likely match, by Proc Test via cli\] requireAdmin throws`, out)
+	require.Regexp(t, `^- \[[0-9a-f]{6,}, gotcha, trust 0\.90, strong match, by Proc Test via cli\] requireAdmin throws`, out)
 
 	// the recall snapshot lives in the common dir and a reindex rebuilds
 	// it; it removes the MCP server's search index, which git-mem does not
@@ -111,25 +115,32 @@ func TestCLIRecallLimitBudgetAndFooter(t *testing.T) {
 	} {
 		mustRun(t, sb, "add", "--", text)
 	}
-	// six memories share every word of the query; the confidence of the
-	// weaker ones is under explicit recall's threshold, so a low
-	// --min-confidence brings them all
-	all := recallJSON(t, sb, "--min-confidence", "0.02", "--", "playwright e2e timeout")
+	// six memories share every word of the query: explicit recall returns
+	// them all, each labelled by its confidence, and --min-confidence
+	// leaves out those under it (0: none)
+	all := recallJSON(t, sb, "--", "playwright e2e timeout")
 	require.Len(t, all, 6)
-	require.Less(t, len(recallJSON(t, sb, "--", "playwright e2e timeout")), 6)
+	require.Equal(t, all, recallJSON(t, sb, "--min-confidence", "0", "--", "playwright e2e timeout"))
 	for _, it := range all {
-		require.Greater(t, it.Confidence, 0.02)
+		require.Equal(t, index.ConfidenceLabel(it.Confidence), it.Label, "the label names the confidence")
+	}
+	floor := all[len(all)-1].Confidence + 0.001
+	fewer := recallJSON(t, sb, "--min-confidence", fmt.Sprint(floor), "--", "playwright e2e timeout")
+	require.NotEmpty(t, fewer)
+	require.Less(t, len(fewer), 6)
+	for _, it := range fewer {
+		require.GreaterOrEqual(t, it.Confidence, floor)
 	}
 
-	out := mustRun(t, sb, "recall", "--min-confidence", "0.02", "--limit", "2", "--", "playwright e2e timeout")
+	out := mustRun(t, sb, "recall", "--limit", "2", "--", "playwright e2e timeout")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 3)
 	require.Regexp(t, `^4 more matched: git mem recall --limit 30 -- playwright e2e timeout$`, lines[2])
 
-	out = mustRun(t, sb, "recall", "--min-confidence", "0.02", "--budget", "80", "--", "playwright e2e timeout")
+	out = mustRun(t, sb, "recall", "--budget", "80", "--", "playwright e2e timeout")
 	require.LessOrEqual(t, len([]rune(out)), 80*4)
 	require.Contains(t, out, "more matched")
-	items := recallJSON(t, sb, "--min-confidence", "0.02", "--budget", "80", "--", "playwright e2e timeout")
+	items := recallJSON(t, sb, "--budget", "80", "--", "playwright e2e timeout")
 	require.NotEmpty(t, items)
 	require.Less(t, len(items), 6)
 

@@ -50,7 +50,7 @@ func TestShareMergesWhatGitFetchBrought(t *testing.T) {
 	w.memOKIn(a, "push")
 	w.gitIn(c, "fetch", "-q")
 	payload, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": c, "hook_event_name": "UserPromptSubmit",
-		"prompt": "the staging database reset every Sunday night at midnight UTC wiped my test data", "transcript_path": "/t.jsonl"})
+		"prompt": "is the staging database reset every Sunday night at midnight UTC?", "transcript_path": "/t.jsonl"})
 	hook := exec.Command(binary, "hook", "prompt", "--agent", "claude")
 	hook.Dir = w.home
 	hook.Env = w.env()

@@ -201,7 +201,8 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 			return nil, err
 		}
 		for _, h := range r.Hits {
-			if h.Memory.Type == gitstore.TypeSession || !isNew(h.Memory) {
+			// nobody asked: a weak match of the branch's words is noise
+			if h.Memory.Type == gitstore.TypeSession || !isNew(h.Memory) || index.ConfidenceLabel(h.Confidence) == index.LabelWeak {
 				continue
 			}
 			res.Relevant = append(res.Relevant, h)

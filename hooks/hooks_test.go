@@ -109,12 +109,14 @@ func TestPromptOncePerSession(t *testing.T) {
 	p := func(prompt string) string {
 		return payload("claude", "UserPromptSubmit", "s3", dir, map[string]any{"prompt": prompt})
 	}
-	o := run(t, "prompt", "claude", p("how are stripe webhook signatures verified?"))
+	o := run(t, "prompt", "claude", p("how are stripe webhook signatures verified with the endpoint secret?"))
 	text := injected(t, o)
 	require.Contains(t, string(o.Output), `"hookEventName":"UserPromptSubmit"`)
 	require.Contains(t, text, "endpoint secret")
 	require.LessOrEqual(t, utf8.RuneCountInString(text), handoff.PromptChars)
-	o = run(t, "prompt", "claude", p("where do we verify the stripe webhook signature"))
+	again := "where do we verify stripe webhook signatures with the endpoint secret"
+	require.Contains(t, injected(t, run(t, "prompt", "claude", payload("claude", "UserPromptSubmit", "s3b", dir, map[string]any{"prompt": again}))), "endpoint secret", "injected in another session")
+	o = run(t, "prompt", "claude", p(again))
 	require.Empty(t, o.Output, "each memory at most once per session")
 	o = run(t, "prompt", "claude", p("webhook"))
 	require.Empty(t, o.Output, "fewer than two usable terms")
@@ -312,7 +314,7 @@ func TestIndexLockedByAnotherProcess(t *testing.T) {
 		holdLock(t, p)
 	}
 	start := time.Now()
-	o := run(t, "prompt", "codex", payload("codex", "UserPromptSubmit", "s7", dir, map[string]any{"prompt": "how are stripe webhook signatures verified", "turn_id": "t1"}))
+	o := run(t, "prompt", "codex", payload("codex", "UserPromptSubmit", "s7", dir, map[string]any{"prompt": "how are stripe webhook signatures verified with the endpoint secret", "turn_id": "t1"}))
 	require.Less(t, time.Since(start), 2500*time.Millisecond)
 	require.Contains(t, injected(t, o), "endpoint secret", "a busy index falls back to the snapshot or a scan")
 }

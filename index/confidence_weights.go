@@ -9,5 +9,5 @@ var confidenceWeights = [numFeatures + 1]float64{2.3815, -0.7293, 1.5937, 2.3854
 // prompt hook injects strong memories only).
 const (
 	likelyThreshold = 0.60
-	strongThreshold = 0.90
+	strongThreshold = 0.87
 )

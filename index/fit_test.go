@@ -476,16 +476,17 @@ const (
 	offtopicBound  = 0.93
 	thresholdStep  = 0.01
 	thresholdLimit = 0.99
-	// minLabelled: fewer results labelled likely say nothing yet about
-	// their precision (strong has no such exemption: a hook's false
-	// positive costs every session that sees it)
+	// minLabelled: fewer results so labelled on a source say nothing yet
+	// about their precision there
 	minLabelled = 10
 )
 
 // chooseThresholds picks, on the training queries, the lowest strong
 // threshold from which every source's strong results are relevant at
 // least strongBound of the time, and the lowest likely threshold under it
-// from which every source keeps likelyBound and offtopicBound.
+// from which every source keeps likelyBound and offtopicBound (a source
+// with fewer than minLabelled results so labelled is not yet held to the
+// precision bounds).
 func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) fitPoints {
 	bySource := map[string][]fitQuery{}
 	for _, q := range qs {
@@ -501,7 +502,7 @@ func chooseThresholds(qs []fitQuery, w *[numFeatures + 1]float64) fitPoints {
 	}
 	p := fitPoints{strong: thresholdLimit}
 	for t := thresholdLimit; t >= thresholdStep; t -= thresholdStep {
-		if !every(fitPoints{likely: t, strong: t}, func(r fitRates) bool { return r.precision >= strongBound }) {
+		if !every(fitPoints{likely: t, strong: t}, func(r fitRates) bool { return r.injected < minLabelled || r.precision >= strongBound }) {
 			break
 		}
 		p.strong = t
