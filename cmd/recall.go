@@ -40,14 +40,17 @@ path. The query is free text: it is never read as search syntax; a query of
 - is read from stdin (a pasted error log, say). Nothing is printed when
 nothing is relevant (--json prints []).
 
-A memory is returned when its confidence (how likely it is what the query
-is about, 0 to 1; shown as "likely", "possible" or "weak" match) clears the
-threshold of explicit recall; --min-confidence sets another (0.05 shows
-nearly every memory that shares the query's words). --also adds another
-phrasing of the same need (up to 4): each is recalled and the results are
-merged, memories several phrasings find first. Ranking: text relevance
-x (0.5 + trust) x recency, with a boost for memories written on the current
-branch and for memories about files being changed.
+Every memory that shares the query's distinctive words is returned, best
+first, with its confidence (how likely it is what the query is about, 0 to
+1) named as a "strong", "likely" or "weak" match: strong is what the prompt
+hook would inject, likely is more often right than not, weak shares the
+words and is worth a look. A question nothing shares words with gets
+nothing. --min-confidence C leaves out memories under C (0: none left out).
+--also adds another phrasing of the same need (up to 4): each is recalled
+and the results are merged, memories several phrasings find first.
+Ranking: text relevance x sqrt(confidence) x (0.5 + trust) x recency, with
+a boost for memories written on the current branch and for memories about
+files being changed.
 Superseded and expired memories are left out unless --all or --valid-at.
 A memory whose files changed since it was written is marked possibly stale.
 
@@ -88,7 +91,7 @@ not fit are skipped, and the last line says how many more matched.`,
 	f.StringVar(&o.validAt, "valid-at", "", "what was true at `WHEN`, superseded facts included")
 	f.BoolVar(&o.all, "all", false, "include superseded and expired memories")
 	f.StringArrayVar(&o.also, "also", nil, "another phrasing of the same need (repeatable, up to 4)")
-	f.Float64Var(&o.minConfidence, "min-confidence", 0, "return memories from confidence `C` (0 to 1) on, instead of explicit recall's threshold")
+	f.Float64Var(&o.minConfidence, "min-confidence", 0, "leave out memories under confidence `C` (0 to 1; 0: none)")
 	f.BoolVar(&o.json, "json", false, "print a JSON array")
 	return c
 }

@@ -256,4 +256,17 @@ func TestCLIEval(t *testing.T) {
 	_, errOut, code := sb.run("eval", t.TempDir())
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "memories.jsonl")
+
+	// recall sets of the shared format: four systems per kind, and a
+	// baseline the run falls under is an error
+	sets, err := filepath.Abs(filepath.Join("..", "fixtures", "evalsets"))
+	require.NoError(t, err)
+	out = mustRun(t, sb, "eval", sets)
+	require.Contains(t, out, "tidepool/tidepool-notes: recall@5 / hit@5")
+	require.Regexp(t, `answerable +4 +[0-9.]+ / [0-9.]+ +1\.000 / 1\.00 +1\.000 / 1\.00 +1\.000`, out)
+	base := filepath.Join(t.TempDir(), "base.json")
+	require.NoError(t, os.WriteFile(base, []byte(`[{"source":"tidepool","set":"tidepool-notes","kind":"task","system":"explicit","measure":"recall","min":1.5}]`), 0o644))
+	_, errOut, code = sb.run("eval", "--baseline", base, sets)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "1.000 is below the baseline 1.500")
 }

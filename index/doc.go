@@ -67,23 +67,26 @@
 //
 // # The decision to answer
 //
-// Whether a candidate is returned is decided by its confidence
-// (confidence.go): a logistic model over evidence that is a share or a
-// ratio rather than a sum (the share of the query's weight matched, of the
-// memory's words matched, the rarity of the best word matched, the lead
-// over the next candidate...), so that neither a long prompt nor a large
-// store pushes a right answer down by itself. Two operating points read
-// it: Injection (the prompt hook: precision first) and Explicit (recall,
-// MCP memory_recall, boot -- TASK: more answers, still none for an
-// off-topic question). The weights and both thresholds are fitted on the
-// tune splits of every project of fixtures/eval by TestFitConfidence
-// (confidence_weights.go is its output); fixtures/eval/README.md says how
-// and what the eval measures.
+// A candidate (a memory matching one of the query's rarer words, over the
+// candidate floor) gets a confidence (confidence.go): a logistic model
+// over evidence the candidate carries by itself (shares of the query's and
+// of the memory's words matched, the rarity matched), never a comparison
+// with the other candidates, so that it means the same on text written
+// anywhere and a second good answer does not lower the first's. It is
+// named by a label: strong, likely or weak (ConfidenceLabel). Explicit
+// recall (git mem recall, MCP memory_recall, boot -- TASK) returns every
+// candidate with its label; Injection (the prompt hook) only strong ones.
+// The weights and thresholds are fitted on the tune parts of every source
+// (the own eval projects, and the shared recall sets written elsewhere) by
+// TestFitConfidence (confidence_weights.go is its output);
+// fixtures/eval/README.md says how and what the evals measure (eval.go,
+// the own projects; evalset.go, recall sets of the shared format per
+// source).
 //
-// Several phrasings of one need (Options.Also) are recalled one by one,
-// each at fusedThreshold, and fused by reciprocal rank fusion (fuse.go).
+// Several phrasings of one need (Options.Also) are recalled one by one
+// and fused by reciprocal rank fusion (fuse.go).
 //
-// A superseded memory stands for the memory that replaced it (returnable):
+// A superseded memory stands for the memory that replaced it (weigher):
 // a question about the old fact is answered with the current one, never
 // with the old one, unless the caller asked for history.
 //
@@ -92,5 +95,6 @@
 // pack.go packs results into a token budget (CharsPerToken characters per
 // token) under a character cap; stale.go marks returned memories whose files
 // changed since they were written. eval.go and evalreport.go run the labelled
-// eval of fixtures/eval and compare it with its baseline.
+// eval of fixtures/eval and compare it with its baseline; evalset.go runs
+// recall sets of the shared format and compares them with theirs.
 package index

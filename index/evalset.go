@@ -127,7 +127,7 @@ func LoadSets(root string) ([]*Dataset, error) {
 		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s holds no recall set (*.json)", gitstore.ErrInvalid, root)
+		return nil, fmt.Errorf("%w: %s holds no recall set (*.json) and no eval project (a directory with memories.jsonl and queries.jsonl)", gitstore.ErrInvalid, root)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Source != out[j].Source {

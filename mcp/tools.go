@@ -216,8 +216,9 @@ func (s *Server) addTools() {
 		Name: ToolRecall,
 		Description: "Search the repository's memory for what earlier sessions learned about a topic: give the words you would search for " +
 			"(file and function names, error text, a question), and in queries 2 or 3 other phrasings of the same need, one with the likely " +
-			"technical terms. Returns the memories likely to be about it, best first, with id, type, trust, " +
-			"confidence (0 to 1) and author, marking ones whose files changed since as possibly stale; nothing when nothing is. " +
+			"technical terms. Returns the memories that share its distinctive words, best first, with id, type, trust, " +
+			"confidence (0 to 1) labelled strong, likely or weak, and author, marking ones whose files changed since as possibly stale; " +
+			"nothing when no memory shares them. Read a weak match as a lead to check, not an answer. " +
 			"Use it before changing unfamiliar code or when something surprises you.",
 		Annotations: readOnly("Recall memories"),
 	}, handle(s, s.recall))
@@ -575,6 +576,7 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 		mo.Trust = h.Trust
 		mo.Score = round3(h.Score)
 		mo.Confidence = round3(h.Confidence)
+		mo.Label = index.ConfidenceLabel(h.Confidence)
 		mo.Stale, mo.StaleReason = h.Stale, h.StaleReason
 		mo.Text = "" // in out.Text, within the budget
 		out.Memories = append(out.Memories, mo)

@@ -1,11 +1,12 @@
 #!/bin/sh
-# fit-confidence.sh: refits recall's confidence on the tune splits of every
-# project of fixtures/eval, rewrites index/confidence_weights.go, and prints
-# the tune figures, the leave-one-project-out check and the feature
-# ablation. Run the eval afterwards (go test ./index) and, when the figures
-# moved on purpose, rewrite the baseline:
+# fit-confidence.sh: refits recall's confidence on the tune parts of every
+# source (the project's own projects in fixtures/eval, and the tune halves
+# of the shared recall sets beside the project, or GIT_MEM_SETS), rewrites
+# index/confidence_weights.go, and prints the tune figures, the
+# leave-one-source-out check and the feature ablation. Run the evals
+# afterwards and, when the figures moved on purpose, rewrite the baselines:
 #
-#   go test ./index -run TestEvalBaseline -update-baseline
+#   go test ./index -run 'TestEvalBaseline|TestSetsBaseline' -update-baseline -update-set-baseline
 set -eu
 cd "$(dirname "$0")/.."
 exec go test ./index -run '^TestFitConfidence$' -fit -v -count 1
