@@ -29,13 +29,13 @@ func TestIncrementalSync(t *testing.T) {
 	res := r.recall("payments retries backoff")
 	require.Equal(t, "index", res.Source, res.Fallback)
 	require.False(t, res.Rebuilt)
-	require.Equal(t, []string{m.ID}, ids(res))
+	require.Equal(t, m.ID, ids(res)[0])
 	require.Equal(t, docs+1, readState(dir).Docs)
 
 	_, err := r.Main.Forget(context.Background(), gitstore.Writer{Agent: "test"}, m.ID)
 	require.NoError(t, err)
 	res = r.recall("payments retries backoff")
-	require.Empty(t, res.Hits)
+	require.NotContains(t, ids(res), m.ID)
 	require.False(t, res.Rebuilt)
 	require.Equal(t, docs, readState(dir).Docs)
 }
