@@ -193,16 +193,17 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 	res.Query = strings.TrimSpace(branchWords(o.Branch) + " " + strings.Join(o.Touched, " "))
 	matched := 0
 	if len(index.QueryTerms(res.Query)) > 0 {
+		// nobody asked: a weak match of the branch's words is noise
+		likely := index.LabelThreshold(index.LabelLikely)
 		r, err := index.Recall(ctx, set, index.Options{
 			Query: res.Query, Limit: maxRelevant + 10, Now: o.Now, Branch: o.Branch,
-			Touched: o.Touched, MinTrust: MinTrust, Exclude: exclude,
+			Touched: o.Touched, MinTrust: MinTrust, Exclude: exclude, MinConfidence: &likely,
 		})
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range r.Hits {
-			// nobody asked: a weak match of the branch's words is noise
-			if h.Memory.Type == gitstore.TypeSession || !isNew(h.Memory) || index.ConfidenceLabel(h.Confidence) == index.LabelWeak {
+			if h.Memory.Type == gitstore.TypeSession || !isNew(h.Memory) {
 				continue
 			}
 			res.Relevant = append(res.Relevant, h)

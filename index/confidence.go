@@ -67,6 +67,19 @@ func ConfidenceLabel(c float64) string {
 	return LabelWeak
 }
 
+// LabelThreshold is the least confidence a label is given from (0 for
+// weak), so that a caller that wants only likely-or-better matches asks
+// recall for them and the others are never read.
+func LabelThreshold(label string) float64 {
+	switch label {
+	case LabelStrong:
+		return strongThreshold
+	case LabelLikely:
+		return likelyThreshold
+	}
+	return 0
+}
+
 // injectionThreshold is the least confidence the prompt hook injects.
 const injectionThreshold = strongThreshold
 
