@@ -221,24 +221,39 @@ type SetRow struct {
 	Kind   string `json:"kind"`
 	Split  string `json:"split"`
 	System string `json:"system"`
+	SetCounts
+}
+
+// SetCounts are a row's figures, which add up across rows.
+type SetCounts struct {
 	// N counts the queries; Recall sums their recall@k; Hits counts those
 	// with a relevant memory in the top k (queries with relevant memories).
 	N      int     `json:"n"`
 	Recall float64 `json:"recall"`
 	Hits   int     `json:"hits"`
-	// Answered counts the queries that got anything; Nothing those that
-	// got nothing; NoLabel those that got nothing labelled better than
-	// weak (off-topic queries).
-	Answered int `json:"answered"`
-	Nothing  int `json:"nothing"`
-	NoLabel  int `json:"no_label"`
-	// Returned and Relevant count the memories returned and, of them, the
-	// relevant ones (precision); Likely and LikelyRelevant the same for
+	// Nothing counts the queries that got nothing; NoLabel those that got
+	// nothing labelled better than weak.
+	Nothing int `json:"nothing"`
+	NoLabel int `json:"no_label"`
+	// Returned and RelevantHits count the memories returned and, of them,
+	// the relevant ones (precision); Likely and LikelyRelevant the same for
 	// those labelled likely or strong (calibration).
 	Returned       int `json:"returned"`
 	RelevantHits   int `json:"relevant"`
 	Likely         int `json:"likely"`
 	LikelyRelevant int `json:"likely_relevant"`
+}
+
+func (c *SetCounts) plus(o SetCounts) {
+	c.N += o.N
+	c.Recall += o.Recall
+	c.Hits += o.Hits
+	c.Nothing += o.Nothing
+	c.NoLabel += o.NoLabel
+	c.Returned += o.Returned
+	c.RelevantHits += o.RelevantHits
+	c.Likely += o.Likely
+	c.LikelyRelevant += o.LikelyRelevant
 }
 
 // RecallAt is the mean recall@k.
@@ -279,19 +294,9 @@ func (f SetFilter) match(r SetRow) bool {
 func (rep *SetReport) Sum(f SetFilter) SetRow {
 	out := SetRow{Source: f.Source, Set: f.Set, Kind: f.Kind, Split: f.Split, System: f.System}
 	for _, r := range rep.Rows {
-		if !f.match(r) {
-			continue
+		if f.match(r) {
+			out.plus(r.SetCounts)
 		}
-		out.N += r.N
-		out.Recall += r.Recall
-		out.Hits += r.Hits
-		out.Answered += r.Answered
-		out.Nothing += r.Nothing
-		out.NoLabel += r.NoLabel
-		out.Returned += r.Returned
-		out.RelevantHits += r.RelevantHits
-		out.Likely += r.Likely
-		out.LikelyRelevant += r.LikelyRelevant
 	}
 	return out
 }
@@ -384,8 +389,6 @@ func (r *SetRow) add(q EvalQuery, got []labelled) {
 	r.N++
 	if len(got) == 0 {
 		r.Nothing++
-	} else {
-		r.Answered++
 	}
 	better := false
 	found := 0

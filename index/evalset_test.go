@@ -91,9 +91,9 @@ func TestRunSetsMeasures(t *testing.T) {
 // each reported.
 func TestSetBaselineCatchesALoss(t *testing.T) {
 	rep := &SetReport{Rows: []SetRow{
-		{Source: "s", Set: "a", Kind: "task", System: SystemRanking, N: 10, Recall: 5},
-		{Source: "s", Set: "a", Kind: "task", System: SystemExplicit, N: 10, Recall: 4.8},
-		{Source: "s", Set: "a", Kind: "offtopic", System: SystemExplicit, N: 10, NoLabel: 9},
+		{Source: "s", Set: "a", Kind: "task", System: SystemRanking, SetCounts: SetCounts{N: 10, Recall: 5}},
+		{Source: "s", Set: "a", Kind: "task", System: SystemExplicit, SetCounts: SetCounts{N: 10, Recall: 4.8}},
+		{Source: "s", Set: "a", Kind: "offtopic", System: SystemExplicit, SetCounts: SetCounts{N: 10, NoLabel: 9}},
 	}}
 	base := SetBaseline{
 		{Source: "s", Set: "a", Kind: "task", System: SystemExplicit, Measure: "recall", Min: 0.5},
