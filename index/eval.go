@@ -423,8 +423,6 @@ type EvalOptions struct {
 	Undated bool
 	// NoKeys writes the memories without their retrieval keys.
 	NoKeys bool
-	// minConfidence, when set, overrides the explicit threshold (tuning).
-	minConfidence *float64
 
 	cfg *config
 }
@@ -549,8 +547,8 @@ func newEvalRun(ctx context.Context, ds *Dataset, s *Suite, crowded bool, o Eval
 // recall answers one query (and its other phrasings) at a point, from the
 // prebuilt scan or through Recall (the snapshot): the dataset keys of the
 // memories returned, and which of them are labelled better than weak.
-func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config, minConfidence *float64) (got []string, labelled int, source string, err error) {
-	o := Options{Query: query, Also: also, Limit: 3, Now: run.now, NoStale: true, Point: p, MinConfidence: minConfidence, cfg: cfg}
+func (run *evalRun) recall(ctx context.Context, query string, also []string, p Point, cfg *config) (got []string, labelled int, source string, err error) {
+	o := Options{Query: query, Also: also, Limit: 3, Now: run.now, NoStale: true, Point: p, cfg: cfg}
 	var hits []Hit
 	source = "scan"
 	if run.corpus == nil {
@@ -598,7 +596,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 		if o.Phrasings {
 			also = q.Also
 		}
-		got, labelled, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg, o.minConfidence)
+		got, labelled, source, err := run.recall(ctx, q.Query, also, Explicit, o.cfg)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
@@ -619,7 +617,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 			rep.Misses = append(rep.Misses, EvalMiss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
 		}
 
-		if got, _, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg, nil); err != nil {
+		if got, _, _, err = run.recall(ctx, q.Query, also, Injection, o.cfg); err != nil {
 			return fmt.Errorf("query %q: %w", q.Query, err)
 		}
 		r = row(Injection, q)

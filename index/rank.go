@@ -36,8 +36,7 @@ import (
 // recency is 1 + ½·ln(1 + age^-½ + ½·Σ reinforcement_age^-½) (ACT-R base-level
 // activation, ages in days, at least one day; reinforcements and
 // confirmations count). boosts: ×1.15 when the memory was written on the
-// current branch, ×1.3 when one of its paths is being changed in the
-// worktree.
+// current branch, ×1.3 when one of its paths is being changed in the worktree.
 
 // KeyWeight is what a query word found in a memory's retrieval keys counts,
 // against 1 in its text: keys help find a memory, and never count more than

@@ -30,17 +30,17 @@ func embedRepo(set *gitstore.Set) *gitstore.Repo {
 
 // vectorConfidence maps a similarity onto the confidence scale, so that
 // its label means what a lexical one does: the endpoint's injection score
-// (likelyAt) is just likely, 1 is certain, and a similarity between the
-// floor and likelyAt is weak, rising towards likely. Not fitted on data
-// (no model runs where the eval runs).
-func vectorConfidence(sim, floor, likelyAt float64) float64 {
+// (injectAt) is just enough for the prompt hook, 1 is certain, and a
+// similarity from the floor up to injectAt rises from 0 towards it. Not
+// fitted on data (no model runs where the eval runs).
+func vectorConfidence(sim, floor, injectAt float64) float64 {
 	switch {
 	case sim < floor:
 		return 0
-	case sim < likelyAt:
-		return injectionThreshold * (sim - floor) / (likelyAt - floor)
+	case sim < injectAt:
+		return injectionThreshold * (sim - floor) / (injectAt - floor)
 	}
-	return min(1, injectionThreshold+(1-injectionThreshold)*(sim-likelyAt)/max(1-likelyAt, 1e-9))
+	return min(1, injectionThreshold+(1-injectionThreshold)*(sim-injectAt)/max(1-injectAt, 1e-9))
 }
 
 // fuseVectors is recall's one fusion step with the vector ranking: the
@@ -66,20 +66,20 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 	if o.MinConfidence != nil {
 		threshold = *o.MinConfidence
 	}
-	likelyAt := cfg.InjectScore()
+	injectAt := cfg.InjectScore()
 	q, err := e.Query(ctx, o.Query, time.Now())
 	if err == nil {
 		var ms []embed.Match
 		if ms, err = e.Search(ctx, q, max(minCandidates, candidatesPerResult*o.Limit), floor); err == nil {
 			res.Embedding = "vectors"
-			fuseMatches(c, ms, floor, likelyAt, threshold, o, res)
+			fuseMatches(c, ms, floor, injectAt, threshold, o, res)
 			return
 		}
 	}
 	res.Embedding = "lexical only: " + err.Error()
 }
 
-func fuseMatches(c loader, ms []embed.Match, floor, likelyAt, threshold float64, o *Options, res *Result) {
+func fuseMatches(c loader, ms []embed.Match, floor, injectAt, threshold float64, o *Options, res *Result) {
 	touched := o.touchedPaths()
 	sims := map[string]float64{}
 	var near []Hit
@@ -88,7 +88,7 @@ func fuseMatches(c loader, ms []embed.Match, floor, likelyAt, threshold float64,
 		if err != nil || en == nil || embed.HashOf(en.m.Text) != m.Hash || !keep(en.m, o) {
 			continue // gone, revised since it was embedded, or not to be returned
 		}
-		conf := vectorConfidence(m.Score, floor, likelyAt)
+		conf := vectorConfidence(m.Score, floor, injectAt)
 		if conf < threshold {
 			continue
 		}
@@ -110,7 +110,7 @@ func fuseMatches(c loader, ms []embed.Match, floor, likelyAt, threshold float64,
 		lexical[k] = true
 		if sim, ok := sims[k]; ok {
 			h.Similarity = sim
-			h.Confidence = max(h.Confidence, vectorConfidence(sim, floor, likelyAt))
+			h.Confidence = max(h.Confidence, vectorConfidence(sim, floor, injectAt))
 		}
 	}
 	only := 0
