@@ -88,7 +88,7 @@ func TestQwenThenCopilot(t *testing.T) {
 		ToolCall{Name: "mcp__git-mem__memory_add", Args: map[string]any{"text": qwenFact, "type": "fact", "source": "verified"}},
 		ToolCall{Name: "mcp__git-mem__memory_handoff", Args: map[string]any{"done": "export queue added", "next": handoffNext}},
 	))
-	res := RunQwen(t, Run{Dir: repo, Prompt: "Where does the nightly export job write its CSV files? Add the export queue.", Model: model,
+	res := RunQwen(t, Run{Dir: repo, Prompt: "Which bucket does the nightly export job write its CSV files to? Add the export queue.", Model: model,
 		Args: []string{"--approval-mode", "yolo"}, Env: []string{"QWEN_CODE_SUPPRESS_YOLO_WARNING=1"}})
 	require.NoError(t, res.Err, "qwen: %s\nhooks.log:\n%s\n%s", res, hooksLog(repo), model.Dump())
 	chat := model.Find("chat", "")
