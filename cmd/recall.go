@@ -121,11 +121,20 @@ func hitsJSON(hits []index.Hit, now time.Time) []recallJSON {
 		v.Trust, v.Scope = h.Trust, string(h.Scope)
 		out = append(out, recallJSON{
 			View:  v,
-			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), Label: index.ConfidenceLabel(h.Confidence), LowTrust: h.Trust < index.LowTrust,
+			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), Label: label(h), LowTrust: h.Trust < index.LowTrust,
 			Stale: h.Stale, StaleReason: h.StaleReason, Similarity: round3(h.Similarity),
 		})
 	}
 	return out
+}
+
+// label names a hit's confidence, or nothing for a memory shown without
+// matching anything.
+func label(h index.Hit) string {
+	if h.Relevance == 0 && h.Confidence == 0 {
+		return ""
+	}
+	return index.ConfidenceLabel(h.Confidence)
 }
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -239,8 +239,11 @@ func TestCLIBoot(t *testing.T) {
 	require.Len(t, b.Standing, 1)
 	require.Len(t, b.Relevant, 1)
 	require.Contains(t, b.Relevant[0].Text, "idempotency")
+	require.Equal(t, index.ConfidenceLabel(b.Relevant[0].Confidence), b.Relevant[0].Label, "a match carries its label")
+	require.Empty(t, b.Standing[0].Label, "a preference shown for itself matched nothing")
 	require.Len(t, b.Newest, 1)
 	require.Contains(t, b.Newest[0].Text, "Bookings")
+	require.Empty(t, b.Newest[0].Label)
 	require.NotNil(t, b.Handoff)
 	require.Contains(t, b.Handoff.Text, "wire the refund retries")
 }
