@@ -322,6 +322,9 @@ func TestTools(t *testing.T) {
 				require.NotEmpty(t, out.Memories)
 				require.Equal(t, idA, out.Memories[0].ID)
 				require.Positive(t, out.Memories[0].Score)
+				for _, m := range out.Memories {
+					require.Equal(t, index.ConfidenceLabel(m.Confidence), m.Label, "each memory carries its confidence's label")
+				}
 			}},
 		{name: "recall camelCase", tool: ToolRecall, args: map[string]any{"query": "requireAdmin ERR_NO_SESSION", "limit": 3}, want: []string{"requireAdmin throws"}},
 		{name: "recall off topic", tool: ToolRecall, args: map[string]any{"query": "kubernetes helm chart ingress"}, want: []string{"Nothing relevant"}},
