@@ -77,8 +77,8 @@ func runBoot(ctx context.Context, env *Env, o *bootOptions) error {
 	}
 	if o.json {
 		out := bootJSON{
-			Task: o.task, Branch: opts.Branch, Standing: hitsJSON(res.Standing, env.Now()), Relevant: hitsJSON(res.Relevant, env.Now()),
-			Newest: hitsJSON(res.Newest, env.Now()), Text: res.Text, Shown: res.Shown, More: res.More,
+			Task: o.task, Branch: opts.Branch, Standing: hitsJSON(set, res.Standing, env.Now()), Relevant: hitsJSON(set, res.Relevant, env.Now()),
+			Newest: hitsJSON(set, res.Newest, env.Now()), Text: res.Text, Shown: res.Shown, More: res.More,
 		}
 		if h := res.Handoff; h != nil {
 			short, err := set.ShortIDs([]string{h.ID})

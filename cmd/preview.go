@@ -88,8 +88,8 @@ func runPreview(ctx context.Context, env *Env, o *previewOptions) error {
 		return nil
 	}
 	if o.json {
-		pj := previewJSON{Branch: opts.Branch, Touched: opts.Touched, Query: res.Query, Standing: hitsJSON(res.Standing, env.Now()),
-			Relevant: hitsJSON(res.Relevant, env.Now()), Text: res.Text, Chars: chars, Cap: res.Limit, Shown: len(res.IDs), More: res.More, Skipped: res.Skipped}
+		pj := previewJSON{Branch: opts.Branch, Touched: opts.Touched, Query: res.Query, Standing: hitsJSON(set, res.Standing, env.Now()),
+			Relevant: hitsJSON(set, res.Relevant, env.Now()), Text: res.Text, Chars: chars, Cap: res.Limit, Shown: len(res.IDs), More: res.More, Skipped: res.Skipped}
 		if pj.Touched == nil {
 			pj.Touched = []string{}
 		}

@@ -113,8 +113,8 @@ type recallJSON struct {
 	Similarity float64 `json:"similarity,omitempty"`
 }
 
-func hitsJSON(hits []index.Hit, now time.Time) []recallJSON {
-	short := index.ShortIDs(hits)
+func hitsJSON(set *gitstore.Set, hits []index.Hit, now time.Time) []recallJSON {
+	short := index.ShortIDs(set, hits)
 	out := make([]recallJSON, 0, len(hits))
 	for _, h := range hits {
 		v := gitstore.NewView(h.Memory, short[h.Memory.ID], now)
@@ -181,12 +181,12 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		fmt.Fprintf(env.Err, "git mem: embeddings not used, %s\n", res.Embedding)
 	}
 	more := fmt.Sprintf("git mem recall --limit %d -- %s", max(o.limit*3, 30), shellQuote(o.query))
-	text, shown := index.Pack(res, o.budget, 0, more)
+	text, shown := index.Pack(set, res, o.budget, 0, more)
 	if o.json {
 		if o.budget == 0 {
 			shown = res.Hits
 		}
-		return writeJSON(env.Out, hitsJSON(shown, env.Now()))
+		return writeJSON(env.Out, hitsJSON(set, shown, env.Now()))
 	}
 	if len(res.Hits) == 0 {
 		if len(res.Terms) == 0 {

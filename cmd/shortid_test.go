@@ -95,6 +95,24 @@ func TestShownShortIDsResolve(t *testing.T) {
 		}
 	}
 
+	// recall shows one memory of the store whose first 6 digits another
+	// shares (superseded): its id is extended past them, in its JSON and
+	// in its text, and MCP's memory_recall says the same
+	var hits []struct {
+		ID      string `json:"id"`
+		ShortID string `json:"short_id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(sb.memOK("recall", "--json", "--", "Deploy note 3f2a9c0000000001")), &hits))
+	require.NotEmpty(t, hits)
+	require.Equal(t, "3f2a9c0000000001", hits[0].ID)
+	require.Equal(t, "3f2a9c0", hits[0].ShortID)
+	for _, h := range hits {
+		resolves("recall --json", h.ID, h.ShortID)
+	}
+	require.Contains(t, sb.memOK("recall", "--", "Deploy note 3f2a9c0000000001"), "[3f2a9c0,")
+	res = sb.mcpCall(nil, "memory_recall", map[string]any{"query": "Deploy note 3f2a9c0000000001"})
+	require.Contains(t, fmt.Sprint(res["content"]), "[3f2a9c0,")
+
 	// superseding says the old memory's display id
 	_, errOut, code := sb.mem("add", "--supersedes", "3f2a9c0", "--", "Deploy notes live in the wiki now")
 	require.Equal(t, 0, code, errOut)

@@ -461,7 +461,7 @@ func TestPack(t *testing.T) {
 		mk("dddddd4444444444", "small one"),
 	}, Matched: 9}
 
-	text, shown := Pack(res, 0, 0, "git mem recall --limit 30 -- q")
+	text, shown := Pack(nil, res, 0, 0, "git mem recall --limit 30 -- q")
 	require.Len(t, shown, 4)
 	require.Contains(t, text, "[cut: git mem show bbbbbb]")
 	require.Contains(t, text, "by Ann via codex")
@@ -469,17 +469,17 @@ func TestPack(t *testing.T) {
 	require.Equal(t, "5 more matched: git mem recall --limit 30 -- q", lines[len(lines)-1])
 
 	// a budget that fits the first item and the small one: the long and medium ones are skipped
-	text, shown = Pack(res, 90, 0, "git mem recall --limit 30 -- q")
+	text, shown = Pack(nil, res, 90, 0, "git mem recall --limit 30 -- q")
 	require.LessOrEqual(t, len([]rune(text)), 90*CharsPerToken)
 	require.Equal(t, []string{"aaaaaa1111111111", "dddddd4444444444"}, []string{shown[0].Memory.ID, shown[1].Memory.ID})
 	require.Contains(t, text, "7 more matched")
 
 	// a character cap wins over a larger token budget
-	text, _ = Pack(res, 10000, 300, "x")
+	text, _ = Pack(nil, res, 10000, 300, "x")
 	require.LessOrEqual(t, len([]rune(text)), 300)
 
 	// nothing matched: nothing printed
-	text, shown = Pack(&Result{}, 100, 0, "x")
+	text, shown = Pack(nil, &Result{}, 100, 0, "x")
 	require.Empty(t, text)
 	require.Empty(t, shown)
 }

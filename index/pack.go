@@ -155,18 +155,11 @@ func Author(m *gitstore.Memory) string {
 	return name
 }
 
-// ShortIDs returns display ids for hits: the shortest prefix (at least 6
-// digits) unique among them. An id shown to a user or an agent must be
-// unique in the stores: StoreShortIDs.
-func ShortIDs(hits []Hit) map[string]string {
-	return gitstore.ShortIDs(hitIDs(hits))
-}
-
-// StoreShortIDs returns display ids for hits that are unique in the set's
+// ShortIDs returns display ids for hits that are unique in the set's
 // stores, not only among the hits (gitstore.Set.ShortIDs): an id shown must
-// be one git mem show accepts, at any size of the store. When the stores
-// cannot be read, the ids are unique among the hits.
-func StoreShortIDs(set *gitstore.Set, hits []Hit) map[string]string {
+// be one git mem show accepts, at any size of the store. Without a set, or
+// when the stores cannot be read, the ids are unique among the hits.
+func ShortIDs(set *gitstore.Set, hits []Hit) map[string]string {
 	ids := hitIDs(hits)
 	if set != nil {
 		if short, err := set.ShortIDs(ids); err == nil {
@@ -184,20 +177,12 @@ func hitIDs(hits []Hit) []string {
 	return ids
 }
 
-// Pack renders a recall result within a budget and returns the hits that
-// fit. more is the footer hint, e.g. "git mem recall --limit 30 -- QUERY";
-// the footer is written only when something matched that is not shown.
-func Pack(res *Result, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
-	return pack(res, ShortIDs(res.Hits), budgetTokens, maxChars, more)
-}
-
-// PackIn is Pack with display ids unique in the set's stores
-// (StoreShortIDs), the ids git mem show and memory_show accept.
-func PackIn(set *gitstore.Set, res *Result, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
-	return pack(res, StoreShortIDs(set, res.Hits), budgetTokens, maxChars, more)
-}
-
-func pack(res *Result, short map[string]string, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
+// Pack renders a recall result within a budget, with display ids unique in
+// the set's stores (ShortIDs), and returns the hits that fit. more is the
+// footer hint, e.g. "git mem recall --limit 30 -- QUERY"; the footer is
+// written only when something matched that is not shown.
+func Pack(set *gitstore.Set, res *Result, budgetTokens, maxChars int, more string) (text string, shown []Hit) {
+	short := ShortIDs(set, res.Hits)
 	p := NewPacker(budgetTokens, maxChars)
 	for _, h := range res.Hits {
 		if p.Add(FormatHit(h, short[h.Memory.ID])) {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestShownIDsAreUniqueInTheStore: the short ids a listing (Catalog.Newest)
-// and a recall's output (StoreShortIDs) show are extended past a
+// and a recall's output (ShortIDs) show are extended past a
 // superseded memory and a memory not among the hits that share their first
 // digits, so that git mem show (Set.Find) resolves each; among the hits
 // alone (ShortIDs) they would not be.
@@ -55,10 +55,10 @@ func TestShownIDsAreUniqueInTheStore(t *testing.T) {
 		require.NoError(t, err)
 		hits = append(hits, Hit{Memory: m, Scope: gitstore.ScopeProject})
 	}
-	require.Equal(t, map[string]string{"3f2a9c0000000001": "3f2a9c", "77aa000000000001": "77aa00"}, ShortIDs(hits), "among the hits alone")
-	stored := StoreShortIDs(r.set, hits)
+	require.Equal(t, map[string]string{"3f2a9c0000000001": "3f2a9c", "77aa000000000001": "77aa00"}, gitstore.ShortIDs([]string{"3f2a9c0000000001", "77aa000000000001"}), "among the hits alone")
+	stored := ShortIDs(r.set, hits)
 	require.Equal(t, map[string]string{"3f2a9c0000000001": "3f2a9c0", "77aa000000000001": "77aa000"}, stored)
-	text, _ := PackIn(r.set, &Result{Hits: hits, Matched: len(hits)}, 0, 0, "")
+	text, _ := Pack(r.set, &Result{Hits: hits, Matched: len(hits)}, 0, 0, "")
 	require.Contains(t, text, "3f2a9c0")
 	require.Contains(t, text, "77aa000")
 	for id, p := range stored {

@@ -568,8 +568,8 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 		return msg, out, nil
 	}
 	more := fmt.Sprintf("call memory_recall with limit %d, or a narrower query", min(MaxRecallLimit, max(limit*3, 30)))
-	packed, shown := index.Pack(res, budget, 0, more)
-	short := index.ShortIDs(res.Hits)
+	packed, shown := index.Pack(c.set, res, budget, 0, more)
+	short := index.ShortIDs(c.set, res.Hits)
 	for _, h := range shown {
 		mo := memoryOut(h.Memory, short[h.Memory.ID], c.now)
 		mo.Scope = string(h.Scope)

@@ -212,7 +212,7 @@ func (s *Server) search(ctx context.Context, set *gitstore.Set, f listFilter, no
 	if err != nil {
 		return err
 	}
-	short := index.StoreShortIDs(set, res.Hits)
+	short := index.ShortIDs(set, res.Hits)
 	for _, h := range res.Hits {
 		if !f.keep(h.Memory, now) {
 			continue

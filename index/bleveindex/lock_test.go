@@ -69,7 +69,7 @@ func TestRecallWhileAnotherProcessHoldsTheIndex(t *testing.T) {
 		require.Contains(t, res.Fallback, "busy")
 		require.Equal(t, want[q], ids(res), q)
 		require.Less(t, time.Since(start), 3*time.Second)
-		text, shown := index.Pack(res, 120, 0, "more")
+		text, shown := index.Pack(r.Set, res, 120, 0, "more")
 		require.LessOrEqual(t, len([]rune(text)), 120*index.CharsPerToken, "within budget")
 		require.NotEmpty(t, shown)
 	}
