@@ -199,7 +199,8 @@ func writePull(w io.Writer, p *gitstore.PullResult) {
 	default:
 		fmt.Fprintf(w, "merged %s into %s (%s): %s\n", name, gitstore.RefMain, m.Commit.String()[:7], m.Summary(name))
 		for _, id := range m.Revived {
-			fmt.Fprintf(w, "  kept %s: forgotten on one side, revised on the other (git mem history %s)\n", gitstore.Clip(id, gitstore.MinShownPrefix), gitstore.Clip(id, gitstore.MinShownPrefix))
+			// the whole id in the command: a prefix may name two memories
+			fmt.Fprintf(w, "  kept %s: forgotten on one side, revised on the other (git mem history %s)\n", gitstore.Clip(id, gitstore.MinShownPrefix), id)
 		}
 	}
 	for _, d := range m.Rejected {
