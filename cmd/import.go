@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -118,10 +120,10 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 	var skipped []string
 	read := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f.path)
-		if err == nil && len(data) > maxImportFile {
-			err = fmt.Errorf("%w: %d bytes, over the %d-byte limit of one file; split it", gitstore.ErrInvalid, len(data), maxImportFile)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("import interrupted before anything was written: %w", err)
 		}
+		data, err := readImportFile(f.path, workTree)
 		var found []memfile.Item
 		if err == nil {
 			found, err = memfile.Parse(f.name, data)
@@ -351,4 +353,71 @@ func importFiles(dir, workTree string, args []string) ([]importFile, error) {
 		}
 	}
 	return out, nil
+}
+
+// readImportFile reads one file to import, refusing what would hurt: a
+// symlink (or a path through one) from inside the work tree to a file
+// outside it, which a committed symlink would otherwise read from the
+// importer's machine; anything that is not a regular file (a device, FIFO or
+// socket, which would block or never end); and a file over maxImportFile.
+// The file is opened without blocking, so a FIFO put in place after the
+// check cannot hang the open, and read no further than the limit.
+func readImportFile(path, workTree string) ([]byte, error) {
+	if workTree != "" && within(workTree, path) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, errors.Unwrap(err))
+		}
+		root, err := filepath.EvalSymlinks(workTree)
+		if err != nil {
+			root = workTree
+		}
+		if !within(root, real) {
+			return nil, fmt.Errorf("%w: a symlink to a file outside the repository; import that file by its own path if you mean it", gitstore.ErrInvalid)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, errors.Unwrap(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: not a regular file (%s); give a file or a folder", gitstore.ErrInvalid, fileKind(info.Mode()))
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, errors.Unwrap(err))
+	}
+	defer fh.Close()
+	if info, err = fh.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: not a regular file; give a file or a folder", gitstore.ErrInvalid)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, maxImportFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, err)
+	}
+	if len(data) > maxImportFile {
+		return nil, fmt.Errorf("%w: over the %d-byte limit of one file; split it", gitstore.ErrInvalid, maxImportFile)
+	}
+	return data, nil
+}
+
+// within reports whether path is root or inside it (both absolute, clean).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// fileKind names a file mode that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a file"
 }

@@ -1,0 +1,112 @@
+package cmd_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// memBounded runs the binary in dir, killing it if it has not finished
+// within limit: a hostile file must never hang an import.
+func (sb *sandbox) memBounded(limit time.Duration, dir string, args ...string) (string, string, int) {
+	sb.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	c := exec.CommandContext(ctx, binary, args...)
+	c.Dir = dir
+	c.Env = sb.env()
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	require.NoError(sb.t, ctx.Err(), "git mem %s did not finish: %s", strings.Join(args, " "), errb.String())
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), errb.String(), ee.ExitCode()
+	}
+	require.NoError(sb.t, err)
+	return out.String(), errb.String(), 0
+}
+
+// TestImportHostileFiles: what a cloned repository can hold (symlinks out of
+// it, to devices, FIFOs) is skipped with the reason, never read and never
+// waited on; the good file beside it is still imported, in one commit.
+func TestImportHostileFiles(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks and FIFOs")
+	}
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "notes.md")
+	require.NoError(t, os.WriteFile(secret, []byte("- the machine's own private note stays on the machine\n"), 0o644))
+	cases := []struct {
+		name  string
+		plant func(t *testing.T, path string)
+		skip  string // the reason on stderr; "" when the file is imported
+	}{
+		{"symlink out of the repository", func(t *testing.T, p string) { require.NoError(t, os.Symlink(secret, p)) }, "a symlink to a file outside the repository"},
+		{"symlink through a folder out of the repository", func(t *testing.T, p string) {
+			require.NoError(t, os.Symlink(outside, filepath.Join(filepath.Dir(p), "linked")))
+			require.NoError(t, os.Symlink(filepath.Join("linked", "notes.md"), p))
+		}, "a symlink to a file outside the repository"},
+		{"symlink to /dev/zero", func(t *testing.T, p string) { require.NoError(t, os.Symlink("/dev/zero", p)) }, "a symlink to a file outside the repository"},
+		{"FIFO", func(t *testing.T, p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) }, "not a regular file (a FIFO)"},
+		{"symlink inside the repository", func(t *testing.T, p string) {
+			require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(p), "AGENTS.md"), []byte("- the agents file is read through its link\n"), 0o644))
+			require.NoError(t, os.Symlink("AGENTS.md", p))
+		}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			good := filepath.Join(sb.repo, "good.md")
+			require.NoError(t, os.WriteFile(good, []byte("- the good file beside it is imported\n"), 0o644))
+			hostile := filepath.Join(sb.repo, "hostile.md")
+			tc.plant(t, hostile)
+			for _, dry := range []bool{true, false} {
+				args := []string{"import", "hostile.md", "good.md"}
+				if dry {
+					args = []string{"import", "--dry-run", "hostile.md", "good.md"}
+				}
+				out, errOut, code := sb.memBounded(20*time.Second, sb.repo, args...)
+				require.Equal(t, 0, code, errOut)
+				if tc.skip != "" {
+					require.Contains(t, errOut, "skipped hostile.md: invalid input: "+tc.skip)
+					require.NotContains(t, out, "private note")
+				} else {
+					require.Empty(t, errOut)
+				}
+			}
+			log := sb.git("log", "-p", "refs/memory/main")
+			require.Contains(t, log, "the good file beside it is imported")
+			require.NotContains(t, log, "private note", "nothing from outside the repository is stored")
+			require.Equal(t, "1\n", sb.git("rev-list", "--count", "refs/memory/main"))
+			if tc.skip == "" {
+				require.Contains(t, log, "the agents file is read through its link")
+			}
+		})
+	}
+}
+
+// TestImportFileLimit: a file over the documented limit of one file is
+// skipped without being read whole.
+func TestImportFileLimit(t *testing.T) {
+	sb := newSandbox(t)
+	big := filepath.Join(sb.repo, "big.md")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(1<<40)) // sparse: a terabyte that takes no disk
+	require.NoError(t, f.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(sb.repo, "good.md"), []byte("- the good file beside it is imported\n"), 0o644))
+	_, errOut, code := sb.memBounded(20*time.Second, sb.repo, "import", "big.md", "good.md")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "skipped big.md: invalid input: over the 67108864-byte limit of one file; split it")
+}
