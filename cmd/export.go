@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,6 +67,22 @@ personal store. --all includes superseded and expired memories.`,
 }
 
 func runExport(ctx context.Context, env *Env, o *exportOptions) error {
+	if !env.Terminal {
+		return writeExport(env, env.Out, o)
+	}
+	// On a terminal the export is read, not saved: a memory's text must not
+	// move the cursor or reorder what is shown, so it is escaped as every
+	// human output is. Escapes keep JSON valid (\u202e is JSON's own); a file
+	// or pipe gets the text exactly, for import to read back.
+	var b strings.Builder
+	err := writeExport(env, &b, o)
+	if _, werr := io.WriteString(env.Out, terminalSafe(b.String(), true)); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func writeExport(env *Env, out io.Writer, o *exportOptions) error {
 	set, err := env.openSet()
 	if err != nil {
 		return err
@@ -93,7 +111,7 @@ func runExport(ctx context.Context, env *Env, o *exportOptions) error {
 		}
 	}
 	if o.format == "md" || o.format == "markdown" {
-		return memfile.WriteMarkdown(env.Out, ms, memfile.MarkdownOptions{Title: title, From: ref, Now: now})
+		return memfile.WriteMarkdown(out, ms, memfile.MarkdownOptions{Title: title, From: ref, Now: now})
 	}
 	ids := make([]string, len(ms))
 	for i, m := range ms {
@@ -108,9 +126,9 @@ func runExport(ctx context.Context, env *Env, o *exportOptions) error {
 		views = append(views, toJSON(m, short[m.ID], now))
 	}
 	if o.format == "json" {
-		return writeJSON(env.Out, views)
+		return writeJSON(out, views)
 	}
-	enc := json.NewEncoder(env.Out)
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for _, v := range views {
 		if err := enc.Encode(v); err != nil {
