@@ -14,11 +14,22 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// Limits of what the endpoint may answer.
+// Limits of what the endpoint may answer. Nothing it sends is buffered past
+// them: a server that streams one endless header line or an endless body
+// is cut off at the limit, not read until the deadline.
 const (
-	maxResponse = 64 << 20
+	// maxHeader bounds the status line and headers together.
+	maxHeader = 64 << 10
+	// maxChunkLine bounds a chunk-size line (with its extensions).
+	maxChunkLine = 4 << 10
+	// bodyBase and bodyPerText bound an answer's body: room for the JSON
+	// around the vectors, and for one vector of maxDim numbers, each
+	// written at full float64 precision, per text asked.
+	bodyBase    = 64 << 10
+	bodyPerText = maxDim * 32
 	maxDim      = 16384
 	// batchSize is how many texts one request carries.
 	batchSize = 32
@@ -39,7 +50,7 @@ func (e *Embedder) request(ctx context.Context, texts []string) ([][]float32, er
 	if err != nil {
 		return nil, err
 	}
-	status, resp, err := post(ctx, u, e.key, body)
+	status, resp, err := post(ctx, u, e.key, body, answerLimit(len(texts)))
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrEndpoint, u.Redacted(), err)
 	}
@@ -53,11 +64,21 @@ func (e *Embedder) request(ctx context.Context, texts []string) ([][]float32, er
 	return vs, nil
 }
 
-// snippet is the start of a response, for an error message.
+// answerLimit is the largest body accepted in answer to n texts.
+func answerLimit(n int) int64 {
+	return bodyBase + int64(n)*bodyPerText
+}
+
+// snippet is the start of a response, for an error message. It is the
+// server's text: whoever prints it to a terminal escapes it.
 func snippet(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > 120 {
-		s = s[:120] + "…"
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return strings.ReplaceAll(s, "\n", " ")
 }
@@ -122,7 +143,7 @@ type stream interface {
 // within ctx (which must carry a deadline). It is the smallest client a
 // local model server needs: package net/http would add its start-up cost to
 // every hook, embeddings configured or not.
-func post(ctx context.Context, u *url.URL, key string, body []byte) (int, []byte, error) {
+func post(ctx context.Context, u *url.URL, key string, body []byte, limit int64) (int, []byte, error) {
 	port := u.Port()
 	if port == "" {
 		port = "80"
@@ -147,7 +168,7 @@ func post(ctx context.Context, u *url.URL, key string, body []byte) (int, []byte
 	if _, err := conn.Write(req.Bytes()); err != nil {
 		return 0, nil, ctxErr(ctx, err)
 	}
-	status, resp, err := readResponse(bufio.NewReader(conn))
+	status, resp, err := readResponse(bufio.NewReader(conn), limit)
 	return status, resp, ctxErr(ctx, err)
 }
 
@@ -159,10 +180,15 @@ func ctxErr(ctx context.Context, err error) error {
 	return err
 }
 
+// errTooLarge is the failure of an answer past a limit.
+var errTooLarge = errors.New("the answer is too large")
+
 // readResponse reads a status line, headers and a body framed by
-// Content-Length, chunked encoding or the end of the connection.
-func readResponse(br *bufio.Reader) (int, []byte, error) {
-	line, err := readLine(br)
+// Content-Length, chunked encoding or the end of the connection; the
+// headers may take maxHeader bytes and the body limit.
+func readResponse(br *bufio.Reader, limit int64) (int, []byte, error) {
+	budget := maxHeader
+	line, err := readLine(br, &budget)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -174,7 +200,7 @@ func readResponse(br *bufio.Reader) (int, []byte, error) {
 	}
 	length, chunked := int64(-1), false
 	for {
-		h, err := readLine(br)
+		h, err := readLine(br, &budget)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -185,8 +211,11 @@ func readResponse(br *bufio.Reader) (int, []byte, error) {
 		v = strings.TrimSpace(v)
 		switch strings.ToLower(strings.TrimSpace(k)) {
 		case "content-length":
-			if length, err = strconv.ParseInt(v, 10, 64); err != nil || length < 0 || length > maxResponse {
-				return 0, nil, fmt.Errorf("bad Content-Length %q", v)
+			if length, err = strconv.ParseInt(v, 10, 64); err != nil || length < 0 {
+				return 0, nil, fmt.Errorf("bad Content-Length %q", snippet([]byte(v)))
+			}
+			if length > limit {
+				return 0, nil, fmt.Errorf("%w: Content-Length %d, at most %d accepted", errTooLarge, length, limit)
 			}
 		case "transfer-encoding":
 			chunked = strings.Contains(strings.ToLower(v), "chunked")
@@ -195,30 +224,37 @@ func readResponse(br *bufio.Reader) (int, []byte, error) {
 	var body []byte
 	switch {
 	case chunked:
-		body, err = readChunked(br)
+		body, err = readChunked(br, limit)
 	case length >= 0:
-		body = make([]byte, length)
-		_, err = io.ReadFull(br, body)
+		// read as it arrives: a length announced is not yet a body sent
+		body, err = io.ReadAll(io.LimitReader(br, length))
+		if err == nil && int64(len(body)) < length {
+			err = io.ErrUnexpectedEOF
+		}
 	default:
-		body, err = io.ReadAll(io.LimitReader(br, maxResponse+1))
-		if err == nil && len(body) > maxResponse {
-			err = errors.New("the answer is too large")
+		body, err = io.ReadAll(io.LimitReader(br, limit+1))
+		if err == nil && int64(len(body)) > limit {
+			err = fmt.Errorf("%w: more than %d bytes", errTooLarge, limit)
 		}
 	}
 	return status, body, err
 }
 
-func readChunked(br *bufio.Reader) ([]byte, error) {
+func readChunked(br *bufio.Reader, limit int64) ([]byte, error) {
 	var body []byte
 	for {
-		line, err := readLine(br)
+		budget := maxChunkLine
+		line, err := readLine(br, &budget)
 		if err != nil {
 			return nil, err
 		}
 		sz, _, _ := strings.Cut(line, ";")
 		n, err := strconv.ParseInt(strings.TrimSpace(sz), 16, 64)
-		if err != nil || n < 0 || int64(len(body))+n > maxResponse {
-			return nil, fmt.Errorf("bad chunk size %q", line)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad chunk size %q", snippet([]byte(line)))
+		}
+		if int64(len(body))+n > limit {
+			return nil, fmt.Errorf("%w: more than %d bytes", errTooLarge, limit)
 		}
 		if n == 0 {
 			return body, nil // trailers, if any, are not needed
@@ -228,22 +264,34 @@ func readChunked(br *bufio.Reader) ([]byte, error) {
 		if _, err := io.ReadFull(br, body[start:]); err != nil {
 			return nil, err
 		}
-		if _, err := readLine(br); err != nil {
+		budget = maxChunkLine
+		if _, err := readLine(br, &budget); err != nil {
 			return nil, err
 		}
 	}
 }
 
-func readLine(br *bufio.Reader) (string, error) {
-	line, err := br.ReadString('\n')
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+// readLine reads one line of at most *budget bytes, taking them from the
+// budget. It reads the line piece by piece, so a line that never ends
+// costs at most the budget, never the whole stream.
+func readLine(br *bufio.Reader, budget *int) (string, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		*budget -= len(frag)
+		if *budget < 0 {
+			return "", fmt.Errorf("%w: a header or chunk line runs past its limit", errTooLarge)
 		}
-		return "", err
+		line = append(line, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", err
+		}
+		return strings.TrimRight(string(line), "\r\n"), nil
 	}
-	if len(line) > 64<<10 {
-		return "", errors.New("header line too long")
-	}
-	return strings.TrimRight(line, "\r\n"), nil
 }

@@ -2,13 +2,18 @@ package hooks_test
 
 import (
 	"context"
+	"io"
+	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
 )
 
@@ -71,6 +76,49 @@ func TestPromptHookWithABrokenEndpoint(t *testing.T) {
 			log := logText(t, dir)
 			require.Equal(t, 1, strings.Count(log, "embeddings unavailable since"), log)
 			require.Contains(t, log, "recall is lexical only")
+		})
+	}
+}
+
+// TestPromptHookHoldsItsDeadlineWithAHostileEndpoint: the hook binary's
+// prompt hook, against an endpoint on 127.0.0.1 that streams an endless
+// header line or body, stalls or trickles, returns within its deadline
+// with the lexical answer, and buffers nothing of the stream (the endless
+// header line was read until the deadline, past the hook's own, into
+// gigabytes of memory).
+func TestPromptHookHoldsItsDeadlineWithAHostileEndpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the hook binary")
+	}
+	_, hookBin := buildBinaries(t)
+	const ok = "HTTP/1.1 200 OK\r\n"
+	for _, tc := range []struct {
+		name   string
+		answer func(io.Writer) error
+	}{
+		{"endless header line", embedtest.Forever(ok+"X-Endless: ", "a")},
+		{"endless body", embedtest.Forever(ok+"Content-Type: application/json\r\n\r\n", "[1,")},
+		{"stall", embedtest.Stall(ok)},
+		{"trickle", embedtest.Trickle(ok+"X-Slow: ", 'a')},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			dir := newRepo(t, false)
+			seed(t, dir, seedMem{Text: "Run the billing tests with make test-billing, they need Postgres"})
+			url, _ := embedtest.Raw(t, tc.answer)
+			git(t, dir, "config", "mem.embed.url", url)
+			git(t, dir, "config", "mem.embed.model", "stand-in")
+			cmd := exec.Command(hookBin, "prompt", "--agent", "claude")
+			cmd.Stdin = strings.NewReader(payload("claude", "UserPromptSubmit", "s1", dir, map[string]any{"prompt": "how do I run the billing tests"}))
+			start := time.Now()
+			out, err := cmd.Output()
+			took := time.Since(start)
+			require.NoError(t, err, "a hook exits 0")
+			require.Less(t, took, 3*time.Second, "the prompt hook's deadline")
+			require.Contains(t, injected(t, &hooks.Outcome{Output: out}), "make test-billing", "lexical recall answers")
+			if ru, isRusage := cmd.ProcessState.SysUsage().(*syscall.Rusage); isRusage && runtime.GOOS == "linux" {
+				require.Less(t, ru.Maxrss, int64(256<<10), "the hook's peak memory, KiB")
+			}
 		})
 	}
 }

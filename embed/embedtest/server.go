@@ -8,12 +8,14 @@ package embedtest
 import (
 	"encoding/json"
 	"hash/fnv"
+	"io"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -190,4 +192,107 @@ func DeadURL(t testing.TB) string {
 	addr := l.Addr().String()
 	l.Close()
 	return "http://" + addr
+}
+
+// Raw starts a server on 127.0.0.1 that answers every connection by
+// calling answer once it has the connection (the request is read and
+// dropped meanwhile): a hostile or broken endpoint, byte by byte. sent
+// returns how many bytes answer managed to send in all. The server is
+// closed when the test ends; answer's writes fail from then on.
+func Raw(t testing.TB, answer func(w io.Writer) error) (url string, sent func() int64) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				read := make(chan struct{})
+				go func() { io.Copy(io.Discard, c); close(read) }()
+				answer(&countingWriter{c, &n, done})
+				// closed with the request unread, the connection would be
+				// reset, and the client lose the end of the answer
+				c.(*net.TCPConn).CloseWrite()
+				select {
+				case <-read:
+				case <-done:
+				}
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String(), n.Load
+}
+
+type countingWriter struct {
+	w    io.Writer
+	n    *atomic.Int64
+	done chan struct{}
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	select {
+	case <-c.done:
+		return 0, io.ErrClosedPipe
+	default:
+	}
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Forever is an answer that writes head, then fill over and over until
+// the client stops reading.
+func Forever(head, fill string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if _, err := io.WriteString(w, head); err != nil {
+			return err
+		}
+		block := []byte(strings.Repeat(fill, max(1, (64<<10)/len(fill))))
+		for {
+			if _, err := w.Write(block); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Stall is an answer that writes head, then nothing until the server
+// closes.
+func Stall(head string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if _, err := io.WriteString(w, head); err != nil {
+			return err
+		}
+		for {
+			time.Sleep(20 * time.Millisecond)
+			if _, err := w.Write(nil); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Trickle is an answer that writes head, then one byte of fill at a time,
+// slowly, until the client stops reading.
+func Trickle(head string, fill byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if _, err := io.WriteString(w, head); err != nil {
+			return err
+		}
+		for {
+			if _, err := w.Write([]byte{fill}); err != nil {
+				return err
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
