@@ -1,6 +1,7 @@
 package memfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -62,20 +63,20 @@ func WriteMarkdown(w io.Writer, ms []*gitstore.Memory, o MarkdownOptions) error 
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", TypeHeading(t))
 		for _, m := range byType[t] {
-			lines := strings.Split(strings.TrimRight(m.Text, "\n"), "\n")
-			for i, l := range lines {
-				switch {
-				case i == 0:
-					b.WriteString("- " + l)
-				case strings.TrimSpace(l) == "":
-					b.WriteString("\n")
-				default:
-					b.WriteString("\n  " + l)
-				}
-			}
 			note := ""
 			if m.Retired(o.Now) {
 				note = " retired"
+			}
+			item := listItem(m.Text)
+			if !readsBack(t, item, m.ID, m.Text) {
+				// a text no list item can carry exactly (a line that is only
+				// spaces, spaces around it, a comment): a one-line summary for
+				// people, the exact text for import in the comment
+				item = "- " + summaryLine(m.Text)
+				note += " text:" + exactText(m.Text)
+			}
+			b.WriteString(item)
+			if m.Retired(o.Now) {
 				if m.SupersededBy != "" {
 					b.WriteString(" *(superseded by " + gitstore.Clip(m.SupersededBy, gitstore.MinShownPrefix) + ")*")
 				} else {
@@ -87,4 +88,52 @@ func WriteMarkdown(w io.Writer, ms []*gitstore.Memory, o MarkdownOptions) error 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// listItem writes a memory's text as a list item: its first line after the
+// bullet, the others indented to it.
+func listItem(text string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		switch {
+		case i == 0:
+			b.WriteString("- " + l)
+		case strings.TrimSpace(l) == "":
+			b.WriteString("\n")
+		default:
+			b.WriteString("\n  " + l)
+		}
+	}
+	return b.String()
+}
+
+// readsBack reports whether import reads item back as exactly this text.
+func readsBack(typ, item, id, text string) bool {
+	doc := exportMarker + " -->\n\n## " + TypeHeading(typ) + "\n\n" + item + " <!-- " + id + " -->\n"
+	items := parseMarkdown("MEMORY.md", doc)
+	return len(items) == 1 && items[0].Text == text && items[0].ID == id
+}
+
+// summaryLine is the first non-blank line of a text, clipped, with the
+// characters that would open a comment or an HTML tag written as entities
+// (which Markdown shows as themselves).
+func summaryLine(text string) string {
+	first := ""
+	for _, l := range strings.Split(text, "\n") {
+		if first = strings.TrimSpace(l); first != "" {
+			break
+		}
+	}
+	first = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(gitstore.Summary(first, 100))
+	if first == "" {
+		first = "(blank)"
+	}
+	return first
+}
+
+// exactText is text as a JSON string on one line, with <, > and & escaped,
+// so that it can never close the comment it is written in.
+func exactText(text string) string {
+	data, _ := json.Marshal(text) // a string always encodes
+	return string(data)
 }

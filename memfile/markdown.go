@@ -1,6 +1,7 @@
 package memfile
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -25,7 +26,7 @@ var (
 	tableSep    = lazyRegexp(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
 	taskBox     = lazyRegexp(`^\[[ xX]\]\s+`)
 	commentRe   = lazyRegexp(`<!--[\s\S]*?-->`)
-	exportID    = lazyRegexp(`^<!--\s*([0-9a-f]{16})(\s+retired)?\s*-->$`)
+	exportID    = lazyRegexp(`^<!--\s*([0-9a-f]{16})(\s+retired)?(?:\s+text:("(?:[^"\\]|\\.)*"))?\s*-->$`)
 	mdLink      = lazyRegexp(`^\[[^\]]*\]\(([^)\s]+\.md)\)`)
 	// boilerplate is the first line of a CLAUDE.md written by Claude Code's /init.
 	boilerplate = lazyRegexp(`(?i)^this file provides guidance to .{1,80}? when working with code in this repository`)
@@ -60,11 +61,21 @@ func frontMatter(lines []line) (map[string]string, []line) {
 	return nil, lines // no closing line: not front matter
 }
 
+// exportNote is the comment git mem export writes after a memory: its id,
+// whether it is retired, and its exact text when the list item cannot carry
+// it (see WriteMarkdown).
+type exportNote struct {
+	id      string
+	retired bool
+	text    string
+	exact   bool // text holds the memory's text
+}
+
 // stripComments blanks the git-mem instruction block and HTML comments,
 // keeping line numbers. In an export it returns the id comment of each line.
-func stripComments(lines []line) ([]line, map[int]string) {
+func stripComments(lines []line) ([]line, map[int]exportNote) {
 	out := make([]line, 0, len(lines))
-	ids := map[int]string{}
+	ids := map[int]exportNote{}
 	inBlock, inComment := false, false
 	for i, l := range lines {
 		s := l.s
@@ -89,7 +100,11 @@ func stripComments(lines []line) ([]line, map[int]string) {
 		if !inBlock && s != "" {
 			for _, c := range commentRe().FindAllString(s, -1) {
 				if m := exportID().FindStringSubmatch(c); m != nil {
-					ids[i] = m[1] + m[2]
+					n := exportNote{id: m[1], retired: m[2] != ""}
+					if m[3] != "" {
+						n.exact = json.Unmarshal([]byte(m[3]), &n.text) == nil
+					}
+					ids[i] = n
 				}
 			}
 			s = commentRe().ReplaceAllString(s, "")
@@ -156,7 +171,7 @@ func parseMarkdown(base string, text string) []Item {
 // mdParser turns the blocks of a Markdown body into items.
 type mdParser struct {
 	lines   []line
-	ids     map[int]string
+	ids     map[int]exportNote
 	export  bool
 	index   bool     // a Claude Code MEMORY.md: links to topic files are skipped
 	keys    []string // keys every item gets (a Cursor rule's description)
@@ -165,6 +180,7 @@ type mdParser struct {
 	cur     *pending
 	headers []string // the current table's header cells
 	at      int      // index of the line being read
+	next    []int    // see continues
 }
 
 // pending is the block being collected.
@@ -177,7 +193,7 @@ type pending struct {
 	code      bool
 	lang      string
 	alone     bool // a code block on its own
-	id        string
+	note      *exportNote
 	wrapped   bool // the last part may take a soft-wrapped continuation
 	afterGap  bool // a blank line was seen inside the list item
 	tableText bool
@@ -189,6 +205,20 @@ func (p *mdParser) run() {
 		l := p.lines[i]
 		s, t := l.s, strings.TrimSpace(l.s)
 		p.at = i
+		if p.export && !inFence {
+			if rest, ok := strings.CutPrefix(s, "- "); ok {
+				// an exported memory: whatever its text looks like (a rule,
+				// a heading, a fence), it is the text
+				p.flush()
+				p.cur = &pending{line: l.n, from: i, list: true, content: 2, parts: []string{rest}, wrapped: true}
+				continue
+			}
+			if p.cur != nil && p.cur.list && (t == "" && p.continues(i) || t != "" && indentOf(s) >= p.cur.content) {
+				// its text goes on verbatim, indented to the item
+				p.cur.parts = append(p.cur.parts, "\n"+dedent(s, p.cur.content))
+				continue
+			}
+		}
 		if inFence {
 			p.cur.parts = append(p.cur.parts, "\n"+dedent(s, p.cur.content))
 			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
@@ -214,11 +244,6 @@ func (p *mdParser) run() {
 			p.cur.code, p.cur.lang, p.cur.wrapped = true, lang, false
 			p.cur.parts = append(p.cur.parts, "\n"+dedent(s, p.cur.content))
 			inFence = true
-			continue
-		}
-		if p.export && p.cur != nil && p.cur.list && (t == "" && p.continues(i) || t != "" && indentOf(s) >= p.cur.content) {
-			// an exported memory's text goes on verbatim, indented to the item
-			p.cur.parts = append(p.cur.parts, "\n"+dedent(s, p.cur.content))
 			continue
 		}
 		if t == "" {
@@ -277,14 +302,24 @@ func (p *mdParser) run() {
 // continues reports whether the list item goes on after the blank line at
 // i: the next text is indented to its content.
 func (p *mdParser) continues(i int) bool {
-	for j := i + 1; j < len(p.lines); j++ {
-		s := p.lines[j].s
-		if strings.TrimSpace(s) == "" {
-			continue
+	if p.next == nil {
+		// the next non-blank line of each line, found once: asking at every
+		// blank line of a long run would be quadratic in the run
+		p.next = make([]int, len(p.lines)+1)
+		p.next[len(p.lines)] = len(p.lines)
+		for j := len(p.lines) - 1; j >= 0; j-- {
+			p.next[j] = p.next[j+1]
+			if strings.TrimSpace(p.lines[j].s) != "" {
+				p.next[j] = j
+			}
 		}
-		return indentOf(s) >= p.cur.content && indentOf(s) > 0
 	}
-	return false
+	j := p.next[i+1]
+	if j == len(p.lines) {
+		return false
+	}
+	s := p.lines[j].s
+	return indentOf(s) >= p.cur.content && indentOf(s) > 0
 }
 
 // tableRow makes each body row of a table one item: "header: cell; …".
@@ -349,18 +384,21 @@ func (p *mdParser) flush() {
 		end++ // flushed on its own last line
 	}
 	for k := c.from; k < end; k++ {
-		if id, ok := p.ids[k]; ok {
-			c.id = id
+		if n, ok := p.ids[k]; ok {
+			c.note = &n
 		}
 	}
 	text := strings.TrimSpace(strings.Join(c.parts, ""))
-	if text == "" || boilerplate().MatchString(text) {
+	if p.export && c.note != nil && c.note.exact {
+		text = c.note.text // the export could not write it as a list item
+	}
+	if strings.TrimSpace(text) == "" || boilerplate().MatchString(text) {
 		return
 	}
 	if p.index && mdLink().MatchString(text) {
 		return // a line of Claude Code's MEMORY.md index: the topic file is read itself
 	}
-	if p.export && c.id == "" {
+	if p.export && c.note == nil {
 		return // the export's own header
 	}
 	if !p.export && !c.code && len(strings.Fields(text)) < 2 && utf8.RuneCountInString(text) < 12 {
@@ -377,9 +415,8 @@ func (p *mdParser) flush() {
 		if it.Type == "" {
 			it.Type = InferType(text, p.heading)
 		}
-		id, retired := strings.CutSuffix(c.id, " retired")
-		it.ID = id
-		if retired {
+		it.ID = c.note.id
+		if c.note.retired {
 			it.Refused = "superseded or expired in the export it comes from"
 		}
 	case c.alone && shellLangs[c.lang]:

@@ -34,3 +34,5 @@ go test -run '^$' -fuzz FuzzInstallConfig -fuzztime 20s ./install
 go test -run '^$' -fuzz FuzzParseConfigAsGit -fuzztime 10s ./gitstore
 go test -run '^$' -fuzz FuzzIgnoreRulesAsGit -fuzztime 10s ./gitstore
 go test -run '^$' -fuzz FuzzLooseRefAsGit -fuzztime 10s ./gitstore
+# a memory's text of any shape survives export --format md and import
+go test -run '^$' -fuzz FuzzMarkdownRoundTrip -fuzztime 10s ./memfile
