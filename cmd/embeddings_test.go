@@ -2,6 +2,8 @@ package cmd_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,4 +136,41 @@ func TestCLIReviseEmbedsTheNewText(t *testing.T) {
 	hash := embed.HashOf(rotateText)
 	require.Contains(t, vectorFiles(t, sb.repo), string(hash[:]))
 	require.Contains(t, mustRun(t, sb, "recall", "--", "widget keys cycling"), "frobnicator credentials")
+}
+
+// TestCLIEmbeddingErrorBodyIsEscaped: the body of an endpoint's HTTP error
+// reaches stderr in git mem recall and git mem reindex with its terminal
+// escapes and bidirectional overrides written visibly, never raw.
+func TestCLIEmbeddingErrorBodyIsEscaped(t *testing.T) {
+	const body = "\x1b]0;owned\x07\x1b[2Jmodel \u202egnissim\u202c not loaded"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"recall", []string{"recall", "--", "when do database migrations run"}, "git mem: embeddings not used, lexical only: "},
+		{"reindex", []string{"reindex"}, "git mem: embeddings not filled: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			sb.isolate()
+			url, _ := embedtest.Raw(t, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+				return err
+			})
+			mustRun(t, sb, "add", "--", "Run database migrations with pnpm db:migrate before starting the API server.")
+			sb.git("config", "mem.embed.url", url)
+			sb.git("config", "mem.embed.model", "stand-in")
+
+			out, errOut, code := sb.run(tc.args...)
+			require.Equal(t, 0, code, errOut)
+			require.NotEmpty(t, out)
+			require.Contains(t, errOut, tc.want)
+			require.Contains(t, errOut, "HTTP 500")
+			require.NotContains(t, errOut, "\x1b")
+			require.NotContains(t, errOut, "\x07")
+			require.NotContains(t, errOut, "\u202e")
+			require.Contains(t, errOut, `\x1b]0;owned\x07\x1b[2Jmodel \u202egnissim\u202c not loaded`)
+		})
+	}
 }

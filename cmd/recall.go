@@ -178,7 +178,8 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		fmt.Fprintf(env.Err, "git mem: index not used (%s); scanned the store instead\n", res.Fallback)
 	}
 	if strings.HasPrefix(res.Embedding, "lexical only: ") {
-		fmt.Fprintf(env.Err, "git mem: embeddings not used, %s\n", res.Embedding)
+		// the reason may quote the endpoint's own answer
+		fmt.Fprintf(env.Err, "git mem: embeddings not used, %s\n", terminalSafe(res.Embedding, false))
 	}
 	more := fmt.Sprintf("git mem recall --limit %d -- %s", max(o.limit*3, 30), shellQuote(o.query))
 	text, shown := index.Pack(set, res, o.budget, 0, more)

@@ -79,10 +79,11 @@ func runReindex(ctx context.Context, env *Env, o *reindexOptions) error {
 	}
 	fmt.Fprintf(env.Out, "indexed %d memories in %s (%s)\n", docs, took, index.SnapshotPath(set))
 	if vec != nil {
-		fmt.Fprintf(env.Out, "embedded %d memories with %s: %d of %d current memories have a vector\n", vec.Embedded, vec.Model, vec.Cached, vec.Memories)
+		fmt.Fprintf(env.Out, "embedded %d memories with %s: %d of %d current memories have a vector\n", vec.Embedded, terminalSafe(vec.Model, false), vec.Cached, vec.Memories)
 	}
 	if verr != nil {
-		fmt.Fprintf(env.Err, "git mem: embeddings not filled: %v\nrecall stays lexical for the memories without a vector; run git mem reindex again when the model server answers\n", verr)
+		// the error may quote the endpoint's own answer
+		fmt.Fprintf(env.Err, "git mem: embeddings not filled: %s\nrecall stays lexical for the memories without a vector; run git mem reindex again when the model server answers\n", terminalSafe(verr.Error(), false))
 	}
 	return nil
 }
