@@ -436,7 +436,7 @@ func (p *packReader) base(pf *packFile, offset int64, depth int) (rawObject, err
 // inflate reads size bytes of zlib data at offset.
 func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, error) {
 	if size > maxObjectBytes {
-		return nil, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
+		return nil, &tooLargeError{size}
 	}
 	zr, err := p.inflater(io.NewSectionReader(f, offset, 1<<62))
 	if err != nil {
@@ -451,6 +451,15 @@ func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, err
 
 // maxObjectBytes is the largest object the reader inflates.
 const maxObjectBytes = MaxDocumentBytes * 64
+
+// tooLargeError is an object past maxObjectBytes, left uninflated. Its
+// size is in its header, so it is known without reading it: a memory
+// document that large is an invalid document, not a damaged store.
+type tooLargeError struct{ size uint64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("object of %d bytes: larger than git-mem reads", e.size)
+}
 
 // inflater resets the reader's one decompressor to read src.
 func (p *packReader) inflater(src io.Reader) (io.Reader, error) {
@@ -510,7 +519,7 @@ func (p *packReader) readLoose(h Hash) (rawObject, error) {
 		return rawObject{}, fmt.Errorf("loose object %s: bad header %q", hex, head)
 	}
 	if size > maxObjectBytes {
-		return rawObject{}, fmt.Errorf("object of %d bytes: larger than git-mem reads", size)
+		return rawObject{}, &tooLargeError{size}
 	}
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {

@@ -65,7 +65,7 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 // its packs before declaring an object missing.
 func (r *Repo) readRaw(t plumbing.ObjectType, h Hash) (rawObject, error) {
 	po, err := r.objects.readRaw(h)
-	for retry := 0; err != nil && r.CommonDir != "" && retry < 3; retry++ {
+	for retry := 0; err != nil && !errors.As(err, new(*tooLargeError)) && r.CommonDir != "" && retry < 3; retry++ {
 		if retry > 0 {
 			time.Sleep(time.Duration(retry) * 5 * time.Millisecond)
 		}
@@ -347,6 +347,10 @@ func objectData(o plumbing.EncodedObject, h Hash) ([]byte, error) {
 // unreadable object is ErrCorrupt.
 func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
 	o, err := r.object(plumbing.BlobObject, h)
+	if tl := (*tooLargeError)(nil); errors.As(err, &tl) {
+		// a teammate's oversized document is skipped like any invalid one
+		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", tl.size, MaxDocumentBytes)}
+	}
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
 	}
