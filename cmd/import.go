@@ -114,6 +114,17 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 			anchor = &head
 		}
 	}
+	// the memories the store holds word for word: an item that repeats one
+	// is unchanged, even when another memory differs from it only by a
+	// number (which the similarity of the batch cannot tell apart)
+	held := map[string]string{}
+	active, err := store.List(gitstore.Filter{Now: env.Now()})
+	if err != nil {
+		return err
+	}
+	for _, m := range active {
+		held[m.Type+"\x00"+m.Text] = m.ID
+	}
 	var items []index.BatchItem
 	var from []importResult // where each item came from
 	var parsed []importResult
@@ -137,6 +148,11 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 			r := importResult{File: f.name, Line: it.Line, Type: it.Type, Text: it.Text}
 			if it.Refused != "" {
 				r.Action, r.Reason = "refused", it.Refused
+				parsed = append(parsed, r)
+				continue
+			}
+			if id, ok := held[it.Type+"\x00"+it.Text]; ok && it.Restore == nil && (it.ID == "" || it.ID == id) {
+				r.Action, r.ID = "unchanged", id
 				parsed = append(parsed, r)
 				continue
 			}

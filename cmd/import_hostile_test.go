@@ -3,7 +3,9 @@ package cmd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +111,46 @@ func TestImportFileLimit(t *testing.T) {
 	_, errOut, code := sb.memBounded(20*time.Second, sb.repo, "import", "big.md", "good.md")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "skipped big.md: invalid input: over the 67108864-byte limit of one file; split it")
+}
+
+// TestImportTwiceAddsNothing: importing the same file again adds nothing,
+// even when its memories differ from each other or from a stored one only
+// by a number, and a dry run says so too.
+func TestImportTwiceAddsNothing(t *testing.T) {
+	cases := []struct {
+		name   string
+		stored string // added before the imports
+		file   string
+		items  int
+	}{
+		{"two items differing by a number", "", "- the api listens on port 8080 in staging\n- the api listens on port 8081 in staging\n", 2},
+		{"an item differing from a stored memory by a number", "the api listens on port 9090 in prod", "- the api listens on port 9091 in prod\n- the api listens on port 9090 in prod\n", 2},
+		{"numbered versions", "", "- release 1.2 needs the schema migration first\n- release 1.3 needs the schema migration first\n- release 1.4 needs the schema migration first\n", 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			sb.isolate()
+			if tc.stored != "" {
+				mustRun(t, sb, "add", "--", tc.stored)
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(sb.repo, "notes.md"), []byte(tc.file), 0o644))
+			_, errOut, code := sb.run("import", "notes.md")
+			require.Equal(t, 0, code, errOut)
+			before := refAt(t, sb.repo, "refs/memory/main")
+			var list []struct{ ID string }
+			require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "list", "--json")), &list))
+			count := len(list)
+
+			out, errOut, code := sb.run("import", "--dry-run", "notes.md")
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, fmt.Sprintf("0 added, 0 reinforced, %d unchanged", tc.items))
+			out, errOut, code = sb.run("import", "notes.md")
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, fmt.Sprintf("0 added, 0 reinforced, %d unchanged, 0 refused (no commit: nothing new)", tc.items))
+			require.Equal(t, before, refAt(t, sb.repo, "refs/memory/main"))
+			require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "list", "--json")), &list))
+			require.Len(t, list, count)
+		})
+	}
 }
