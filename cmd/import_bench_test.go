@@ -94,3 +94,57 @@ func BenchmarkImport10k(b *testing.B) {
 	}
 	b.StopTimer()
 }
+
+// BenchmarkImportSharedWords imports a Markdown list whose items share most
+// of their words (the worst case of finding repeats), at 10,000 items (the
+// documented size) and at 20,000: the second must take about twice the
+// first, not four times.
+//
+//	go test ./cmd -run XXX -bench ImportSharedWords -benchtime 1x
+func BenchmarkImportSharedWords(b *testing.B) {
+	home := b.TempDir()
+	b.Setenv("HOME", home)
+	b.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	words := strings.Fields("deploy build test cache token staging release branch review schema migration queue worker index")
+	for _, n := range []int{10000, 20000} {
+		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(3, 5))
+			var data strings.Builder
+			data.WriteString("# Notes\n\n")
+			for i := 0; i < n; i++ {
+				ws := make([]string, 10)
+				for k := range ws {
+					ws[k] = words[rng.IntN(len(words))]
+				}
+				fmt.Fprintf(&data, "- %s %d\n", strings.Join(ws, " "), i)
+			}
+			file := filepath.Join(home, fmt.Sprintf("notes%d.md", n))
+			if err := os.WriteFile(file, []byte(data.String()), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				repo := filepath.Join(home, fmt.Sprintf("repo%d-%d", n, i))
+				if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+					b.Fatalf("git init: %v %s", err, out)
+				}
+				var out, errb bytes.Buffer
+				env := &cmd.Env{
+					Streams: cmd.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+					Dir:     repo,
+					Getenv:  func(string) string { return "" },
+					Now:     time.Now,
+				}
+				b.StartTimer()
+				if code := cmd.Run(context.Background(), env, []string{"import", file}); code != 0 {
+					b.Fatalf("import: exit %d: %s", code, errb.String())
+				}
+				b.StopTimer()
+				if !strings.Contains(out.String(), fmt.Sprintf("read %d memories", n)) {
+					b.Fatalf("unexpected output: %s", out.String())
+				}
+			}
+		})
+	}
+}
