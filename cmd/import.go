@@ -140,7 +140,12 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 			found, err = memfile.Parse(f.name, data)
 		}
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("skipped %s: %v", f.name, err))
+			at := f.name
+			var le *memfile.LineError
+			if errors.As(err, &le) {
+				at, err = fmt.Sprintf("%s:%d", f.name, le.Line), le.Err
+			}
+			skipped = append(skipped, fmt.Sprintf("skipped %s: %v", at, err))
 			continue
 		}
 		read++
@@ -171,6 +176,13 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 				// a restore keeps its writer, session, author, branch, origin
 				// and events as the file gives them: they reach git too
 				if err := gitstore.CheckRestoreSecrets(it.Restore); err != nil {
+					r.Action, r.Reason = "refused", message(err)
+					parsed = append(parsed, r)
+					continue
+				}
+			}
+			if it.Restore != nil {
+				if err := checkRestore(n, it.Restore); err != nil {
 					r.Action, r.Reason = "refused", message(err)
 					parsed = append(parsed, r)
 					continue
@@ -436,4 +448,24 @@ func fileKind(m fs.FileMode) string {
 		return "a folder"
 	}
 	return "not a file"
+}
+
+// checkRestore checks the memory a restored record becomes as its write
+// would (every field, the events and dates the file gives), so that a bad
+// record is refused at its line, in a dry run as in the import, instead of
+// failing the whole write.
+func checkRestore(n gitstore.NewMemory, restore *gitstore.Memory) error {
+	m := *restore
+	m.Type, m.Text, m.Tags, m.Paths, m.Keys = n.Type, n.Text, n.Tags, n.Paths, n.Keys
+	m.Source, m.Tentative, m.Pinned = n.Source, n.Tentative, n.Pinned
+	m.Trust = gitstore.StartingTrust(n.Source, n.Tentative)
+	if m.Origin == nil {
+		m.Origin = n.Origin
+	}
+	data, err := m.Encode()
+	if err != nil {
+		return fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+	}
+	_, err = gitstore.DecodeMemory(data)
+	return err
 }

@@ -154,3 +154,48 @@ func TestImportTwiceAddsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestImportBadRecord: one bad record is refused at its file and line, the
+// same way in a dry run and in the import, and the good records beside it
+// are imported (in one commit); a file that is not JSON at all is skipped
+// with the line where it stops being JSON.
+func TestImportBadRecord(t *testing.T) {
+	good := `{"text": "the good record beside it is imported"}`
+	cases := []struct {
+		name, record, refusal string
+	}{
+		{"restored record with an unknown event", `{"text": "restored with a bad event", "id": "0123456789abcdef", "created": "2026-01-01T00:00:00Z", "events": [{"op": "zzz"}]}`,
+			`refused bad.jsonl:2: invalid input: event 0 has unknown op "zzz"`},
+		{"field of the wrong kind", `{"text": "supersedes given as a list", "supersedes": ["0123456789abcdef"]}`,
+			`refused bad.jsonl:2: not a memory: its field "supersedes" is a JSON array, not a string; fix or remove this record`},
+		{"text of the wrong kind", `{"text": 42}`,
+			`refused bad.jsonl:2: not a memory: its field "text" is a JSON number, not a string; fix or remove this record`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			sb.isolate()
+			require.NoError(t, os.WriteFile(filepath.Join(sb.repo, "bad.jsonl"), []byte(good+"\n"+tc.record+"\n"), 0o644))
+			out, errOut, code := sb.run("import", "--dry-run", "bad.jsonl")
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, out, tc.refusal+"\n")
+			require.Contains(t, out, "1 added, 0 reinforced, 0 unchanged, 1 refused")
+			out, errOut, code = sb.run("import", "bad.jsonl")
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, tc.refusal+"\n", errOut, "the same report as the dry run")
+			require.Contains(t, out, "1 added, 0 reinforced, 0 unchanged, 1 refused")
+			require.Equal(t, "1\n", sb.git("rev-list", "--count", "refs/memory/main"))
+			require.Contains(t, sb.git("log", "-p", "refs/memory/main"), "the good record beside it is imported")
+		})
+	}
+
+	sb := newSandbox(t)
+	sb.isolate()
+	require.NoError(t, os.WriteFile(filepath.Join(sb.repo, "notes.jsonl"), []byte(good+"\nnot json\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(sb.repo, "notes.md"), []byte("- the Markdown beside it is imported\n"), 0o644))
+	for _, args := range [][]string{{"import", "--dry-run", "notes.jsonl", "notes.md"}, {"import", "notes.jsonl", "notes.md"}} {
+		_, errOut, code := sb.run(args...)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, errOut, "skipped notes.jsonl:2: not a memory file: not a memory (a string or an object with text): invalid character")
+	}
+}

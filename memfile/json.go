@@ -3,6 +3,7 @@ package memfile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,21 +46,63 @@ func isID(s string) bool {
 	return true
 }
 
-// decodeOne reads one memory: a string or an object.
+// LineError is a file that is not JSON (or JSONL) at a line: the whole file
+// is not a memory file (it wraps ErrFormat).
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// decodeOne reads one memory: a string or an object. A record that is JSON
+// but not a memory (a field of the wrong kind) is an item refused with the
+// reason, so that it is reported at its line, the same way in a dry run and
+// in an import, while the file's other memories are read; JSON that does
+// not parse makes the whole file unreadable.
 func decodeOne(raw json.RawMessage, line int) (Item, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return Item{}, err
+			return Item{}, &LineError{line, fmt.Errorf("%w: %v", ErrFormat, err)}
 		}
 		return Item{Text: s, Type: InferType(s, ""), Line: line}, nil
 	}
 	var r record
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return Item{}, fmt.Errorf("%w: line %d: not a memory (a string or an object with text): %v", ErrFormat, line, err)
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return Item{Line: line, Refused: "not a memory: " + recordError(typeErr) + "; fix or remove this record"}, nil
+		}
+		return Item{}, &LineError{line, fmt.Errorf("%w: not a memory (a string or an object with text): %v", ErrFormat, err)}
 	}
 	return r.item(line), nil
+}
+
+// recordError says which field of a record has the wrong kind of value.
+func recordError(e *json.UnmarshalTypeError) string {
+	if e.Field == "" {
+		return fmt.Sprintf("a JSON %s where a string or an object with text is expected", e.Value)
+	}
+	return fmt.Sprintf("its field %q is a JSON %s, not %s", e.Field, e.Value, kindOf(e.Type.Kind().String()))
+}
+
+// kindOf names a Go kind in JSON's words.
+func kindOf(k string) string {
+	switch k {
+	case "slice", "array":
+		return "a list"
+	case "struct", "map", "ptr":
+		return "an object"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	}
+	return "a number"
 }
 
 // parseJSON reads an array of memories, or an object holding one under
@@ -97,11 +140,12 @@ func parseJSON(text string) ([]Item, error) {
 		return nil, fmt.Errorf("%w: JSON that is not a list of memories; give an array of strings or {\"text\": …} objects", ErrFormat)
 	}
 	var items []Item
+	lines := lineCounter{text: text, line: 1}
 	for dec.More() {
-		at := lineAt(text, dec.InputOffset())
+		at := lines.at(dec.InputOffset())
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("%w: line %d: %v", ErrFormat, at, err)
+			return nil, &LineError{at, fmt.Errorf("%w: %v", ErrFormat, err)}
 		}
 		it, err := decodeOne(raw, at)
 		if err != nil {
@@ -112,13 +156,27 @@ func parseJSON(text string) ([]Item, error) {
 	return items, nil
 }
 
-// lineAt is the 1-based line of the first non-space byte at or after off.
-func lineAt(text string, off int64) int {
+// lineCounter finds the lines of increasing offsets of a text, counting
+// each newline once: counting from the start for every record would be
+// quadratic in the number of records.
+type lineCounter struct {
+	text string
+	off  int // newlines before off are counted
+	line int
+}
+
+// at is the 1-based line of the first non-space byte at or after off.
+func (c *lineCounter) at(off int64) int {
 	i := int(off)
-	for i < len(text) && strings.ContainsRune(" \t\r\n,", rune(text[i])) {
+	for i < len(c.text) && strings.ContainsRune(" \t\r\n,", rune(c.text[i])) {
 		i++
 	}
-	return strings.Count(text[:min(i, len(text))], "\n") + 1
+	i = min(i, len(c.text))
+	if i > c.off {
+		c.line += strings.Count(c.text[c.off:i], "\n")
+		c.off = i
+	}
+	return c.line
 }
 
 // parseJSONL reads one memory per line; blank lines are skipped.
