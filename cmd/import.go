@@ -132,7 +132,7 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 	read := 0
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("import interrupted before anything was written: %w", err)
+			return fmt.Errorf("import interrupted (%w) before anything was written; run git mem import again", err)
 		}
 		data, err := readImportFile(f.path, workTree)
 		var found []memfile.Item
@@ -203,6 +203,10 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 		subject = fmt.Sprintf("from %s and %d more files", files[0].name, read-1)
 	}
 	res, err := index.RememberBatch(ctx, set, store, env.writer(set, o.agent), items, index.BatchOptions{Op: gitstore.OpImport, Subject: subject, DryRun: o.dryRun})
+	if err != nil && ctx.Err() != nil {
+		// the write is one commit: it landed whole or not at all
+		return fmt.Errorf("import interrupted (%w): the store holds all of it or none of it; run git mem import again, it adds only what is missing", ctx.Err())
+	}
 	if err != nil {
 		return err
 	}

@@ -199,3 +199,55 @@ func TestImportBadRecord(t *testing.T) {
 		require.Contains(t, errOut, "skipped notes.jsonl:2: not a memory file: not a memory (a string or an object with text): invalid character")
 	}
 }
+
+// TestImportInterrupted: SIGINT or SIGTERM stops an import, also one given a
+// FIFO (which once blocked it in open, deaf to signals): it exits promptly
+// having written one whole commit or none, and leaves no lock behind.
+func TestImportInterrupted(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals and FIFOs")
+	}
+	var notes strings.Builder
+	notes.WriteString("# Notes\n\n")
+	words := strings.Fields("deploy build test cache token staging release branch review schema migration queue worker index")
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&notes, "- %s %s %s %s %s %s %d\n", words[i%14], words[i*7%14], words[i*3%14], words[i*5%14], words[i*11%14], words[i/14%14], i)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			sb := newSandbox(t)
+			require.NoError(t, syscall.Mkfifo(filepath.Join(sb.repo, "pipe.md"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(sb.repo, "notes.md"), []byte(notes.String()), 0o644))
+			c := exec.Command(binary, "import", "pipe.md", "notes.md")
+			c.Dir, c.Env = sb.repo, sb.env()
+			var errb bytes.Buffer
+			c.Stderr = &errb
+			require.NoError(t, c.Start())
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			time.Sleep(300 * time.Millisecond)
+			require.NoError(t, c.Process.Signal(sig))
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				_ = c.Process.Kill()
+				<-done
+				t.Fatalf("git mem import did not stop on %v: %s", sig, errb.String())
+			}
+			commits := "0"
+			if refAt(t, sb.repo, "refs/memory/main") != "" {
+				commits = strings.TrimSpace(sb.git("rev-list", "--count", "refs/memory/main"))
+			}
+			require.Contains(t, []string{"0", "1"}, commits, "one commit or none")
+			if c.ProcessState.ExitCode() != 0 {
+				require.Contains(t, errb.String(), "import interrupted")
+			}
+			locks, err := filepath.Glob(filepath.Join(sb.repo, ".git", "*.lock"))
+			require.NoError(t, err)
+			refLocks, err := filepath.Glob(filepath.Join(sb.repo, ".git", "refs", "memory", "*.lock"))
+			require.NoError(t, err)
+			require.Empty(t, append(locks, refLocks...), "no lock left behind")
+			sb.git("fsck", "--no-dangling")
+		})
+	}
+}
