@@ -74,6 +74,14 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	case findErr == nil:
 		id = m.ID
 		repos = append(repos, store.Repo)
+	case errors.Is(findErr, gitstore.ErrNotFound) && len(id) < gitstore.IDHexLen && pendingPurge(set, id) != "":
+		// a purge of it was stopped after history lost it: finish that one
+		id = pendingPurge(set, id)
+		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+			if r != nil {
+				repos = append(repos, r)
+			}
+		}
 	case errors.Is(findErr, gitstore.ErrNotFound) && len(id) == gitstore.IDHexLen:
 		// Already forgotten: look for it in the history of every store.
 		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
@@ -87,11 +95,31 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		}
 		return findErr
 	}
+	if findErr == nil {
+		// dropped before history is rewritten, so that a purge killed
+		// before its scrub below leaves no cache holding the text: the next
+		// reader rebuilds them from whatever history then holds
+		if err := handoff.DropCaches(set); err != nil {
+			return fmt.Errorf("could not remove the caches that hold the text (delete %s and run git mem forget --purge again): %w", index.Dir(set), err)
+		}
+	}
 	var rep *gitstore.PurgeReport
 	var repo *gitstore.Repo
 	for _, r := range repos {
+		// marked first: a purge killed anywhere after this is finished by
+		// running it again, although history no longer holds the memory
+		pending, err := r.MarkPurge(id)
+		if err != nil {
+			return fmt.Errorf("could not start the purge in %s: %w", r.Mem().Root(), err)
+		}
 		got, err := r.Purge(ctx, id)
+		if errors.Is(err, gitstore.ErrNotFound) && pending {
+			got, err = r.FinishPurge(ctx, id)
+		}
 		if errors.Is(err, gitstore.ErrNotFound) {
+			if err := r.PurgeFinished(id); err != nil {
+				return err
+			}
 			continue
 		}
 		if err != nil {
@@ -103,7 +131,11 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	if rep == nil {
 		return fmt.Errorf("%w: no memory %s in any memory ref's history", gitstore.ErrNotFound, id)
 	}
-	fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", gitstore.Clip(id, gitstore.MinShownPrefix), strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
+	if rep.Resumed {
+		fmt.Fprintf(env.Out, "finishing the purge of %s: no memory ref's history holds it any more\n", gitstore.Clip(id, gitstore.MinShownPrefix))
+	} else {
+		fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", gitstore.Clip(id, gitstore.MinShownPrefix), strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
+	}
 	// Remember the purge, so that a later pull never merges the memory back in.
 	if repo.GitDir != "" {
 		if err := repo.RecordPurged(ctx, id); err != nil {
@@ -113,6 +145,14 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	// the caches held the text too: rebuild them from the rewritten history
 	if err := handoff.ScrubCaches(ctx, set); err != nil {
 		return fmt.Errorf("purged, but could not rebuild the caches that held the text (delete %s and run git mem reindex): %w", index.Dir(set), err)
+	}
+	if err := repo.PurgeFinished(id); err != nil {
+		return fmt.Errorf("purged, but could not remove its marker %s (delete it): %w", repo.Mem().PurgeMarker(id), err)
+	}
+	if rep.Resumed {
+		// the texts went with the history the first run rewrote
+		fmt.Fprintln(env.Out, "caches rebuilt without it; run git mem forget --purge on the id again only if you stopped a purge again")
+		return nil
 	}
 	leaks, err := repo.ReachableLeaks(ctx, rep.Texts)
 	if err != nil {
@@ -126,4 +166,29 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	fmt.Fprintln(env.Err, "git mem sync replaces the remote's memory history (the purge is recorded in it), and each teammate's next git mem pull or sync removes it from their clone.")
 	fmt.Fprintln(env.Err, "The old objects stay on disk, unreachable, until: git reflog expire --expire-unreachable=now --all && git gc --prune=now")
 	return nil
+}
+
+// pendingPurge is the full id of the one unfinished purge (a purge killed
+// before it was done) whose id starts with prefix, in any store of set;
+// "" when there is none or more than one.
+func pendingPurge(set *gitstore.Set, prefix string) string {
+	found := ""
+	for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
+		if r == nil {
+			continue
+		}
+		ids, err := r.PendingPurges()
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			if strings.HasPrefix(id, prefix) {
+				if found != "" && found != id {
+					return ""
+				}
+				found = id
+			}
+		}
+	}
+	return found
 }

@@ -70,6 +70,11 @@ func (m MemDir) WarmLock() string { return m.join(m.common, "cache", "warm.lock"
 // (package embed; docs/architecture.md, "Embeddings").
 func (m MemDir) Vectors() string { return m.join(m.common, "vectors") }
 
+// PurgeMarker is the file a purge of the memory id keeps while it runs,
+// <git common dir>/mem/purging/<id>: it names the id only, so that a purge
+// killed after rewriting history is finished by running it again.
+func (m MemDir) PurgeMarker(id string) string { return m.join(m.common, "purging", id) }
+
 // HooksLog is where hooks write their errors, <git common dir>/mem/hooks.log.
 func (m MemDir) HooksLog() string { return m.join(m.common, "hooks.log") }
 

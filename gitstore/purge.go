@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -27,6 +29,10 @@ type PurgeReport struct {
 	Commits, Dropped int
 	// Texts are the texts the memory ever had (what was purged).
 	Texts []string
+	// Resumed is set by FinishPurge: an earlier purge rewrote history and
+	// was stopped before it finished; this one only finishes it, and knows
+	// no texts.
+	Resumed bool
 }
 
 // Purge rewrites the history of every memory ref of the repository that ever
@@ -96,6 +102,73 @@ func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) 
 		return nil, fmt.Errorf("%w: no memory %s in any memory ref", ErrNotFound, id)
 	}
 	return rep, nil
+}
+
+// MarkPurge writes the marker of a purge of id (PurgeMarker) before the
+// purge starts, and says whether one was already there: a purge of id
+// that was stopped before it finished (FinishPurge finishes it).
+func (r *Repo) MarkPurge(id string) (pending bool, err error) {
+	marker := r.Mem().PurgeMarker(id)
+	if marker == "" || !validID(id) {
+		return false, nil
+	}
+	if _, err := os.Stat(marker); err == nil {
+		return true, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+		return false, err
+	}
+	return false, WriteFileAtomic(marker, []byte(id+"\n"), 0o644)
+}
+
+// FinishPurge finishes a purge of id that was stopped after it rewrote
+// history (Purge then finds the memory nowhere): it records the tombstone,
+// if the stopped purge did not, and reports Resumed.
+func (r *Repo) FinishPurge(ctx context.Context, id string) (*PurgeReport, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: purge needs a full memory id", ErrInvalid)
+	}
+	if err := r.recordTombstone(ctx, id); err != nil {
+		return nil, err
+	}
+	return &PurgeReport{ID: id, Resumed: true}, nil
+}
+
+// PurgeFinished removes the marker of a purge of id (PurgeMarker) once its
+// caches are scrubbed: a run of it again is then an ordinary one.
+func (r *Repo) PurgeFinished(id string) error {
+	marker := r.Mem().PurgeMarker(id)
+	if marker == "" || !validID(id) {
+		return nil
+	}
+	if err := os.Remove(marker); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// PendingPurges lists the ids of the purges that were started and not
+// finished (their PurgeMarker is still there): a purge stopped by a kill
+// or a crash.
+func (r *Repo) PendingPurges() ([]string, error) {
+	dir := filepath.Dir(r.Mem().PurgeMarker(strings.Repeat("0", IDHexLen)))
+	if dir == "." || dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if validID(e.Name()) {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
 }
 
 func sortedKeys(m map[string]Hash) []string {

@@ -694,3 +694,23 @@ func ScrubCaches(ctx context.Context, set *gitstore.Set) error {
 	}
 	return index.PruneVectors(ctx, set)
 }
+
+// DropCaches removes the caches that hold memory texts (the start cache,
+// the recall snapshot and its delta, the search index) without rebuilding
+// them: a purge drops them before it rewrites history, so that it leaves
+// none behind however it is stopped; the next reader rebuilds them.
+func DropCaches(set *gitstore.Set) error {
+	paths := []string{cachePath(set)}
+	if snap := index.SnapshotPath(set); snap != "" {
+		paths = append(paths, snap, snap+".delta") // gitstore.MemDir.SnapshotDelta
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return index.RemoveIndex(set)
+}

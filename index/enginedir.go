@@ -37,6 +37,10 @@ func SyncIndex(ctx context.Context, set *gitstore.Set, progress Progress) (rebui
 // hold the purged text. The binary that has the engine (git-mem-mcp)
 // rebuilds it on its next open. The directory is renamed first, so that a
 // reader never opens a half-deleted index.
+// RemoveIndex removes the search index of set's stores (a cache: the next
+// reader that needs it rebuilds it).
+func RemoveIndex(set *gitstore.Set) error { return removeEngineIndex(Dir(set)) }
+
 func removeEngineIndex(dir string) error {
 	if dir == "" {
 		return nil

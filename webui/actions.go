@@ -131,7 +131,18 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 // that no reachable object holds it.
 func purge(ctx context.Context, set *gitstore.Set, store *gitstore.Store, id string) error {
 	repo := store.Repo
+	// dropped first, as git mem forget --purge does: a purge stopped
+	// before its scrub leaves no cache holding the text
+	if err := handoff.DropCaches(set); err != nil {
+		return fmt.Errorf("could not remove the caches that hold the text (delete %s and purge again): %w", index.Dir(set), err)
+	}
+	if _, err := repo.MarkPurge(id); err != nil {
+		return err
+	}
 	rep, err := repo.Purge(ctx, id)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		_ = repo.PurgeFinished(id) // nothing was purged: nothing to finish
+	}
 	if err != nil {
 		return err
 	}
@@ -142,6 +153,9 @@ func purge(ctx context.Context, set *gitstore.Set, store *gitstore.Store, id str
 	}
 	if err := handoff.ScrubCaches(ctx, set); err != nil {
 		return fmt.Errorf("purged, but could not rebuild the caches that held the text (delete %s and run git mem reindex): %w", index.Dir(set), err)
+	}
+	if err := repo.PurgeFinished(id); err != nil {
+		return fmt.Errorf("purged, but could not remove its marker %s (delete it): %w", repo.Mem().PurgeMarker(id), err)
 	}
 	leaks, err := repo.ReachableLeaks(ctx, rep.Texts)
 	if err != nil {
