@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/cmd"
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
 
 // exportTo runs git mem export in-process, stdout a terminal or not.
@@ -55,4 +60,36 @@ func TestExportTerminalEscaped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMarkdownExportRoundTrip: memories whose text looks like Markdown
+// structure (a rule, a heading, a list item, a comment, spaces) survive git
+// mem export --format md and git mem import into another repository as
+// exactly their text.
+func TestMarkdownExportRoundTrip(t *testing.T) {
+	sb := newSandbox(t)
+	sb.isolate()
+	texts := []string{"---", "***", "# not a heading", "- not an item", "1. not numbered", "keep <!-- this --> comment", "  spaced around  ", "a\n   \nb", "plain memory after them"}
+	for _, text := range texts {
+		_, errOut, code := sb.run("add", "--", text)
+		require.Equal(t, 0, code, errOut)
+	}
+	md := sb.exportTo(false, "--format", "md")
+	other := filepath.Join(sb.home, "other")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	out, err := exec.Command("git", "init", "-q", other).CombinedOutput()
+	require.NoError(t, err, string(out))
+	gitstoretest.CheckedByGit(t, other)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "MEMORY.md"), []byte(md), 0o644))
+	imported, errOut, code := sb.runIn(other, "import", "MEMORY.md")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, imported, fmt.Sprintf("%d added", len(texts)))
+	listed, _, _ := sb.runIn(other, "list", "--json")
+	var ms []struct{ Text string }
+	require.NoError(t, json.Unmarshal([]byte(listed), &ms))
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Text)
+	}
+	require.ElementsMatch(t, texts, got)
 }
