@@ -30,7 +30,11 @@ func newExportCmd(env *Env) *cobra.Command {
 		Long: `Write the memories of one store to stdout.
 
 --format md (the default) writes a readable MEMORY.md: one section per type,
-one list item per memory, each followed by its id in a comment.
+one list item per memory, each followed by its id in a comment. A text no list
+item can carry exactly (spaces around it, a line of spaces, an HTML comment)
+is shown by its first line, and the comment holds it exactly, so that import
+reads every memory back as it was. On a terminal, control and bidirectional
+characters are shown escaped; a file or a pipe gets the text unchanged.
 --format json writes an array and --format jsonl one memory per line, in the
 shape --json uses; git mem import reads either back unchanged (ids, dates,
 writers, links, events), so an export moves memory to another repository.

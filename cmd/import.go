@@ -56,7 +56,16 @@ convention, "throws" or "flaky" a gotcha. Each memory passes the same checks
 as git mem add: an item holding a secret is refused with the reason, the others
 are saved; a memory that repeats one already stored reinforces it instead.
 Each memory records the file and line it came from. A folder is read for
-.md, .mdc, .json and .jsonl files.`,
+.md, .mdc, .json and .jsonl files.
+
+A record that is not a memory (a field of the wrong kind, a restored memory
+with a bad event) is refused at its file and line, in a dry run as in the
+import, and the others are imported; a file that is not JSON where it should
+be is skipped at the line where it stops. A symlink from inside the
+repository to a file outside it, a device, a FIFO and a file over 64 MiB are
+skipped with the reason, never read. Importing the same file again adds
+nothing. Interrupted (Ctrl-C), the import writes its one commit whole or not
+at all.`,
 		Example: `  git mem import --dry-run CLAUDE.md AGENTS.md .cursor/rules docs/adr
   git mem import ~/.claude/projects/my-repo/memory
   git mem export --format jsonl > memory.jsonl && git -C ../other mem import memory.jsonl`,

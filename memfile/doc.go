@@ -37,6 +37,23 @@
 // its full id and creation time is restored as it was (id, dates, writer,
 // links, events), so an export read back is unchanged.
 //
+// A record of a JSON or JSONL file that is JSON but not a memory (a field
+// of the wrong kind) is an item refused with the reason, at its line, so
+// that one bad record neither hides the others nor aborts an import; JSON
+// that does not parse makes the whole file unreadable (a *LineError).
+//
+// # The Markdown export read back
+//
+// WriteMarkdown writes each memory as a list item followed by a comment with
+// its id, and reads its own rendering back before writing it: when the item
+// would not give back exactly the text (spaces around it, a line of spaces,
+// a comment or the install block's marker inside), it writes the first line
+// for people and the exact text as a JSON string in the comment
+// (<!-- id text:"…" -->), which Parse prefers. In a file with the export's
+// marker, every line starting "- " at the margin opens a memory whatever
+// follows (a rule, a heading, a fence), and the lines indented under it are
+// its text verbatim. So any text git-mem stores survives export and import.
+//
 // # Types
 //
 // A file that says the type wins (JSON type, front matter type, an ADR, the
