@@ -216,3 +216,55 @@ func TestLateStartIsRecordedInTheBackground(t *testing.T) {
 	require.Equal(t, []string{"draft.md"}, m.Dirty)
 	require.Equal(t, agents.WriterName(agents.Qwen), m.Agent)
 }
+
+// nearDeadline is a context whose deadline is always under the time a
+// write needs from now, and that is never done: a hook that reaches its
+// write with the deadline that close, every time it runs.
+type nearDeadline struct{ context.Context }
+
+func (nearDeadline) Deadline() (time.Time, bool) { return time.Now().Add(10 * time.Millisecond), true }
+
+// TestNoteShortOfTimeIsFinishedInTheBackground: a hook that writes the
+// session note and reaches the write with too little time left for it
+// (the write does not start) hands the payload to "hook finish", as one
+// that passes its deadline does, and the finish writes the note (it was
+// dropped).
+func TestNoteShortOfTimeIsFinishedInTheBackground(t *testing.T) {
+	for _, tc := range []struct {
+		agent, event, name string
+	}{
+		{agents.Claude, agents.EventSessionEnd, "SessionEnd"},
+		{agents.Cursor, agents.EventStop, "stop"},
+	} {
+		t.Run(tc.agent+" "+tc.event, func(t *testing.T) {
+			isolate(t)
+			dir := newRepo(t, false)
+			notes := sessionCommitted(t, dir, func() {
+				run(t, agents.EventSessionStart, tc.agent, payload(tc.agent, "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
+			})
+			end := payload(tc.agent, tc.name, "s1", dir, nil)
+			var args []string
+			var handed []byte
+			o := hooks.Run(nearDeadline{context.Background()}, hooks.Request{
+				Event: tc.event, In: strings.NewReader(end), Out: io.Discard,
+				Now: fixedNow, Getenv: func(string) string { return "" },
+				Later: func(a []string, p []byte) { args, handed = a, p },
+			})
+			require.ErrorContains(t, o.Err, "the session note is being written in the background")
+			require.Equal(t, []string{"finish", "--agent", tc.agent}, args)
+			require.Equal(t, end, string(handed))
+			require.Empty(t, notes(), "the hook wrote no note")
+			require.Empty(t, locksUnder(t, filepath.Join(dir, ".git")), "and left no lock")
+
+			event, agent := hooks.ParseArgs(append([]string{"hook"}, args...))
+			o = hooks.Run(context.Background(), hooks.Request{
+				Event: event, Agent: agent, In: bytes.NewReader(handed), Out: io.Discard,
+				Now: fixedNow, Getenv: func(string) string { return "" },
+			})
+			require.NoError(t, o.Err)
+			ms := notes()
+			require.Len(t, ms, 1, "the finish writes the note")
+			require.Contains(t, ms[0].Text, "Verify refund webhooks")
+		})
+	}
+}

@@ -69,7 +69,8 @@
 // stop 2 s, session-end 700 ms (Codex kills SessionEnd hooks after 1 s). The
 // environment variable GIT_MEM_HOOK_DEADLINE_MS overrides it. A hook that
 // writes the session note and passes its deadline before the note is
-// written hands its payload to "hook finish" in the background, so a loaded
+// written, or reaches the write with too little time left to start it,
+// hands its payload to "hook finish" in the background, so a loaded
 // machine delays the note and loses nothing; the warm-up of a session-start
 // or prompt hook past its deadline records the session's start if the hook
 // did not. Hooks never

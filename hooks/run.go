@@ -152,6 +152,14 @@ func Run(ctx context.Context, r Request) *Outcome {
 	select {
 	case res = <-done:
 		out.Agent = res.agent
+		// a write that found too little time left before the deadline
+		// (gitstore's budget) gave up before it: the note is handed on
+		// as it is when the deadline passes during the write
+		if data, agent := got.get(); errors.Is(res.err, context.DeadlineExceeded) && data != nil && r.Later != nil && writesNote(out.Event, agent) {
+			out.TimedOut = true
+			r.Later(backgroundArgs(eventFinish, agent), data)
+			res.err = fmt.Errorf("%w; the session note is being written in the background", res.err)
+		}
 	case <-ctx.Done():
 		data, agent := got.get()
 		out.Agent = agent
