@@ -85,3 +85,20 @@ func FuzzMarkdownRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestMarkdownRoundTripRetired: a retired memory whose text the list item
+// cannot carry is still read back as retired, with its id.
+func TestMarkdownRoundTripRetired(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	end := now.Add(-time.Hour)
+	ms := []*gitstore.Memory{{ID: "0123456789abcdef", Type: gitstore.TypeFact, Text: "  spaced <!-- x -->  ", Created: end, Updated: end, ValidTo: &end}}
+	var b bytes.Buffer
+	require.NoError(t, WriteMarkdown(&b, ms, MarkdownOptions{Title: "Project memory", From: gitstore.RefMain, Now: now}))
+	require.Contains(t, b.String(), "- spaced &lt;!-- x --&gt; *(expired)* <!-- 0123456789abcdef retired text:")
+	items, err := Parse("MEMORY.md", b.Bytes())
+	require.NoError(t, err)
+	require.Len(t, items, 1)
+	require.Equal(t, "0123456789abcdef", items[0].ID)
+	require.Equal(t, "  spaced <!-- x -->  ", items[0].Text)
+	require.NotEmpty(t, items[0].Refused)
+}
