@@ -2,7 +2,11 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,6 +57,9 @@ func runReindex(ctx context.Context, env *Env, o *reindexOptions) error {
 	}
 	docs, err := index.Rebuild(ctx, set, progress)
 	bar.Done()
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("%w\nnothing was reindexed: git mem reindex writes under %s; make it writable (a read-only .git, or another user's) and run it again", err, filepath.Dir(index.Dir(set)))
+	}
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/git-mem/git-mem/agents"
@@ -390,6 +392,9 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the session's files could not be written (.git read-only): inject
+	// what recall answers all the same, and log why nothing was recorded
+	unsaved := b.unsaved
 	m := b.m
 	res := guess
 	if resumed := b.existed && !m.Injected.IsZero(); resumed || len(b.touched) > 0 {
@@ -407,14 +412,40 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
-		return nil, err
+	if unsaved == nil {
+		if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
+			if !cannotWrite(err) {
+				return nil, err
+			}
+			unsaved = err
+		}
 	}
 	m.Injected = h.now
-	if err := h.sessions.Save(m); err != nil {
-		return nil, err
+	if unsaved == nil {
+		if err := h.sessions.Save(m); err != nil {
+			if !cannotWrite(err) {
+				return nil, err
+			}
+			unsaved = err
+		}
 	}
-	return Output(h.agent, agents.EventSessionStart, res.Text)
+	out, err := Output(h.agent, agents.EventSessionStart, res.Text)
+	if err == nil && unsaved != nil {
+		err = unsavedErr(unsaved)
+	}
+	return out, err
+}
+
+// cannotWrite reports an error of a file git-mem may not write: a
+// read-only .git (permissions, a read-only mount).
+func cannotWrite(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// unsavedErr is what the log says of a hook that injected without
+// recording the session.
+func unsavedErr(err error) error {
+	return fmt.Errorf("injected, but the session could not be recorded (is .git read-only?): %w", err)
 }
 
 // begunSession is a session's start marker and the files its worktree is
@@ -424,6 +455,9 @@ type begunSession struct {
 	existed bool
 	touched []string
 	err     error
+	// unsaved is why a new marker could not be written (cannotWrite): the
+	// session goes on with the marker in memory
+	unsaved error
 }
 
 // beginSession writes (or finds) the session's start marker and looks at
@@ -439,6 +473,9 @@ func (h *handler) beginSession(ctx context.Context) <-chan begunSession {
 			out <- b
 		}()
 		b.m, b.existed, b.err = h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
+		if b.err != nil && b.m != nil && cannotWrite(b.err) {
+			b.unsaved, b.err = b.err, nil
+		}
 		if b.err != nil {
 			return
 		}
@@ -507,12 +544,23 @@ func (h *handler) marker(ctx context.Context) (*handoff.Marker, error) {
 }
 
 func (h *handler) prompt(ctx context.Context) ([]byte, error) {
-	m, err := h.marker(ctx)
+	m, _, err := h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
+	// the session's files could not be written (.git read-only): inject
+	// what recall answers all the same, and log why nothing was recorded
+	var unsaved error
+	if err != nil && m != nil && cannotWrite(err) {
+		unsaved, err = err, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := h.sessions.CountPrompt(m); err != nil {
-		return nil, err
+	if unsaved == nil {
+		if err := h.sessions.CountPrompt(m); err != nil {
+			if !cannotWrite(err) {
+				return nil, err
+			}
+			unsaved = err
+		}
 	}
 	if h.agent == agents.Cursor {
 		return nil, nil // Cursor's beforeSubmitPrompt cannot add context
@@ -526,10 +574,19 @@ func (h *handler) prompt(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
-		return nil, err
+	if unsaved == nil {
+		if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
+			if !cannotWrite(err) {
+				return nil, err
+			}
+			unsaved = err
+		}
 	}
-	return Output(h.agent, agents.EventPrompt, res.Text)
+	out, err := Output(h.agent, agents.EventPrompt, res.Text)
+	if err == nil && unsaved != nil {
+		err = unsavedErr(unsaved)
+	}
+	return out, err
 }
 
 func (h *handler) end(ctx context.Context) error {

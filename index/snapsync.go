@@ -51,20 +51,30 @@ func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*
 			return nil, err
 		}
 	}
-	return writeSnapshot(path, tips, ch.put)
+	return writeSnapshot(path, tips, ch.put, false)
 }
 
 // writeSnapshot writes a new base of documents by key reflecting tips (and
-// drops the delta), and returns its view.
-func writeSnapshot(path string, tips map[string]string, docs map[string]*snapDoc) (*snapView, error) {
+// drops the delta), and returns its view. A file that cannot be written is
+// an error only when must is set (a rebuild asked for: reindex, a purge's
+// scrub); otherwise the view answers from memory.
+func writeSnapshot(path string, tips map[string]string, docs map[string]*snapDoc, must bool) (*snapView, error) {
 	data := encodeSnapshot(tips, docs)
 	v, err := viewOf(data)
 	if err != nil {
 		return nil, err
 	}
 	// a cache: answering matters more than keeping it
-	if gitstore.WriteFileAtomic(path, data, 0o644) == nil {
-		os.Remove(deltaPath(path))
+	werr := gitstore.WriteFileAtomic(path, data, 0o644)
+	if werr == nil {
+		werr = os.Remove(deltaPath(path))
+		if errors.Is(werr, os.ErrNotExist) {
+			werr = nil
+		}
+	}
+	if werr != nil && must {
+		v.close()
+		return nil, fmt.Errorf("could not write the recall snapshot %s: %w", path, werr)
 	}
 	return v, nil
 }
@@ -448,7 +458,7 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 		return 0, err
 	}
 	path := SnapshotPath(set)
-	v, err := writeSnapshot(path, tips, ch.put)
+	v, err := writeSnapshot(path, tips, ch.put, true)
 	dropKeptView(path)
 	if err != nil {
 		return 0, err
