@@ -9,6 +9,10 @@
 //     local model), so the hook binary links no net/http and pays no new
 //     start-up cost; the key, when there is one, comes only from the
 //     environment variable mem.embed.keyEnv names, and is never logged;
+//     the headers and body it accepts are bounded (an endless header line
+//     or body is cut off at the bound, never buffered until the deadline),
+//     and an error quotes the server's body as it came, for its caller to
+//     escape before a terminal;
 //   - the vector cache under <git common dir>/mem/vectors: one append-only
 //     file per model of self-delimiting, checksummed records (memory key,
 //     sha256 of the embedded text, int8 vector), read with plain reads and

@@ -86,6 +86,10 @@
 // (or forget --purge) removes it by its file name. A merge (pull, sync) never
 // takes an invalid document from the other side: it keeps this side's
 // version, and MergeResult.Rejected and the merge commit say which and why.
+// A document larger than the object reader inflates (64 times
+// MaxDocumentBytes) is such an invalid document too, known by the size in
+// its object header without being read: it never makes a pull, sync or push
+// fail as a damaged store.
 //
 // # Commits
 //
