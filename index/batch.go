@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -193,11 +194,21 @@ func planned(n gitstore.NewMemory, restore *gitstore.Memory, w gitstore.Writer) 
 // reach DuplicateSimilarity only if it shares enough of the new text's
 // skeleton words: at least c = ⌈t·n/(2−t)⌉ of its n words. It then holds at
 // least one of any n−c+1 of them, and only the memories holding one of the
-// n−c+1 rarest need comparing (prefix filtering).
+// n−c+1 rarest need comparing (prefix filtering). When even the rarest
+// words are common to many memories (a list of items drawn from a few
+// words), each word's newest maxDedupeScan holders are compared, so that a
+// batch costs time in proportion to its size: a near-duplicate among
+// thousands of alike memories may go unnoticed, never a copy, which is
+// looked up by its whole skeleton first.
 type deduper struct {
 	entries  []dedupeEntry
 	postings map[string][]int // type + "\x00" + word -> entries
+	exact    map[string]int   // type + the sorted skeleton -> the first entry holding it
+	compared int              // memories compared, for the tests
 }
+
+// maxDedupeScan bounds the holders of one word a new memory is compared with.
+const maxDedupeScan = 256
 
 type dedupeEntry struct {
 	m        *gitstore.Memory
@@ -205,11 +216,26 @@ type dedupeEntry struct {
 	restored bool
 }
 
-func newDeduper() *deduper { return &deduper{postings: map[string][]int{}} }
+func newDeduper() *deduper { return &deduper{postings: map[string][]int{}, exact: map[string]int{}} }
+
+// skeletonKey names a skeleton of a type: the same words, the same key.
+func skeletonKey(typ string, words map[string]bool) string {
+	sorted := make([]string, 0, len(words))
+	for w := range words {
+		sorted = append(sorted, w)
+	}
+	sort.Strings(sorted)
+	return typ + "\x00" + strings.Join(sorted, " ")
+}
 
 func (d *deduper) add(m *gitstore.Memory, restored bool) {
 	words := skeleton(m.Text)
 	d.entries = append(d.entries, dedupeEntry{m: m, words: words, restored: restored})
+	if k := skeletonKey(m.Type, words); len(words) > 0 {
+		if _, held := d.exact[k]; !held {
+			d.exact[k] = len(d.entries) - 1
+		}
+	}
 	for w := range words {
 		k := m.Type + "\x00" + w
 		d.postings[k] = append(d.postings[k], len(d.entries)-1)
@@ -224,6 +250,9 @@ func (d *deduper) best(typ, text string, skipRestored bool) (*dedupeEntry, float
 	n := len(words)
 	if n == 0 {
 		return nil, 0
+	}
+	if at, ok := d.exact[skeletonKey(typ, words)]; ok && !(skipRestored && d.entries[at].restored) {
+		return &d.entries[at], 1 // a copy: no memory is more alike, and it was held first
 	}
 	t := DuplicateSimilarity
 	need := int(math.Ceil(t*float64(n)/(2-t) - 1e-9))
@@ -242,7 +271,9 @@ func (d *deduper) best(typ, text string, skipRestored bool) (*dedupeEntry, float
 	best, bestAt := 0.0, -1
 	seen := map[int]bool{}
 	for _, k := range probe {
-		for _, at := range d.postings[k] {
+		holders := d.postings[k]
+		for i := len(holders) - 1; i >= max(0, len(holders)-maxDedupeScan); i-- {
+			at := holders[i]
 			if seen[at] {
 				continue
 			}
@@ -251,6 +282,7 @@ func (d *deduper) best(typ, text string, skipRestored bool) (*dedupeEntry, float
 			if skipRestored && e.restored {
 				continue
 			}
+			d.compared++
 			common := 0
 			for w := range words {
 				if e.words[w] {

@@ -156,3 +156,31 @@ func TestDeduperFindsWhatBruteForceFinds(t *testing.T) {
 		held = append(held, m)
 	}
 }
+
+// TestDedupeWorkGrowsWithTheBatch: items drawn from a few common words
+// (every item shares most words with every other) cost the deduper work in
+// proportion to their number, not to its square, and a copy of an earlier
+// item is still found.
+func TestDedupeWorkGrowsWithTheBatch(t *testing.T) {
+	words := strings.Fields("deploy build test cache token staging release branch review schema migration queue worker index")
+	compared := func(n int) int {
+		rng := rand.New(rand.NewPCG(3, 5))
+		d := newDeduper()
+		for i := 0; i < n; i++ {
+			ws := make([]string, 10)
+			for k := range ws {
+				ws[k] = words[rng.IntN(len(words))]
+			}
+			text := fmt.Sprintf("%s %d", strings.Join(ws, " "), i)
+			d.best(gitstore.TypeFact, text, false)
+			d.add(&gitstore.Memory{ID: fmt.Sprint(i), Type: gitstore.TypeFact, Text: text}, false)
+		}
+		first := d.entries[0].m.Text
+		e, sim := d.best(gitstore.TypeFact, first, false)
+		require.NotNil(t, e, "a copy of the first item among %d alike ones", n)
+		require.Equal(t, 1.0, sim)
+		return d.compared
+	}
+	small, large := compared(2000), compared(4000)
+	require.Less(t, float64(large), 2.2*float64(small), "compared %d memories for 2,000 items and %d for 4,000", small, large)
+}
