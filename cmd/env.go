@@ -77,6 +77,17 @@ func (e *Env) openSet() (*gitstore.Set, error) {
 // which reports it, and for pull, push, sync and share, which merge
 // themselves.
 func (e *Env) openSetAsIs() (*gitstore.Set, error) {
+	set, err := e.openStores()
+	if err != nil {
+		return nil, err
+	}
+	e.sets = append(e.sets, set)
+	return set, nil
+}
+
+// openStores opens the stores of the directory on the command's clock and
+// GIT_AUTHOR_DATE / GIT_COMMITTER_DATE, remembering nothing.
+func (e *Env) openStores() (*gitstore.Set, error) {
 	set, err := gitstore.OpenSet(e.Dir)
 	if err != nil {
 		return nil, err
@@ -93,7 +104,6 @@ func (e *Env) openSetAsIs() (*gitstore.Set, error) {
 			return nil, err
 		}
 	}
-	e.sets = append(e.sets, set)
 	return set, nil
 }
 

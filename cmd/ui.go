@@ -61,7 +61,10 @@ func runUI(ctx context.Context, env *Env, o *uiOptions) error {
 	}
 	noteOutsideRepo(env, set)
 	srv, err := webui.New(webui.Options{
-		Open:     env.openForUI,
+		// afresh for each request (the store changes under the page), and
+		// not remembered for the command's end (a long-lived server would
+		// pile the sets up)
+		Open:     env.openStores,
 		Writer:   func(set *gitstore.Set) gitstore.Writer { return env.writer(set, "") },
 		Now:      env.Now,
 		ReadOnly: o.readOnly,
@@ -82,28 +85,6 @@ func runUI(ctx context.Context, env *Env, o *uiOptions) error {
 		}
 	}
 	return srv.Serve(ctx)
-}
-
-// openForUI opens the stores for one request of the page: afresh each
-// time (the store changes under the page), and without remembering the
-// set for the command's end (a long-lived server would pile them up).
-func (e *Env) openForUI() (*gitstore.Set, error) {
-	set, err := gitstore.OpenSet(e.Dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
-		if r == nil {
-			continue
-		}
-		r.Now = e.Now
-		if e.Getenv != nil {
-			if err := r.UseGitDates(e.Getenv); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return set, nil
 }
 
 // openBrowser starts the user's browser on url: $BROWSER when set, else
