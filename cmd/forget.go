@@ -136,18 +136,10 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	} else {
 		fmt.Fprintf(env.Out, "purged %s from %s: %d commits rewritten, %d dropped\n", gitstore.Clip(id, gitstore.MinShownPrefix), strings.Join(rep.Refs, ", "), rep.Commits, rep.Dropped)
 	}
-	// Remember the purge, so that a later pull never merges the memory back in.
-	if repo.GitDir != "" {
-		if err := repo.RecordPurged(ctx, id); err != nil {
-			return fmt.Errorf("purged, but could not record it in git config mem.purged (a pull may bring it back): %w", err)
-		}
-	}
-	// the caches held the text too: rebuild them from the rewritten history
-	if err := handoff.ScrubCaches(ctx, set); err != nil {
-		return fmt.Errorf("purged, but could not rebuild the caches that held the text (delete %s and run git mem reindex): %w", index.Dir(set), err)
-	}
-	if err := repo.PurgeFinished(id); err != nil {
-		return fmt.Errorf("purged, but could not remove its marker %s (delete it): %w", repo.Mem().PurgeMarker(id), err)
+	// remember the purge, so that a later pull never merges the memory
+	// back in, and rebuild the caches that held the text
+	if err := handoff.FinishPurge(ctx, set, repo, id); err != nil {
+		return err
 	}
 	if rep.Resumed {
 		// the texts went with the history the first run rewrote

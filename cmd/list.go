@@ -190,7 +190,7 @@ func writeList(env *Env, o *listOptions, total, more int, short map[string]strin
 // commit of the project memory ref, so only that store is read.
 func listAt(ctx context.Context, set *gitstore.Set, o *listOptions) ([]*gitstore.Memory, error) {
 	if o.validAt != "" {
-		t, err := parseWhen(o.validAt, o.filter.Now)
+		t, err := gitstore.ParseWhen(o.validAt, o.filter.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +199,7 @@ func listAt(ctx context.Context, set *gitstore.Set, o *listOptions) ([]*gitstore
 	if o.asOf == "" {
 		return set.List(o.filter)
 	}
-	if t, err := parseWhen(o.asOf, o.filter.Now); err == nil {
+	if t, err := gitstore.ParseWhen(o.asOf, o.filter.Now); err == nil {
 		o.filter.AsOf = &t
 		return set.List(o.filter)
 	}

@@ -150,7 +150,7 @@ func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 		opts.MinConfidence = &o.minConfidence
 	}
 	if o.validAt != "" {
-		t, err := parseWhen(o.validAt, opts.Now)
+		t, err := gitstore.ParseWhen(o.validAt, opts.Now)
 		if err != nil {
 			return err
 		}
@@ -220,7 +220,7 @@ func indexProgress(env *Env) index.Progress {
 // asOfTime reads --as-of: a time, a date, or a commit of the project memory
 // ref (taken as that commit's time, applied to every store).
 func asOfTime(ctx context.Context, set *gitstore.Set, when string, now time.Time) (time.Time, error) {
-	if t, err := parseWhen(when, now); err == nil {
+	if t, err := gitstore.ParseWhen(when, now); err == nil {
 		return t, nil
 	}
 	stores := set.Stores()

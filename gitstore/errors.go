@@ -102,6 +102,7 @@ const (
 	FieldText = "text"
 	FieldID   = "id"
 	FieldAsOf = "as-of"
+	FieldWhen = "when" // a time of --as-of or --valid-at (ParseWhen)
 )
 
 // ReasonEmpty is the Reason of an empty text.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -693,6 +694,26 @@ func ScrubCaches(ctx context.Context, set *gitstore.Set) error {
 		return err
 	}
 	return index.PruneVectors(ctx, set)
+}
+
+// FinishPurge does what follows a purge's rewrite of repo's history, for
+// every surface that purges: it records the purge in git config mem.purged
+// (so that a pull never merges the memory back in), rebuilds the caches
+// that held the text from the rewritten history, and removes the purge's
+// marker. Each error says what was done and what to do.
+func FinishPurge(ctx context.Context, set *gitstore.Set, repo *gitstore.Repo, id string) error {
+	if repo.GitDir != "" {
+		if err := repo.RecordPurged(ctx, id); err != nil {
+			return fmt.Errorf("purged, but could not record it in git config mem.purged (a pull may bring it back): %w", err)
+		}
+	}
+	if err := ScrubCaches(ctx, set); err != nil {
+		return fmt.Errorf("purged, but could not rebuild the caches that held the text (delete %s and run git mem reindex): %w", index.Dir(set), err)
+	}
+	if err := repo.PurgeFinished(id); err != nil {
+		return fmt.Errorf("purged, but could not remove its marker %s (delete it): %w", repo.Mem().PurgeMarker(id), err)
+	}
+	return nil
 }
 
 // DropCaches removes the caches that hold memory texts (the start cache,

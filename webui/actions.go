@@ -146,16 +146,8 @@ func purge(ctx context.Context, set *gitstore.Set, store *gitstore.Store, id str
 	if err != nil {
 		return err
 	}
-	if repo.GitDir != "" {
-		if err := repo.RecordPurged(ctx, id); err != nil {
-			return fmt.Errorf("purged, but could not record it in git config mem.purged (a pull may bring it back): %w", err)
-		}
-	}
-	if err := handoff.ScrubCaches(ctx, set); err != nil {
-		return fmt.Errorf("purged, but could not rebuild the caches that held the text (delete %s and run git mem reindex): %w", index.Dir(set), err)
-	}
-	if err := repo.PurgeFinished(id); err != nil {
-		return fmt.Errorf("purged, but could not remove its marker %s (delete it): %w", repo.Mem().PurgeMarker(id), err)
+	if err := handoff.FinishPurge(ctx, set, repo, id); err != nil {
+		return err
 	}
 	leaks, err := repo.ReachableLeaks(ctx, rep.Texts)
 	if err != nil {

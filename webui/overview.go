@@ -94,7 +94,7 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 	// trust is shown as it stood then
 	then := now
 	if d.ValidAt != "" {
-		t, err := parseWhen(d.ValidAt, now)
+		t, err := gitstore.ParseWhen(d.ValidAt, now)
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 	}
 	var ms []*gitstore.Memory
 	var err error
-	switch t, perr := parseWhen(d.AsOf, now); {
+	switch t, perr := gitstore.ParseWhen(d.AsOf, now); {
 	case d.AsOf == "":
 		ms, err = set.List(f)
 	case perr == nil:
@@ -152,20 +152,6 @@ func (s *Server) asOf(ctx context.Context, set *gitstore.Set, d *timelineData, n
 		d.At = append(d.At, newRow(m, "", then))
 	}
 	return nil
-}
-
-// parseWhen reads a time as the CLI's --as-of and --valid-at do.
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if d, err := time.Parse(time.DateOnly, s); err == nil {
-		return d.Add(24*time.Hour - time.Second), nil
-	}
-	if s == "now" {
-		return now, nil
-	}
-	return time.Time{}, &gitstore.InvalidInputError{Field: gitstore.FieldAsOf, Value: s, Reason: "is not a time; use 2026-11-30, 2026-11-30T08:00:00Z or a commit of the memory ref"}
 }
 
 type branchNotes struct {
