@@ -28,8 +28,6 @@ type addOptions struct {
 	json       bool
 }
 
-func init() { register(newAddCmd) }
-
 func newAddCmd(env *Env) *cobra.Command {
 	o := &addOptions{}
 	c := &cobra.Command{

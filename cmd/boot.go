@@ -16,8 +16,6 @@ type bootOptions struct {
 	json   bool
 }
 
-func init() { register(newBootCmd) }
-
 func newBootCmd(env *Env) *cobra.Command {
 	o := &bootOptions{}
 	c := &cobra.Command{

@@ -17,8 +17,6 @@ type completionOptions struct {
 	shell string
 }
 
-func init() { register(newCompletionCmd) }
-
 func newCompletionCmd(env *Env) *cobra.Command {
 	o := &completionOptions{}
 	c := &cobra.Command{

@@ -11,8 +11,6 @@ type confirmOptions struct {
 	id, agent string
 }
 
-func init() { register(newConfirmCmd) }
-
 func newConfirmCmd(env *Env) *cobra.Command {
 	o := &confirmOptions{}
 	c := &cobra.Command{

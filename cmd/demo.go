@@ -18,8 +18,6 @@ type demoOptions struct {
 	keep bool
 }
 
-func init() { register(newDemoCmd) }
-
 func newDemoCmd(env *Env) *cobra.Command {
 	o := &demoOptions{}
 	c := &cobra.Command{

@@ -11,8 +11,6 @@ type disputeOptions struct {
 	id, reason, agent string
 }
 
-func init() { register(newDisputeCmd) }
-
 func newDisputeCmd(env *Env) *cobra.Command {
 	o := &disputeOptions{}
 	c := &cobra.Command{

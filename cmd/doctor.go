@@ -18,21 +18,23 @@ type doctorOptions struct {
 	json    bool
 }
 
-func init() { register(newDoctorCmd) }
-
-// doctorCheck is one group of health checks. Other files may add theirs with
-// registerDoctorCheck in their init.
+// doctorCheck is one group of health checks.
 type doctorCheck func(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []gitstore.Finding
 
-var doctorChecks []doctorCheck
-
-func registerDoctorCheck(c doctorCheck) { doctorChecks = append(doctorChecks, c) }
-
-func init() {
-	registerDoctorCheck(checkGit)
-	registerDoctorCheck(checkRefs)
-	registerDoctorCheck(checkPersonal)
-	registerDoctorCheck(checkRemote)
+// doctorChecks are doctor's checks in the order of its report: which
+// git-mem is answering first, then git, the stores, the remote and the
+// optional parts. A new check is added here.
+func doctorChecks() []doctorCheck {
+	return []doctorCheck{
+		checkVersion,
+		checkGit,
+		checkRefs,
+		checkPersonal,
+		checkRemote,
+		checkEmbeddings,
+		checkInstalled,
+		checkManPages,
+	}
 }
 
 func newDoctorCmd(env *Env) *cobra.Command {
@@ -62,7 +64,7 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 		return err
 	}
 	findings := []gitstore.Finding{}
-	for _, check := range doctorChecks {
+	for _, check := range doctorChecks() {
 		findings = append(findings, check(ctx, env, set, o)...)
 	}
 	failed := &doctorFailed{}

@@ -8,8 +8,6 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-func init() { registerDoctorCheck(checkEmbeddings) }
-
 // checkEmbeddings asks the configured embedding endpoint for one vector
 // (git config mem.embed.url): whether recall can use it, or why it is
 // lexical only. Nothing is said when none is configured.

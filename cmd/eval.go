@@ -28,8 +28,6 @@ type evalOptions struct {
 	noKeys   bool
 }
 
-func init() { register(newEvalCmd) }
-
 func newEvalCmd(env *Env) *cobra.Command {
 	o := &evalOptions{}
 	c := &cobra.Command{

@@ -20,8 +20,6 @@ type exportOptions struct {
 	global  bool
 }
 
-func init() { register(newExportCmd) }
-
 func newExportCmd(env *Env) *cobra.Command {
 	o := &exportOptions{}
 	c := &cobra.Command{

@@ -18,8 +18,6 @@ type forgetOptions struct {
 	purge     bool
 }
 
-func init() { register(newForgetCmd) }
-
 func newForgetCmd(env *Env) *cobra.Command {
 	o := &forgetOptions{}
 	c := &cobra.Command{

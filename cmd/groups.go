@@ -23,7 +23,7 @@ var commandGroups = []*cobra.Group{
 var commandGroup = map[string]string{
 	"add": "memory", "list": "memory", "recall": "memory", "show": "memory",
 	"history": "memory", "revise": "memory", "confirm": "memory", "dispute": "memory",
-	"forget": "memory", "log": "memory", "stats": "memory",
+	"forget": "memory", "log": "memory", "stats": "memory", "ui": "memory",
 
 	"boot": "sessions", "handoff": "sessions", "preview": "sessions", "hook": "sessions",
 

@@ -16,8 +16,6 @@ type handoffOptions struct {
 	json  bool
 }
 
-func init() { register(newHandoffCmd) }
-
 func newHandoffCmd(env *Env) *cobra.Command {
 	o := &handoffOptions{}
 	c := &cobra.Command{

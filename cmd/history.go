@@ -15,8 +15,6 @@ type historyOptions struct {
 	json bool
 }
 
-func init() { register(newHistoryCmd) }
-
 func newHistoryCmd(env *Env) *cobra.Command {
 	o := &historyOptions{}
 	c := &cobra.Command{

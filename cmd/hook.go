@@ -11,8 +11,6 @@ type hookOptions struct {
 	agent string
 }
 
-func init() { register(newHookCmd) }
-
 func newHookCmd(env *Env) *cobra.Command {
 	o := &hookOptions{}
 	c := &cobra.Command{

@@ -33,8 +33,6 @@ type importOptions struct {
 	json        bool
 }
 
-func init() { register(newImportCmd) }
-
 func newImportCmd(env *Env) *cobra.Command {
 	o := &importOptions{}
 	c := &cobra.Command{

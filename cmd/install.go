@@ -29,11 +29,6 @@ type installOptions struct {
 	manDir string
 }
 
-func init() {
-	register(newInstallCmd)
-	registerDoctorCheck(checkInstalled)
-}
-
 func newInstallCmd(env *Env) *cobra.Command {
 	o := &installOptions{}
 	c := &cobra.Command{

@@ -25,8 +25,6 @@ type listOptions struct {
 // screenful is how many memories list shows on a terminal without --limit.
 const screenful = 40
 
-func init() { register(newListCmd) }
-
 func newListCmd(env *Env) *cobra.Command {
 	o := &listOptions{}
 	c := &cobra.Command{

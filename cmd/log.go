@@ -17,8 +17,6 @@ type logOptions struct {
 	json    bool
 }
 
-func init() { register(newLogCmd) }
-
 func newLogCmd(env *Env) *cobra.Command {
 	o := &logOptions{}
 	c := &cobra.Command{

@@ -18,8 +18,6 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-func init() { registerDoctorCheck(checkManPages) }
-
 // manPageName is the root page: git turns "git mem --help" into "man git-mem".
 const manPageName = "git-mem.1"
 

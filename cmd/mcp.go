@@ -23,8 +23,6 @@ type mcpOptions struct {
 	agent string
 }
 
-func init() { register(newMCPCmd) }
-
 func newMCPCmd(env *Env) *cobra.Command {
 	o := &mcpOptions{}
 	c := &cobra.Command{

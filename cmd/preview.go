@@ -19,8 +19,6 @@ type previewOptions struct {
 	json  bool
 }
 
-func init() { register(newPreviewCmd) }
-
 func newPreviewCmd(env *Env) *cobra.Command {
 	o := &previewOptions{}
 	c := &cobra.Command{

@@ -15,8 +15,6 @@ type pullOptions struct {
 	json    bool
 }
 
-func init() { register(newPullCmd) }
-
 func newPullCmd(env *Env) *cobra.Command {
 	o := &pullOptions{}
 	c := &cobra.Command{

@@ -17,8 +17,6 @@ type pushOptions struct {
 	json   bool
 }
 
-func init() { register(newPushCmd) }
-
 func newPushCmd(env *Env) *cobra.Command {
 	o := &pushOptions{}
 	c := &cobra.Command{

@@ -28,8 +28,6 @@ type recallOptions struct {
 	also []string
 }
 
-func init() { register(newRecallCmd) }
-
 func newRecallCmd(env *Env) *cobra.Command {
 	o := &recallOptions{}
 	c := &cobra.Command{

@@ -18,8 +18,6 @@ type reindexOptions struct {
 	json bool
 }
 
-func init() { register(newReindexCmd) }
-
 func newReindexCmd(env *Env) *cobra.Command {
 	o := &reindexOptions{}
 	c := &cobra.Command{

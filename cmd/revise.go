@@ -18,8 +18,6 @@ type reviseOptions struct {
 	noKeys, setKeys bool
 }
 
-func init() { register(newReviseCmd) }
-
 func newReviseCmd(env *Env) *cobra.Command {
 	o := &reviseOptions{}
 	c := &cobra.Command{

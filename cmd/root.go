@@ -47,7 +47,11 @@ const shortCommandTime = 500 * time.Millisecond
 
 // Run runs one git-mem command line in env and returns its exit code.
 func Run(ctx context.Context, env *Env, args []string) int {
-	root := newRootCmd(env)
+	return runRoot(ctx, env, newRootCmd(env), args)
+}
+
+// runRoot runs one command line of root in env and returns its exit code.
+func runRoot(ctx context.Context, env *Env, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	root.SetIn(env.In)
 	root.SetOut(env.Out)
@@ -128,7 +132,11 @@ func usageArgs(c *cobra.Command) {
 	}
 }
 
-func newRootCmd(env *Env) *cobra.Command {
+// newRootCmd is git mem with every verb.
+func newRootCmd(env *Env) *cobra.Command { return newRoot(env, verbs()) }
+
+// newRoot is git mem with the given verbs.
+func newRoot(env *Env, verbs []func(*Env) *cobra.Command) *cobra.Command {
 	var dir string
 	root := &cobra.Command{
 		Use: "git-mem",
@@ -161,11 +169,20 @@ Exit codes: 0 success, 1 an error you can fix (the message says how), 2 a usage 
 	return root
 }
 
-// verbs are the constructors of the subcommands; each verb's file registers
-// its own in init, so adding a verb touches only its file.
-var verbs []func(*Env) *cobra.Command
-
-func register(newVerb func(*Env) *cobra.Command) { verbs = append(verbs, newVerb) }
+// verbs are the constructors of the subcommands, each in its verb's file
+// (newXCmd builds the command, its RunE validates and calls runX); a new
+// verb is added here.
+func verbs() []func(*Env) *cobra.Command {
+	return []func(*Env) *cobra.Command{
+		newAddCmd, newBootCmd, newCompletionCmd, newConfirmCmd, newDemoCmd,
+		newDisputeCmd, newDoctorCmd, newEvalCmd, newExportCmd, newForgetCmd,
+		newHandoffCmd, newHistoryCmd, newHookCmd, newImportCmd, newInstallCmd,
+		newListCmd, newLogCmd, newMCPCmd, newPreviewCmd, newPullCmd,
+		newPushCmd, newRecallCmd, newReindexCmd, newReviseCmd, newShareCmd,
+		newShowCmd, newStatsCmd, newSyncCmd, newUICmd, newUninstallCmd,
+		newVersionCmd,
+	}
+}
 
 // textArg joins the positional arguments into one text, verbatim; a lone
 // "-" reads the text from env's stdin instead (up to maxStdinText bytes, one

@@ -13,8 +13,6 @@ type shareOptions struct {
 	remote string
 }
 
-func init() { register(newShareCmd) }
-
 func newShareCmd(env *Env) *cobra.Command {
 	o := &shareOptions{}
 	c := &cobra.Command{

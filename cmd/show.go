@@ -11,8 +11,6 @@ type showOptions struct {
 	json bool
 }
 
-func init() { register(newShowCmd) }
-
 func newShowCmd(env *Env) *cobra.Command {
 	o := &showOptions{}
 	c := &cobra.Command{

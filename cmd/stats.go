@@ -14,8 +14,6 @@ type statsOptions struct {
 	json bool
 }
 
-func init() { register(newStatsCmd) }
-
 func newStatsCmd(env *Env) *cobra.Command {
 	o := &statsOptions{}
 	c := &cobra.Command{

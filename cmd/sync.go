@@ -17,8 +17,6 @@ type syncOptions struct {
 	json   bool
 }
 
-func init() { register(newSyncCmd) }
-
 // remoteHelp is shared by push, pull and sync.
 const remoteHelp = `REMOTE is a configured remote name or a URL or path. Without it: git config
 mem.remote if set (a separate repository may hold a public project's memory),

@@ -17,12 +17,6 @@ type uiOptions struct {
 	noOpen, readOnly bool
 }
 
-func init() {
-	register(newUICmd)
-	// filed with the memory commands in git mem help (groups.go)
-	commandGroup["ui"] = "memory"
-}
-
 func newUICmd(env *Env) *cobra.Command {
 	o := &uiOptions{}
 	c := &cobra.Command{

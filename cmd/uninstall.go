@@ -8,8 +8,6 @@ import (
 	"github.com/git-mem/git-mem/agents"
 )
 
-func init() { register(newUninstallCmd) }
-
 func newUninstallCmd(env *Env) *cobra.Command {
 	o := &installOptions{}
 	c := &cobra.Command{

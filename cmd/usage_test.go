@@ -18,7 +18,7 @@ import (
 // extra arguments), whatever their words; an error of the work that reads
 // like one (an EINVAL from the system: "invalid argument") exits 1.
 func TestUsageErrorsAreToldByType(t *testing.T) {
-	verbs = append(verbs, func(*Env) *cobra.Command {
+	failsWith := func(*Env) *cobra.Command {
 		return &cobra.Command{Use: "fails-with", Hidden: true, Args: cobra.ExactArgs(1), RunE: func(_ *cobra.Command, args []string) error {
 			switch args[0] {
 			case "einval":
@@ -28,8 +28,7 @@ func TestUsageErrorsAreToldByType(t *testing.T) {
 			}
 			return usagef("%s is not a mode", args[0])
 		}}
-	})
-	t.Cleanup(func() { verbs = verbs[:len(verbs)-1] })
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -54,7 +53,7 @@ func TestUsageErrorsAreToldByType(t *testing.T) {
 			var out, errb bytes.Buffer
 			env := &Env{Streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Dir: t.TempDir(),
 				Getenv: func(string) string { return "" }, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }}
-			code := Run(context.Background(), env, tc.args)
+			code := runRoot(context.Background(), env, newRoot(env, append(verbs(), failsWith)), tc.args)
 			require.Equal(t, tc.code, code, "stdout %s\nstderr %s", out.String(), errb.String())
 			require.Contains(t, errb.String(), tc.err)
 			require.Equal(t, tc.code == 2, strings.Contains(errb.String(), "for usage."), errb.String())

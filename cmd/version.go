@@ -84,13 +84,6 @@ type versionOptions struct {
 	json bool
 }
 
-func init() {
-	register(newVersionCmd)
-	// doctor's report starts with which git-mem wrote it (doctor.go's init,
-	// which registers the other checks, has run: files init in name order)
-	doctorChecks = append([]doctorCheck{checkVersion}, doctorChecks...)
-}
-
 func newVersionCmd(env *Env) *cobra.Command {
 	o := &versionOptions{}
 	c := &cobra.Command{
