@@ -19,18 +19,18 @@ import (
 // layer is each top-level package's place in the one-way import direction of
 // docs/architecture.md: a package may import only packages of a lower layer.
 var layer = map[string]int{
-	"agents":   0,
-	"secret":   0,
-	"gitstore": 1,
-	"embed":    2,
-	"index":    3,
-	"memfile":  3,
-	"handoff":  4,
-	"hooks":    5,
-	"mcp":      5,
-	"install":  5,
-	"webui":    5,
-	"cmd":      6,
+	"agents":    0,
+	"secret":    0,
+	"gitstore":  1,
+	"embedding": 2,
+	"index":     3,
+	"memfile":   3,
+	"handoff":   4,
+	"hooks":     5,
+	"mcp":       5,
+	"install":   5,
+	"webui":     5,
+	"cmd":       6,
 }
 
 // owners: each outside library is imported by one package only (its path
@@ -86,7 +86,7 @@ var importers = map[string][]string{
 	"webui":                 {"cmd"},
 	"index/indextest":       {},
 	"gitstore/gitstoretest": {"index/indextest"},
-	"embed/embedtest":       {},
+	"embedding/embedtest":   {},
 	// the search index and the MCP server are wired by the MCP server's
 	// binary alone, so that git-mem links neither (TestCLIBinaryStaysLight)
 	"index/bleveindex": {"cmd/git-mem-mcp"},
@@ -102,7 +102,7 @@ var imports = map[string][]string{
 	"memfile":               {"gitstore"},
 	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
-	"embed/embedtest":       {},
+	"embedding/embedtest":   {},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
@@ -150,7 +150,7 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 	require.Contains(t, deps, "github.com/git-mem/git-mem/hooks")
 	for _, dep := range deps {
 		// package net (and so net/http) would make the hook a cgo program
-		// with its resolver, dynamically linked (embed/dial_unix.go)
+		// with its resolver, dynamically linked (embedding/dial_unix.go)
 		require.NotContains(t, []string{"net", "runtime/cgo"}, dep, "git-mem-hook links %s", dep)
 		for _, banned := range append([]string{"net/http", "crypto/tls", "github.com/blevesearch/bleve/v2", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk", "github.com/git-mem/git-mem/index/bleveindex", "github.com/git-mem/git-mem/mcp", "github.com/git-mem/git-mem/install", "github.com/git-mem/git-mem/memfile"}, goGitUnlinked...) {
 			require.False(t, dep == banned || strings.HasPrefix(dep, banned+"/"), "git-mem-hook links %s", dep)

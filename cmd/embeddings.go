@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/git-mem/git-mem/embed"
+	"github.com/git-mem/git-mem/embedding"
 	"github.com/git-mem/git-mem/gitstore"
 )
 
@@ -16,7 +16,7 @@ func checkEmbeddings(ctx context.Context, env *Env, set *gitstore.Set, _ *doctor
 	if repo == nil {
 		repo = set.Personal
 	}
-	e := embed.Open(repo)
+	e := embedding.Open(repo)
 	if e == nil {
 		return nil
 	}

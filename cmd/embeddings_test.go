@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/embed"
-	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/embedding"
+	"github.com/git-mem/git-mem/embedding/embedtest"
 )
 
 const rotateText = "Rotate the frobnicator credentials every Tuesday."
@@ -51,7 +51,7 @@ func TestCLIEmbeddings(t *testing.T) {
 	mustRun(t, sb, "add", "--", "Run database migrations with pnpm db:migrate before starting the API server.")
 	_, inputs := srv.Counts()
 	require.Equal(t, 2, inputs, "each memory embedded when saved")
-	hash := embed.HashOf(rotateText)
+	hash := embedding.HashOf(rotateText)
 	require.Contains(t, vectorFiles(t, sb.repo), string(hash[:]))
 
 	// a paraphrase sharing no word is found, with its similarity
@@ -133,7 +133,7 @@ func TestCLIReviseEmbedsTheNewText(t *testing.T) {
 	sb, _ := embeddingSandbox(t)
 	id := strings.TrimSpace(mustRun(t, sb, "add", "--", "The nightly job archives old invoices."))
 	mustRun(t, sb, "revise", id, "--", rotateText)
-	hash := embed.HashOf(rotateText)
+	hash := embedding.HashOf(rotateText)
 	require.Contains(t, vectorFiles(t, sb.repo), string(hash[:]))
 	require.Contains(t, mustRun(t, sb, "recall", "--", "widget keys cycling"), "frobnicator credentials")
 }

@@ -67,7 +67,7 @@ func (m MemDir) WarmLock() string { return m.join(m.common, "cache", "warm.lock"
 
 // Vectors is the embedding vector cache, <git common dir>/mem/vectors: one
 // append-only file per embedding model and the endpoint's back-off state
-// (package embed; docs/architecture.md, "Embeddings").
+// (package embedding; docs/architecture.md, "Embeddings").
 func (m MemDir) Vectors() string { return m.join(m.common, "vectors") }
 
 // PurgeMarker is the file a purge of the memory id keeps while it runs,

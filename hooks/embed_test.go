@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/embedding/embedtest"
 	"github.com/git-mem/git-mem/hooks"
 	"github.com/git-mem/git-mem/index"
 )

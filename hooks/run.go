@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/agents"
-	"github.com/git-mem/git-mem/embed"
+	"github.com/git-mem/git-mem/embedding"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
@@ -313,7 +313,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 		}
 		// an embedding endpoint that failed is said once per outage (nothing
 		// is read without git config mem.embed.url)
-		if msg := embed.Unreported(repo); msg != "" {
+		if msg := embedding.Unreported(repo); msg != "" {
 			lg.log(&Outcome{Event: event, Agent: agent}, errors.New("warning: "+msg))
 		}
 	}()

@@ -6,11 +6,11 @@ import (
 	"sort"
 	"time"
 
-	"github.com/git-mem/git-mem/embed"
+	"github.com/git-mem/git-mem/embedding"
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// Embeddings (package embed) are optional: with git config mem.embed.url
+// Embeddings (package embedding) are optional: with git config mem.embed.url
 // set, recall also ranks the memories by the cosine similarity of their
 // vectors to the query's, fuses that ranking with the lexical one by
 // reciprocal rank fusion (fuse.go), and lets a close enough vector carry a
@@ -53,7 +53,7 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 	if o.Point == Unfiltered || o.AsOf != nil || o.cfg != nil {
 		return // the duplicate check and the eval are lexical; past states have no vectors
 	}
-	e := embed.Open(embedRepo(set))
+	e := embedding.Open(embedRepo(set))
 	if e == nil {
 		return
 	}
@@ -69,7 +69,7 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 	injectAt := cfg.InjectScore()
 	q, err := e.Query(ctx, o.Query, time.Now())
 	if err == nil {
-		var ms []embed.Match
+		var ms []embedding.Match
 		if ms, err = e.Search(ctx, q, max(minCandidates, candidatesPerResult*o.Limit), floor); err == nil {
 			res.Embedding = "vectors"
 			fuseMatches(c, ms, floor, injectAt, threshold, o, res)
@@ -79,13 +79,13 @@ func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, r
 	res.Embedding = "lexical only: " + err.Error()
 }
 
-func fuseMatches(c loader, ms []embed.Match, floor, injectAt, threshold float64, o *Options, res *Result) {
+func fuseMatches(c loader, ms []embedding.Match, floor, injectAt, threshold float64, o *Options, res *Result) {
 	touched := o.touchedPaths()
 	sims := map[string]float64{}
 	var near []Hit
 	for _, m := range ms {
 		en, err := c.load(m.Key)
-		if err != nil || en == nil || embed.HashOf(en.m.Text) != m.Hash || !keep(en.m, o) {
+		if err != nil || en == nil || embedding.HashOf(en.m.Text) != m.Hash || !keep(en.m, o) {
 			continue // gone, revised since it was embedded, or not to be returned
 		}
 		conf := vectorConfidence(m.Score, floor, injectAt)
@@ -140,14 +140,14 @@ func indexOfHit(hits []Hit, key string) int {
 // configured: a failure leaves them for git mem reindex, and the back-off keeps
 // a dead endpoint from costing the next write.
 func EmbedMemories(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, ms ...*gitstore.Memory) {
-	e := embed.Open(embedRepo(set))
+	e := embedding.Open(embedRepo(set))
 	if e == nil {
 		return
 	}
-	var items []embed.Item
+	var items []embedding.Item
 	for _, m := range ms {
 		if m != nil {
-			items = append(items, embed.Item{Key: docKey(scope, m.ID), Text: m.Text})
+			items = append(items, embedding.Item{Key: docKey(scope, m.ID), Text: m.Text})
 		}
 	}
 	_, _ = e.Fill(ctx, items, time.Now(), nil)
@@ -159,7 +159,7 @@ type VectorsResult struct {
 	// there are, Cached how many of them have a vector now.
 	Model            string
 	Memories, Cached int
-	embed.FillResult
+	embedding.FillResult
 	// Removed is how many cached vectors no memory needs any more.
 	Removed int
 }
@@ -169,7 +169,7 @@ type VectorsResult struct {
 // back-off window, and drops the vectors no memory needs. It returns nil
 // when embeddings are not configured.
 func FillVectors(ctx context.Context, set *gitstore.Set, progress Progress) (*VectorsResult, error) {
-	e := embed.Open(embedRepo(set))
+	e := embedding.Open(embedRepo(set))
 	if e == nil {
 		return nil, nil
 	}
@@ -180,17 +180,17 @@ func FillVectors(ctx context.Context, set *gitstore.Set, progress Progress) (*Ve
 	}
 	now := time.Now()
 	res := &VectorsResult{Model: e.Config().Model}
-	var items []embed.Item
-	want := map[string]embed.Hash{}
+	var items []embedding.Item
+	want := map[string]embedding.Hash{}
 	for _, en := range entries {
 		if en.m.Retired(now) {
 			continue
 		}
-		items = append(items, embed.Item{Key: en.key, Text: en.m.Text})
-		want[en.key] = embed.HashOf(en.m.Text)
+		items = append(items, embedding.Item{Key: en.key, Text: en.m.Text})
+		want[en.key] = embedding.HashOf(en.m.Text)
 	}
 	res.Memories = len(items)
-	if res.Removed, err = embed.Prune(e.Dir(), func(k string, h embed.Hash) bool { return want[k] == h }); err != nil {
+	if res.Removed, err = embedding.Prune(e.Dir(), func(k string, h embedding.Hash) bool { return want[k] == h }); err != nil {
 		return res, err
 	}
 	var prog func(done, total int)
@@ -221,10 +221,10 @@ func PruneVectors(ctx context.Context, set *gitstore.Set) error {
 	if err != nil {
 		return err
 	}
-	have := map[string]embed.Hash{}
+	have := map[string]embedding.Hash{}
 	for _, en := range entries {
-		have[en.key] = embed.HashOf(en.m.Text)
+		have[en.key] = embedding.HashOf(en.m.Text)
 	}
-	_, err = embed.Prune(dir, func(k string, h embed.Hash) bool { return have[k] == h })
+	_, err = embedding.Prune(dir, func(k string, h embedding.Hash) bool { return have[k] == h })
 	return err
 }

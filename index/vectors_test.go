@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/embed"
-	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/embedding"
+	"github.com/git-mem/git-mem/embedding/embedtest"
 	"github.com/git-mem/git-mem/gitstore"
 )
 
@@ -205,5 +205,5 @@ func TestNoEmbeddingsNoFiles(t *testing.T) {
 	r.remember("The staging database is reset every night at 02:00.")
 	_, err := os.Stat(r.set.Repo.Mem().Vectors())
 	require.ErrorIs(t, err, os.ErrNotExist)
-	require.Nil(t, embed.Open(r.set.Repo))
+	require.Nil(t, embedding.Open(r.set.Repo))
 }

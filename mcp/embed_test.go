@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/embedding/embedtest"
 )
 
 // TestRecallUsesEmbeddings: memory_add embeds what it saves, and

@@ -1,4 +1,4 @@
-// Package embed gives recall optional embeddings from a model the user
+// Package embedding gives recall optional embeddings from a model the user
 // already runs: an OpenAI-compatible /v1/embeddings endpoint (Ollama,
 // llama.cpp's server, LM Studio, vLLM) named by git config mem.embed.url and
 // mem.embed.model.
@@ -25,4 +25,4 @@
 //
 // With no mem.embed.url configured, Open returns nil and nothing else in
 // this package runs: no file is opened and no goroutine started.
-package embed
+package embedding

@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/embed"
-	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/embedding"
+	"github.com/git-mem/git-mem/embedding/embedtest"
 )
 
 // TestHostileEndpointIsCutOff: an endpoint that streams an endless header
@@ -44,7 +44,7 @@ func TestHostileEndpointIsCutOff(t *testing.T) {
 			start := time.Now()
 			_, err := e.Query(context.Background(), "where do binaries go", now)
 			took := time.Since(start)
-			require.ErrorIs(t, err, embed.ErrEndpoint)
+			require.ErrorIs(t, err, embedding.ErrEndpoint)
 			require.ErrorContains(t, err, tc.want)
 			require.Less(t, took, tc.within)
 			// what the server could send is the bound plus the sockets' buffers
@@ -87,9 +87,9 @@ func TestLargeAnswersWithinTheBound(t *testing.T) {
 				return err
 			})
 			e := open(t, url)
-			items := make([]embed.Item, n)
+			items := make([]embedding.Item, n)
 			for i := range items {
-				items[i] = embed.Item{Key: "project:" + strconv.Itoa(i), Text: "text number " + strconv.Itoa(i)}
+				items[i] = embedding.Item{Key: "project:" + strconv.Itoa(i), Text: "text number " + strconv.Itoa(i)}
 			}
 			res, err := e.Fill(context.Background(), items, now, nil)
 			require.NoError(t, err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package embed
+package embedding
 
 import (
 	"bufio"

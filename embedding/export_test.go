@@ -1,4 +1,4 @@
-package embed
+package embedding
 
 // Unit is unit for the benchmarks.
 func Unit(v []float64) []float32 { u, _ := unit(v); return u }

@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/embed"
-	"github.com/git-mem/git-mem/embed/embedtest"
+	"github.com/git-mem/git-mem/embedding"
+	"github.com/git-mem/git-mem/embedding/embedtest"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
@@ -43,9 +43,9 @@ func repoWith(t *testing.T, settings ...string) *gitstore.Repo {
 	return repo
 }
 
-func open(t *testing.T, url string, more ...string) *embed.Embedder {
+func open(t *testing.T, url string, more ...string) *embedding.Embedder {
 	t.Helper()
-	e := embed.Open(repoWith(t, append([]string{"mem.embed.url", url, "mem.embed.model", "stand-in"}, more...)...))
+	e := embedding.Open(repoWith(t, append([]string{"mem.embed.url", url, "mem.embed.model", "stand-in"}, more...)...))
 	require.NotNil(t, e)
 	return e
 }
@@ -54,12 +54,12 @@ var synonyms = map[string]string{"widget": "frobnicator", "cycling": "rotate", "
 
 func TestOpenWithoutConfigIsNil(t *testing.T) {
 	repo := repoWith(t)
-	require.Nil(t, embed.Open(repo))
-	require.Empty(t, embed.Unreported(repo))
+	require.Nil(t, embedding.Open(repo))
+	require.Empty(t, embedding.Unreported(repo))
 	_, err := os.Stat(repo.Mem().Vectors())
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing is created without mem.embed.url")
 	// a model is needed too
-	require.Nil(t, embed.Open(repoWith(t, "mem.embed.url", "http://127.0.0.1:1")))
+	require.Nil(t, embedding.Open(repoWith(t, "mem.embed.url", "http://127.0.0.1:1")))
 }
 
 func TestConfig(t *testing.T) {
@@ -70,20 +70,20 @@ func TestConfig(t *testing.T) {
 	require.InDelta(t, 0.8, c.InjectScore(), 1e-9)
 	c = open(t, "http://127.0.0.1:1", "mem.embed.timeout", "300", "mem.embed.minScore", "7").Config()
 	require.Equal(t, 300*time.Millisecond, c.Timeout)
-	require.Equal(t, embed.DefaultMinScore, c.MinScore, "an impossible score keeps the default")
+	require.Equal(t, embedding.DefaultMinScore, c.MinScore, "an impossible score keeps the default")
 }
 
 func TestFillSearchAndModelKey(t *testing.T) {
 	srv := embedtest.Start(t, synonyms)
 	e := open(t, srv.URL)
-	items := []embed.Item{
+	items := []embedding.Item{
 		{Key: "project:a", Text: "Rotate the frobnicator credentials every Tuesday"},
 		{Key: "project:b", Text: "The build writes binaries under out/"},
 		{Key: "project:c", Text: "Rotate the frobnicator credentials every Tuesday"}, // same text: reused
 	}
 	res, err := e.Fill(context.Background(), items, now, nil)
 	require.NoError(t, err)
-	require.Equal(t, embed.FillResult{Embedded: 2, Reused: 1}, res)
+	require.Equal(t, embedding.FillResult{Embedded: 2, Reused: 1}, res)
 	_, inputs := srv.Counts()
 	require.Equal(t, 2, inputs)
 
@@ -94,12 +94,12 @@ func TestFillSearchAndModelKey(t *testing.T) {
 	require.Len(t, ms, 2)
 	require.Equal(t, []string{"project:a", "project:c"}, []string{ms[0].Key, ms[1].Key})
 	require.Greater(t, ms[0].Score, 0.95)
-	require.Equal(t, embed.HashOf(items[0].Text), ms[0].Hash)
+	require.Equal(t, embedding.HashOf(items[0].Text), ms[0].Hash)
 
 	// filled again: nothing to ask
 	res, err = e.Fill(context.Background(), items, now, nil)
 	require.NoError(t, err)
-	require.Equal(t, embed.FillResult{}, res)
+	require.Equal(t, embedding.FillResult{}, res)
 	_, again := srv.Counts()
 	require.Equal(t, inputs+1, again, "only the query was embedded since")
 
@@ -110,7 +110,7 @@ func TestFillSearchAndModelKey(t *testing.T) {
 	require.Equal(t, 1, res.Embedded)
 
 	// another model: another cache, every text embedded again
-	other := embed.Open(repoWith(t, "mem.embed.url", srv.URL, "mem.embed.model", "other-model"))
+	other := embedding.Open(repoWith(t, "mem.embed.url", srv.URL, "mem.embed.model", "other-model"))
 	require.NotEqual(t, e.CachePath(), other.CachePath())
 	// (a new repository: point it at the same cache directory's model file)
 	res, err = other.Fill(context.Background(), items, now, nil)
@@ -121,14 +121,14 @@ func TestFillSearchAndModelKey(t *testing.T) {
 func TestModelChangeInSameRepoReembeds(t *testing.T) {
 	srv := embedtest.Start(t, nil)
 	repo := repoWith(t, "mem.embed.url", srv.URL, "mem.embed.model", "m1")
-	items := []embed.Item{{Key: "project:a", Text: "alpha beta"}}
-	_, err := embed.Open(repo).Fill(context.Background(), items, now, nil)
+	items := []embedding.Item{{Key: "project:a", Text: "alpha beta"}}
+	_, err := embedding.Open(repo).Fill(context.Background(), items, now, nil)
 	require.NoError(t, err)
 	out, err := exec.Command("git", "-C", repo.WorkTree, "config", "mem.embed.model", "m2").CombinedOutput()
 	require.NoError(t, err, string(out))
 	repo2, err := gitstore.Open(repo.WorkTree)
 	require.NoError(t, err)
-	res, err := embed.Open(repo2).Fill(context.Background(), items, now, nil)
+	res, err := embedding.Open(repo2).Fill(context.Background(), items, now, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Embedded, "the vectors of m1 are not m2's")
 	files, err := filepath.Glob(filepath.Join(repo.Mem().Vectors(), "*.vec"))
@@ -155,7 +155,7 @@ func TestBadEndpoints(t *testing.T) {
 			e := open(t, srv.URL, "mem.embed.timeout", "200ms")
 			start := time.Now()
 			_, err := e.Query(context.Background(), "where do binaries go", now)
-			require.ErrorIs(t, err, embed.ErrEndpoint)
+			require.ErrorIs(t, err, embedding.ErrEndpoint)
 			require.ErrorContains(t, err, tc.want)
 			require.Less(t, time.Since(start), 1500*time.Millisecond)
 			st := e.State()
@@ -165,7 +165,7 @@ func TestBadEndpoints(t *testing.T) {
 			// within the back-off window the endpoint is not asked again
 			before, _ := srv.Counts()
 			_, err = e.Query(context.Background(), "another question entirely", now.Add(time.Minute))
-			require.ErrorIs(t, err, embed.ErrBackoff)
+			require.ErrorIs(t, err, embedding.ErrBackoff)
 			after, _ := srv.Counts()
 			require.Equal(t, before, after)
 		})
@@ -178,18 +178,18 @@ func TestWrongDimensionInOneAnswer(t *testing.T) {
 		s.Body = `{"data":[{"index":0,"embedding":[1,0,0]},{"index":1,"embedding":[1,0]}]}`
 	})
 	e := open(t, srv.URL)
-	_, err := e.Fill(context.Background(), []embed.Item{{Key: "project:a", Text: "one"}, {Key: "project:b", Text: "two"}}, now, nil)
-	require.ErrorIs(t, err, embed.ErrEndpoint)
+	_, err := e.Fill(context.Background(), []embedding.Item{{Key: "project:a", Text: "one"}, {Key: "project:b", Text: "two"}}, now, nil)
+	require.ErrorIs(t, err, embedding.ErrEndpoint)
 	require.ErrorContains(t, err, "dimensions")
 }
 
 func TestDimensionChangeUnderSameModel(t *testing.T) {
 	srv := embedtest.Start(t, nil)
 	e := open(t, srv.URL)
-	_, err := e.Fill(context.Background(), []embed.Item{{Key: "project:a", Text: "one"}}, now, nil)
+	_, err := e.Fill(context.Background(), []embedding.Item{{Key: "project:a", Text: "one"}}, now, nil)
 	require.NoError(t, err)
 	srv.Set(func(s *embedtest.Server) { s.Dim = 64 })
-	_, err = e.Fill(context.Background(), []embed.Item{{Key: "project:b", Text: "two"}}, now, nil)
+	_, err = e.Fill(context.Background(), []embedding.Item{{Key: "project:b", Text: "two"}}, now, nil)
 	require.ErrorContains(t, err, "64-dimensional")
 	q, err := e.Query(context.Background(), "three", now.Add(time.Hour))
 	require.NoError(t, err)
@@ -199,14 +199,14 @@ func TestDimensionChangeUnderSameModel(t *testing.T) {
 
 func TestDeadEndpointThenRecovery(t *testing.T) {
 	repo := repoWith(t, "mem.embed.url", embedtest.DeadURL(t), "mem.embed.model", "stand-in")
-	e := embed.Open(repo)
+	e := embedding.Open(repo)
 	_, err := e.Query(context.Background(), "anything at all", now)
-	require.ErrorIs(t, err, embed.ErrEndpoint)
-	msg := embed.Unreported(repo)
+	require.ErrorIs(t, err, embedding.ErrEndpoint)
+	msg := embedding.Unreported(repo)
 	require.Contains(t, msg, "embeddings unavailable since 2026-12-01T12:00:00Z")
-	require.Empty(t, embed.Unreported(repo), "reported once")
+	require.Empty(t, embedding.Unreported(repo), "reported once")
 	_, err = e.Query(context.Background(), "anything else", now.Add(time.Second))
-	require.ErrorIs(t, err, embed.ErrBackoff)
+	require.ErrorIs(t, err, embedding.ErrBackoff)
 
 	// past the window the endpoint is asked again; when it answers the failure is over
 	srv := embedtest.Start(t, nil)
@@ -214,9 +214,9 @@ func TestDeadEndpointThenRecovery(t *testing.T) {
 	require.NoError(t, err, string(out))
 	repo2, err := gitstore.Open(repo.WorkTree)
 	require.NoError(t, err)
-	e2 := embed.Open(repo2)
+	e2 := embedding.Open(repo2)
 	require.Nil(t, e2.State(), "another endpoint's failure says nothing of this one")
-	_, err = e2.Query(context.Background(), "anything else", now.Add(embed.BackoffWindow))
+	_, err = e2.Query(context.Background(), "anything else", now.Add(embedding.BackoffWindow))
 	require.NoError(t, err)
 	require.Nil(t, e2.State())
 }
@@ -254,8 +254,8 @@ func TestSecretsAreNeverSent(t *testing.T) {
 	e := open(t, srv.URL)
 	tok := "ghp_" + strings.Repeat("a1B2", 9)
 	_, err := e.Query(context.Background(), "why does "+tok+" fail", now)
-	require.ErrorIs(t, err, embed.ErrSecret)
-	res, err := e.Fill(context.Background(), []embed.Item{{Key: "project:a", Text: "token " + tok}}, now, nil)
+	require.ErrorIs(t, err, embedding.ErrSecret)
+	res, err := e.Fill(context.Background(), []embedding.Item{{Key: "project:a", Text: "token " + tok}}, now, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Skipped)
 	req, _ := srv.Counts()
@@ -266,13 +266,13 @@ func TestPrune(t *testing.T) {
 	srv := embedtest.Start(t, nil)
 	e := open(t, srv.URL)
 	secretText := "the purged memory text"
-	_, err := e.Fill(context.Background(), []embed.Item{{Key: "project:a", Text: "kept memory"}, {Key: "project:b", Text: secretText}}, now, nil)
+	_, err := e.Fill(context.Background(), []embedding.Item{{Key: "project:a", Text: "kept memory"}, {Key: "project:b", Text: secretText}}, now, nil)
 	require.NoError(t, err)
-	h := embed.HashOf(secretText)
+	h := embedding.HashOf(secretText)
 	data, err := os.ReadFile(e.CachePath())
 	require.NoError(t, err)
 	require.Contains(t, string(data), string(h[:]))
-	removed, err := embed.Prune(e.Dir(), func(key string, _ embed.Hash) bool { return key != "project:b" })
+	removed, err := embedding.Prune(e.Dir(), func(key string, _ embedding.Hash) bool { return key != "project:b" })
 	require.NoError(t, err)
 	require.Equal(t, 1, removed)
 	data, err = os.ReadFile(e.CachePath())
@@ -283,10 +283,10 @@ func TestPrune(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	// nothing to prune: the file is left alone
-	removed, err = embed.Prune(e.Dir(), func(string, embed.Hash) bool { return true })
+	removed, err = embedding.Prune(e.Dir(), func(string, embedding.Hash) bool { return true })
 	require.NoError(t, err)
 	require.Zero(t, removed)
-	removed, err = embed.Prune(filepath.Join(t.TempDir(), "none"), nil)
+	removed, err = embedding.Prune(filepath.Join(t.TempDir(), "none"), nil)
 	require.NoError(t, err)
 	require.Zero(t, removed)
 }
@@ -294,7 +294,7 @@ func TestPrune(t *testing.T) {
 func TestDamagedRecordsAreSkipped(t *testing.T) {
 	srv := embedtest.Start(t, nil)
 	e := open(t, srv.URL)
-	_, err := e.Fill(context.Background(), []embed.Item{{Key: "project:a", Text: "first"}}, now, nil)
+	_, err := e.Fill(context.Background(), []embedding.Item{{Key: "project:a", Text: "first"}}, now, nil)
 	require.NoError(t, err)
 	// a torn record (a writer that died mid-write), then more records
 	f, err := os.OpenFile(e.CachePath(), os.O_APPEND|os.O_WRONLY, 0)
@@ -302,10 +302,10 @@ func TestDamagedRecordsAreSkipped(t *testing.T) {
 	_, err = f.Write([]byte("GMV1\x40\x01\x00\x00garbage"))
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	_, err = e.Fill(context.Background(), []embed.Item{{Key: "project:b", Text: "second"}}, now, nil)
+	_, err = e.Fill(context.Background(), []embedding.Item{{Key: "project:b", Text: "second"}}, now, nil)
 	require.NoError(t, err)
 	// a fresh process reads both
-	fresh := embed.Open(repoWith(t, "mem.embed.url", srv.URL, "mem.embed.model", "stand-in"))
+	fresh := embedding.Open(repoWith(t, "mem.embed.url", srv.URL, "mem.embed.model", "stand-in"))
 	require.NoError(t, os.MkdirAll(fresh.Dir(), 0o755))
 	data, err := os.ReadFile(e.CachePath())
 	require.NoError(t, err)
@@ -320,7 +320,7 @@ func TestDamagedRecordsAreSkipped(t *testing.T) {
 func TestConcurrentWriters(t *testing.T) {
 	srv := embedtest.Start(t, nil)
 	repo := repoWith(t, "mem.embed.url", srv.URL, "mem.embed.model", "stand-in")
-	e := embed.Open(repo)
+	e := embedding.Open(repo)
 	const each = 60
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -358,10 +358,10 @@ func TestWriterProcess(t *testing.T) {
 	w := os.Getenv("GIT_MEM_EMBED_WRITER")
 	repo, err := gitstore.Open(dir)
 	require.NoError(t, err)
-	e := embed.Open(repo)
+	e := embedding.Open(repo)
 	require.NotNil(t, e)
 	for i := range n {
-		items := []embed.Item{{Key: fmt.Sprintf("project:%s-%d", w, i), Text: fmt.Sprintf("writer %s memory %d", w, i)}}
+		items := []embedding.Item{{Key: fmt.Sprintf("project:%s-%d", w, i), Text: fmt.Sprintf("writer %s memory %d", w, i)}}
 		_, err := e.Fill(context.Background(), items, now, nil)
 		require.NoError(t, err)
 	}
@@ -376,7 +376,7 @@ func benchVectors(n, dim int) [][]float32 {
 		for j := range v {
 			v[j] = rng.NormFloat64()
 		}
-		vecs[i] = embed.Unit(v)
+		vecs[i] = embedding.Unit(v)
 	}
 	return vecs
 }
@@ -385,13 +385,13 @@ func benchVectors(n, dim int) [][]float32 {
 // vectors, as a new process (a hook, the CLI) does before its first search.
 func BenchmarkLoad100k(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "v.vec")
-	require.NoError(b, embed.WriteCache(path, benchVectors(100_000, 768)))
+	require.NoError(b, embedding.WriteCache(path, benchVectors(100_000, 768)))
 	st, err := os.Stat(path)
 	require.NoError(b, err)
 	b.ReportMetric(float64(st.Size())/(1<<20), "MiB")
 	b.ResetTimer()
 	for b.Loop() {
-		n, err := embed.LoadFresh(path)
+		n, err := embedding.LoadFresh(path)
 		if err != nil || n != 100_000 {
 			b.Fatal(n, err)
 		}
@@ -402,11 +402,11 @@ func BenchmarkLoad100k(b *testing.B) {
 // vectors (a common local model's size), the cache already read.
 func BenchmarkSearch100k(b *testing.B) {
 	vecs := benchVectors(100_000, 768)
-	c := embed.NewCacheOf(vecs)
+	c := embedding.NewCacheOf(vecs)
 	q := vecs[31_337]
 	b.ResetTimer()
 	for b.Loop() {
-		ms := embed.SearchCache(c, q, 10, 0.5)
+		ms := embedding.SearchCache(c, q, 10, 0.5)
 		if len(ms) == 0 {
 			b.Fatal("the query's own vector was not found")
 		}
@@ -432,7 +432,7 @@ func TestSearchWithinDeadline(t *testing.T) {
 	e := open(t, srv.URL)
 	require.NoError(t, os.MkdirAll(e.Dir(), 0o755))
 	vecs := benchVectors(20_000, embedtest.Dim) // ~6 MiB
-	require.NoError(t, embed.WriteCache(e.CachePath(), vecs))
+	require.NoError(t, embedding.WriteCache(e.CachePath(), vecs))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	_, err := e.Search(ctx, vecs[7], 5, 0.5)
