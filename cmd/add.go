@@ -10,9 +10,13 @@ import (
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
-// addJSON is the --json answer of add: the memory, and what dedupe did.
+// addJSON is the --json answer of add: the memory, and what dedupe did
+// (surface.Dedupe's fields, declared here at the top level because the
+// view's own "reinforced", its list of reinforcements, would otherwise
+// clash with them).
 type addJSON struct {
 	gitstore.View
 	Reinforced          bool   `json:"reinforced"`
@@ -107,12 +111,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		}
 		o.memory.Supersedes = old.ID
 	}
-	if set.InRepo() && store.Scope != gitstore.ScopePersonal {
-		head := set.Repo.Head()
-		if head.Commit != "" || head.Branch != "" {
-			o.memory.Anchor = &head
-		}
-	}
+	o.memory.Anchor = surface.Anchor(set, store)
 	outcome, err := index.Remember(ctx, set, store, env.writer(set, o.agent), o.memory)
 	if err != nil {
 		return err
@@ -130,10 +129,8 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		fmt.Fprintf(env.Err, "%s (%s)\n", note, set.Personal.GitDir)
 	}
 	if o.json {
-		out := addJSON{View: toJSON(m, short, env.Now()), Reinforced: outcome.Reinforced}
-		if d := outcome.PossibleDuplicateOf; d != nil {
-			out.PossibleDuplicateOf = d.ID
-		}
+		d := surface.NewDedupe(outcome)
+		out := addJSON{View: toJSON(m, short, env.Now()), Reinforced: d.Reinforced, PossibleDuplicateOf: d.PossibleDuplicateOf}
 		return writeJSON(env.Out, out)
 	}
 	if outcome.Reinforced {

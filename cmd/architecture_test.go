@@ -26,11 +26,12 @@ var layer = map[string]int{
 	"index":     3,
 	"memfile":   3,
 	"handoff":   4,
-	"hooks":     5,
-	"mcp":       5,
-	"install":   5,
-	"webui":     5,
-	"cmd":       6,
+	"surface":   5,
+	"hooks":     6,
+	"mcp":       6,
+	"install":   6,
+	"webui":     6,
+	"cmd":       7,
 }
 
 // owners: each outside library is imported by one package only (its path

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type bootOptions struct {
@@ -50,9 +51,9 @@ type bootJSON struct {
 	Task     string         `json:"task"`
 	Branch   string         `json:"branch,omitempty"`
 	Handoff  *gitstore.View `json:"handoff,omitempty"`
-	Standing []recallJSON   `json:"standing"`
-	Relevant []recallJSON   `json:"relevant"`
-	Newest   []recallJSON   `json:"newest"`
+	Standing []surface.Hit  `json:"standing"`
+	Relevant []surface.Hit  `json:"relevant"`
+	Newest   []surface.Hit  `json:"newest"`
 	Text     string         `json:"text"`
 	Shown    int            `json:"shown"`
 	More     int            `json:"more"`

@@ -15,6 +15,7 @@ import (
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // Streams are the command's standard input, output and error.
@@ -88,23 +89,13 @@ func (e *Env) openSetAsIs() (*gitstore.Set, error) {
 // openStores opens the stores of the directory on the command's clock and
 // GIT_AUTHOR_DATE / GIT_COMMITTER_DATE, remembering nothing.
 func (e *Env) openStores() (*gitstore.Set, error) {
-	set, err := gitstore.OpenSet(e.Dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
-		if r == nil {
-			continue
-		}
-		r.Now = e.Now
-		if e.Getenv == nil {
-			continue
-		}
-		if err := r.UseGitDates(e.Getenv); err != nil {
-			return nil, err
-		}
-	}
-	return set, nil
+	return surface.OpenStores(e.Dir, false, e.clock())
+}
+
+// clock is the command's clock: Now, and the git date variables of its
+// environment.
+func (e *Env) clock() surface.Clock {
+	return surface.Clock{Now: e.Now, Dates: surface.GitDatesFrom(e.Getenv)}
 }
 
 // warnSkipped tells on stderr which invalid memory documents the command's

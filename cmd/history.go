@@ -3,11 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type historyOptions struct {
@@ -30,16 +30,6 @@ func newHistoryCmd(env *Env) *cobra.Command {
 	return c
 }
 
-type versionJSON struct {
-	Commit string    `json:"commit"`
-	Time   time.Time `json:"time"`
-	Op     string    `json:"op"`
-	Agent  string    `json:"agent,omitempty"`
-	Author string    `json:"author"`
-	Text   *string   `json:"text"`
-	Trust  *float64  `json:"trust,omitempty"`
-}
-
 func runHistory(ctx context.Context, env *Env, o *historyOptions) error {
 	set, err := env.openSet()
 	if err != nil {
@@ -54,16 +44,7 @@ func runHistory(ctx context.Context, env *Env, o *historyOptions) error {
 		return err
 	}
 	if o.json {
-		out := make([]versionJSON, 0, len(versions))
-		for _, v := range versions {
-			j := versionJSON{Commit: v.Commit.String(), Time: v.Time.UTC(), Op: v.Op, Agent: v.Agent, Author: v.Author}
-			if v.Memory != nil {
-				text, trust := v.Memory.Text, v.Memory.EffectiveTrust(v.Time)
-				j.Text, j.Trust = &text, &trust
-			}
-			out = append(out, j)
-		}
-		return writeJSON(env.Out, out)
+		return writeJSON(env.Out, surface.NewVersions(versions))
 	}
 	for _, v := range versions {
 		who := firstNonEmpty(v.Agent, v.Author)

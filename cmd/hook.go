@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type hookOptions struct {
@@ -67,6 +68,7 @@ func runHook(cmd *cobra.Command, env *Env, o *hookOptions) {
 		In: env.In, Out: env.Out, Err: env.Err,
 		Debug:  env.Getenv("GIT_MEM_DEBUG") != "",
 		Getenv: env.Getenv, Now: env.Now,
-		Later: hooks.Background,
+		GitDates: surface.GitDatesFrom(env.Getenv),
+		Later:    hooks.Background,
 	})
 }

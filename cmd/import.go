@@ -17,6 +17,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/memfile"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // maxImportFile bounds one file read by import.
@@ -115,12 +116,7 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 	if err != nil {
 		return err
 	}
-	var anchor *gitstore.Anchor
-	if set.InRepo() && store.Scope != gitstore.ScopePersonal {
-		if head := set.Repo.Head(); head.Commit != "" || head.Branch != "" {
-			anchor = &head
-		}
-	}
+	anchor := surface.Anchor(set, store)
 	// the memories the store holds word for word: an item that repeats one
 	// is unchanged, even when another memory differs from it only by a
 	// number (which the similarity of the batch cannot tell apart)

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type listOptions struct {
@@ -71,9 +71,13 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 		// the snapshot's summaries pick what is shown; only those are read
 		// (listing everything reads the stores, which also tells about
 		// invalid documents)
-		if cat, err := index.OpenCatalog(ctx, set); err == nil {
-			defer cat.Close()
-			return listCatalog(env, o, cat, limit)
+		l, ok, err := surface.Newest(ctx, set, surface.NewestQuery{Type: o.filter.Type, All: o.filter.All, Now: o.filter.Now, Limit: limit})
+		if err != nil {
+			return err
+		}
+		if ok {
+			defer l.Close()
+			return writeList(env, o, l.Total, l.Total-l.Len(), l.Short, l.Each)
 		}
 	}
 	var ms []*gitstore.Memory
@@ -101,27 +105,6 @@ func runList(ctx context.Context, env *Env, o *listOptions) error {
 	}
 	return writeList(env, o, len(ids), more, short, func(yield func(*gitstore.Memory) error) error {
 		for _, m := range ms {
-			if err := yield(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// listCatalog lists from the snapshot's summaries: the filter and the
-// order need no memory decoded, and only the memories shown are read.
-func listCatalog(env *Env, o *listOptions, cat *index.Catalog, limit int) error {
-	keep, total, short, err := cat.Newest(limit, o.filter.Type, o.filter.All, o.filter.Now)
-	if err != nil {
-		return err
-	}
-	return writeList(env, o, total, total-len(keep), short, func(yield func(*gitstore.Memory) error) error {
-		for _, s := range keep {
-			m, err := cat.Load(s)
-			if err != nil {
-				return err
-			}
 			if err := yield(m); err != nil {
 				return err
 			}

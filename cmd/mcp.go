@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type mcpOptions struct {
@@ -72,6 +73,9 @@ type MCPOptions struct {
 	// Version is git-mem's version, reported to clients.
 	Version string
 	Now     func() time.Time
+	// GitDates are GIT_AUTHOR_DATE and GIT_COMMITTER_DATE, which the times
+	// of the server's commits follow.
+	GitDates surface.GitDates
 	// Logger receives diagnostics: stderr with GIT_MEM_DEBUG, else nothing.
 	Logger *slog.Logger
 }
@@ -130,12 +134,13 @@ func runMCP(ctx context.Context, env *Env, o *mcpOptions) error {
 	}()
 	defer func() { cancel(); <-synced }()
 	return serve(ctx, MCPOptions{
-		Dir:     env.Dir,
-		Agent:   agent,
-		Session: env.Getenv("GIT_MEM_SESSION"),
-		Version: mcpVersion(),
-		Now:     env.Now,
-		Logger:  logger,
+		Dir:      env.Dir,
+		Agent:    agent,
+		Session:  env.Getenv("GIT_MEM_SESSION"),
+		Version:  mcpVersion(),
+		Now:      env.Now,
+		GitDates: surface.GitDatesFrom(env.Getenv),
+		Logger:   logger,
 	}, env.In, env.Out)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type previewOptions struct {
@@ -46,19 +47,19 @@ instead.`,
 }
 
 type previewJSON struct {
-	Branch   string       `json:"branch"`
-	Touched  []string     `json:"touched"`
-	Query    string       `json:"query"`
-	Handoff  string       `json:"handoff,omitempty"`
-	Other    string       `json:"other_branch_handoff,omitempty"`
-	Standing []recallJSON `json:"standing"`
-	Relevant []recallJSON `json:"relevant"`
-	Text     string       `json:"text"`
-	Chars    int          `json:"chars"`
-	Cap      int          `json:"cap"`
-	Shown    int          `json:"shown"`
-	More     int          `json:"more"`
-	Skipped  []string     `json:"skipped"`
+	Branch   string        `json:"branch"`
+	Touched  []string      `json:"touched"`
+	Query    string        `json:"query"`
+	Handoff  string        `json:"handoff,omitempty"`
+	Other    string        `json:"other_branch_handoff,omitempty"`
+	Standing []surface.Hit `json:"standing"`
+	Relevant []surface.Hit `json:"relevant"`
+	Text     string        `json:"text"`
+	Chars    int           `json:"chars"`
+	Cap      int           `json:"cap"`
+	Shown    int           `json:"shown"`
+	More     int           `json:"more"`
+	Skipped  []string      `json:"skipped"`
 }
 
 func runPreview(ctx context.Context, env *Env, o *previewOptions) error {

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // afterPulls finishes what pulls (of pull, push or sync) did to purged
@@ -15,28 +15,25 @@ import (
 // history, so the caches that held their text are rebuilt and the user is
 // told; a remote history rewritten without purged memories is mentioned.
 func afterPulls(ctx context.Context, env *Env, set *gitstore.Set, pulls ...*gitstore.PullResult) error {
-	var ids []string
-	seen := map[string]bool{}
-	rewritten := false
-	for _, p := range pulls {
-		if p == nil {
-			continue
-		}
-		rewritten = rewritten || p.Rewritten
-		for _, id := range p.TeammatePurged {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, gitstore.Clip(id, gitstore.MinShownPrefix))
-			}
-		}
-	}
-	if rewritten {
+	p, err := surface.AfterPulls(ctx, set, pulls...)
+	return tellPulled(env, set, p, err)
+}
+
+// tellPulled says on stderr what pulls did to purged memories (see
+// surface.AfterPulls), and returns the caches' rebuild error, err, in the
+// CLI's words.
+func tellPulled(env *Env, set *gitstore.Set, p surface.Pulled, err error) error {
+	if p.Rewritten {
 		fmt.Fprintln(env.Err, "the remote's memory history still held purged memories: merged without them (a push replaces it)")
 	}
-	if len(ids) == 0 {
+	if len(p.Purged) == 0 {
 		return nil
 	}
-	if err := handoff.ScrubCaches(ctx, set); err != nil {
+	ids := make([]string, len(p.Purged))
+	for i, id := range p.Purged {
+		ids[i] = gitstore.Clip(id, gitstore.MinShownPrefix)
+	}
+	if err != nil {
 		return fmt.Errorf("removed memories a teammate purged, but could not rebuild the caches that held their text (delete %s and run git mem reindex): %w", index.Dir(set), err)
 	}
 	what := "memories"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type recallOptions struct {
@@ -94,48 +95,16 @@ not fit are skipped, and the last line says how many more matched.`,
 	return c
 }
 
-// recallJSON is the --json shape of a recalled memory: the memory's view
-// (gitstore.View, the shape of every other --json memory) with how it
-// ranked; scripts depend on it.
-type recallJSON struct {
-	gitstore.View
-	Score      float64 `json:"score"`
-	Relevance  float64 `json:"relevance"`
-	Confidence float64 `json:"confidence"`
-	// Label names the confidence: strong, likely or weak.
-	Label       string `json:"label"`
-	LowTrust    bool   `json:"low_trust"`
-	Stale       bool   `json:"stale"`
-	StaleReason string `json:"stale_reason,omitempty"`
-	// Similarity is the embedding similarity, with embeddings configured.
-	Similarity float64 `json:"similarity,omitempty"`
-}
-
-func hitsJSON(set *gitstore.Set, hits []index.Hit, now time.Time) []recallJSON {
+// hitsJSON is the --json shape of recalled memories (surface.Hit, the shape
+// memory_recall returns too); scripts depend on it.
+func hitsJSON(set *gitstore.Set, hits []index.Hit, now time.Time) []surface.Hit {
 	short := index.ShortIDs(set, hits)
-	out := make([]recallJSON, 0, len(hits))
+	out := make([]surface.Hit, 0, len(hits))
 	for _, h := range hits {
-		v := gitstore.NewView(h.Memory, short[h.Memory.ID], now)
-		v.Trust, v.Scope = h.Trust, string(h.Scope)
-		out = append(out, recallJSON{
-			View:  v,
-			Score: round3(h.Score), Relevance: round3(h.Relevance), Confidence: round3(h.Confidence), Label: label(h), LowTrust: h.Trust < index.LowTrust,
-			Stale: h.Stale, StaleReason: h.StaleReason, Similarity: round3(h.Similarity),
-		})
+		out = append(out, surface.NewHit(h, short[h.Memory.ID], now))
 	}
 	return out
 }
-
-// label names a hit's confidence, or nothing for a memory shown without
-// matching anything.
-func label(h index.Hit) string {
-	if h.Relevance == 0 && h.Confidence == 0 {
-		return ""
-	}
-	return index.ConfidenceLabel(h.Confidence)
-}
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
 func runRecall(ctx context.Context, env *Env, o *recallOptions) error {
 	set, err := env.openSet()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 type statsOptions struct {
@@ -28,45 +28,14 @@ func newStatsCmd(env *Env) *cobra.Command {
 	return c
 }
 
-type storeStats struct {
-	Scope   string         `json:"scope"`
-	Ref     string         `json:"ref"`
-	GitDir  string         `json:"git_dir"`
-	Tip     string         `json:"tip,omitempty"`
-	Current int            `json:"current"`
-	Retired int            `json:"retired"`
-	ByType  map[string]int `json:"by_type"`
-}
-
-type statsJSON struct {
-	InRepo bool         `json:"in_repo"`
-	Stores []storeStats `json:"stores"`
-}
-
 func runStats(ctx context.Context, env *Env, o *statsOptions) error {
 	set, err := env.openSet()
 	if err != nil {
 		return err
 	}
-	now := env.Now()
-	out := statsJSON{InRepo: set.InRepo(), Stores: []storeStats{}}
-	counts, err := index.Count(ctx, set, now)
+	out, err := surface.CountStores(ctx, set, env.Now())
 	if err != nil {
 		return err
-	}
-	for _, st := range set.Stores() {
-		tip, err := st.Tip()
-		if err != nil {
-			return err
-		}
-		s := storeStats{Scope: string(st.Scope), Ref: st.Ref, GitDir: st.Repo.GitDir, ByType: map[string]int{}}
-		if !tip.IsZero() {
-			s.Tip = tip.String()
-		}
-		if n := counts[st.Scope]; n != nil {
-			s.Current, s.Retired, s.ByType = n.Current, n.Retired, n.ByType
-		}
-		out.Stores = append(out.Stores, s)
 	}
 	if o.json {
 		return writeJSON(env.Out, out)

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // fetchedMergeBudget is the most of a hook's deadline spent merging what a
@@ -24,25 +23,13 @@ func (h *handler) mergeFetched(ctx context.Context, lg *logger, event string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, err := h.repo.MergeFetched(ctx, h.writer())
-	if err != nil {
-		lg.log(&Outcome{Event: event, Agent: h.agent}, fmt.Errorf("warning: the memory git fetch brought was not merged: %w", err))
+	// a memory a teammate purged leaves the caches before anything is
+	// injected from them
+	f := surface.MergeFetched(ctx, h.set, h.writer())
+	if f.MergeErr != nil {
+		lg.log(&Outcome{Event: event, Agent: h.agent}, fmt.Errorf("warning: the memory git fetch brought was not merged: %w", f.MergeErr))
 	}
-	if teammatePurged(res) {
-		// a teammate purged a memory this clone held: its text must leave the
-		// caches before anything is injected from them
-		if err := handoff.ScrubCaches(ctx, h.set); err != nil {
-			lg.log(&Outcome{Event: event, Agent: h.agent}, fmt.Errorf("warning: memories a teammate purged were removed, but the caches still hold their text; run git mem reindex: %w", err))
-		}
+	if f.ScrubErr != nil {
+		lg.log(&Outcome{Event: event, Agent: h.agent}, fmt.Errorf("warning: memories a teammate purged were removed, but the caches still hold their text; run git mem reindex: %w", f.ScrubErr))
 	}
-}
-
-// teammatePurged reports whether a merge removed memories a teammate purged.
-func teammatePurged(res []*gitstore.PullResult) bool {
-	for _, r := range res {
-		if r != nil && len(r.TeammatePurged) > 0 {
-			return true
-		}
-	}
-	return false
 }

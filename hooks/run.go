@@ -22,6 +22,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // Internal deadlines per event (see the package documentation).
@@ -79,6 +80,9 @@ type Request struct {
 	// Getenv reads the environment (agent detection, deadline override).
 	Getenv func(string) string
 	Now    func() time.Time
+	// GitDates are GIT_AUTHOR_DATE and GIT_COMMITTER_DATE of the hook's
+	// environment, which the times of its commits follow.
+	GitDates surface.GitDates
 	// Deadline overrides the event's internal deadline.
 	Deadline time.Duration
 	// Later, when set, starts "hook <args...>" of this executable in the
@@ -280,7 +284,10 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	if repo.WorkTree == "" {
 		return nil, nil
 	}
-	repo.Now = r.Now
+	clock := surface.Clock{Now: r.Now, Dates: r.GitDates}
+	if err := surface.UseClock(repo, clock); err != nil {
+		return nil, err
+	}
 	if event == "" {
 		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", gitstore.ErrInvalid, r.Event, strings.Join(agents.Events, ", "))
 	}
@@ -290,8 +297,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 		repo.StartWorktreeStatus(ctx)
 	}
 	set := &gitstore.Set{Repo: repo}
-	if pers, _, err := gitstore.OpenPersonal(false); err == nil {
-		pers.Now = r.Now
+	if pers, _, err := gitstore.OpenPersonal(false); err == nil && surface.UseClock(pers, clock) == nil {
 		set.Personal = pers
 	}
 	sessions, err := handoff.OpenSessions(repo)

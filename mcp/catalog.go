@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // listed is what memory_list shows: the newest current memories of a type
@@ -18,26 +18,19 @@ type listed struct {
 }
 
 // catalogList picks the memories to list from the recall snapshot's
-// summaries, so that only the ones shown are read: the server never holds
-// a large store's memories. ok is false when the set has no snapshot (the
-// caller then reads the stores).
+// summaries (surface.Newest), so that only the ones shown are read: the
+// server never holds a large store's memories. ok is false when the set
+// has no snapshot (the caller then reads the stores).
 func catalogList(ctx context.Context, set *gitstore.Set, typ string, now time.Time, max int) (l listed, ok bool, err error) {
-	cat, err := index.OpenCatalog(ctx, set)
-	if err != nil {
-		return l, false, nil
+	nl, ok, err := surface.Newest(ctx, set, surface.NewestQuery{Type: typ, Now: now, Limit: max})
+	if !ok || err != nil {
+		return l, ok, err
 	}
-	defer cat.Close()
-	newest, total, short, err := cat.Newest(max, typ, false, now)
-	if err != nil {
-		return l, true, err
-	}
-	l.total, l.short = total, short
-	for _, s := range newest {
-		m, err := cat.Load(s)
-		if err != nil {
-			return l, true, err
-		}
+	defer nl.Close()
+	l.total, l.short = nl.Total, nl.Short
+	err = nl.Each(func(m *gitstore.Memory) error {
 		l.shown = append(l.shown, m)
-	}
-	return l, true, nil
+		return nil
+	})
+	return l, true, err
 }

@@ -10,15 +10,10 @@ import (
 )
 
 // MemoryOut is a memory as tools return it in structured content: the one
-// view of a memory (gitstore.View, the CLI's --json shape), and, from
-// memory_recall, how it ranked.
+// view of a memory (gitstore.View, the CLI's --json shape); memory_recall
+// returns surface.Hit, which adds how it ranked.
 type MemoryOut struct {
 	gitstore.View
-	Score       float64 `json:"score,omitempty" jsonschema:"recall ranking score"`
-	Confidence  float64 `json:"confidence,omitempty" jsonschema:"how likely the memory is what the query is about, 0 to 1"`
-	Label       string  `json:"label,omitempty" jsonschema:"the confidence named: strong (what the prompt hook injects), likely (more often relevant than not) or weak (shares the query's words)"`
-	Stale       bool    `json:"stale,omitempty" jsonschema:"its files changed since it was written"`
-	StaleReason string  `json:"stale_reason,omitempty"`
 }
 
 // memoryOut is a memory's view for a tool's result. Its events are left out

@@ -19,6 +19,7 @@ import (
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // DefaultRootsTimeout bounds how long a tool call waits for the client's
@@ -60,6 +61,9 @@ type Options struct {
 	Version string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// GitDates are GIT_AUTHOR_DATE and GIT_COMMITTER_DATE of the server's
+	// environment, which the times of its writes' commits follow.
+	GitDates surface.GitDates
 	// Logger receives diagnostics (nothing is logged when nil). Never stdout.
 	Logger *slog.Logger
 	// RootsTimeout bounds a roots/list request (DefaultRootsTimeout when 0).

@@ -287,7 +287,8 @@ func TestTools(t *testing.T) {
 				var out AddOutput
 				structured(t, res, &out)
 				require.False(t, out.Reinforced)
-				require.NotEmpty(t, out.PossibleDuplicateOf)
+				require.Len(t, out.PossibleDuplicateOf, len(out.Memory.ID), "the alike memory's full id, as git mem add --json says it")
+				require.NotEqual(t, out.Memory.ID, out.PossibleDuplicateOf)
 			}},
 		{name: "add verified source", tool: ToolAdd, args: map[string]any{"text": "go test ./... needs CGO_ENABLED=0 on the CI image", "type": "command", "source": "verified"}, want: []string{"verified", "trust 0.75"}},
 		{name: "add with keys", tool: ToolAdd, args: map[string]any{"text": "Screenshots for the store listing are rendered by fastlane snapshot", "keys": []string{"app store images", "how are marketing pictures made?"}},
@@ -322,6 +323,7 @@ func TestTools(t *testing.T) {
 				require.NotEmpty(t, out.Memories)
 				require.Equal(t, idA, out.Memories[0].ID)
 				require.Positive(t, out.Memories[0].Score)
+				require.Positive(t, out.Memories[0].Relevance, "the shape of git mem recall --json")
 				for _, m := range out.Memories {
 					require.Equal(t, index.ConfidenceLabel(m.Confidence), m.Label, "each memory carries its confidence's label")
 				}
@@ -361,6 +363,8 @@ func TestTools(t *testing.T) {
 				require.Len(t, out.Versions, 2)
 				require.Equal(t, "revise", out.Versions[0].Op)
 				require.Equal(t, "test-client", out.Versions[0].Agent)
+				require.NotNil(t, out.Versions[0].Text)
+				require.Contains(t, *out.Versions[0].Text, "only by the webhook")
 			}},
 		{name: "confirm", tool: ToolConfirm, args: map[string]any{"id": "$A"}, want: []string{"Confirmed", "0.75 -> 0.8"}},
 		{name: "dispute", tool: ToolDispute, args: map[string]any{"id": "$B", "reason": "the repo uses plain testing in pkg/legacy"}, want: []string{"Disputed"},

@@ -29,6 +29,6 @@
 // The page follows the store: its script polls the ref tips (a few bytes)
 // and reloads when they move.
 //
-// It imports gitstore, index and handoff, never cobra: cmd's ui verb opens
-// the stores and wires the writer in (Options).
+// It imports gitstore, index, handoff and surface, never cobra: cmd's ui
+// verb opens the stores and wires the writer in (Options).
 package webui

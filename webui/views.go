@@ -14,6 +14,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/surface"
 )
 
 // pageSize is how many memories one page of the list shows.
@@ -229,29 +230,19 @@ func (s *Server) search(ctx context.Context, set *gitstore.Set, f listFilter, no
 // newest is the first page's fast path: the snapshot's summaries order
 // and filter by type, and only the memories shown are read.
 func (s *Server) newest(ctx context.Context, set *gitstore.Set, f listFilter, now time.Time, d *memoriesData) error {
-	cat, err := index.OpenCatalog(ctx, set)
-	if err != nil {
+	l, ok, err := surface.Newest(ctx, set, surface.NewestQuery{Type: f.Type, Now: now, Limit: (f.Page + 1) * pageSize, Skip: f.Page * pageSize})
+	if !ok {
 		return s.filtered(ctx, set, f, now, d)
 	}
-	defer cat.Close()
-	shown, total, short, err := cat.Newest((f.Page+1)*pageSize, f.Type, false, now)
 	if err != nil {
 		return err
 	}
-	d.Total = total
-	if f.Page*pageSize < len(shown) {
-		shown = shown[f.Page*pageSize:]
-	} else {
-		shown = nil
-	}
-	for _, sm := range shown {
-		m, err := cat.Load(sm)
-		if err != nil {
-			return err
-		}
-		d.Rows = append(d.Rows, newRow(m, short[m.ID], now))
-	}
-	return nil
+	defer l.Close()
+	d.Total = l.Total
+	return l.Each(func(m *gitstore.Memory) error {
+		d.Rows = append(d.Rows, newRow(m, l.Short[m.ID], now))
+		return nil
+	})
 }
 
 // filtered reads every current memory and keeps those the form asks for.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/surface"
 )
 
 func main() {
@@ -28,6 +29,7 @@ func main() {
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		Debug:  os.Getenv("GIT_MEM_DEBUG") != "",
 		Getenv: os.Getenv, Now: time.Now,
+		GitDates: surface.GitDatesFrom(os.Getenv),
 		// this binary warms what git-mem would: the snapshot (neither
 		// links the search index, which the MCP server keeps itself)
 		Later: hooks.Background,

@@ -29,11 +29,12 @@ func main() {
 // serve runs the MCP server with the options git mem mcp parsed.
 func serve(ctx context.Context, o cmd.MCPOptions, in io.Reader, out io.Writer) error {
 	return mcp.New(mcp.Options{
-		Dir:     o.Dir,
-		Agent:   o.Agent,
-		Session: o.Session,
-		Version: o.Version,
-		Now:     o.Now,
-		Logger:  o.Logger,
+		Dir:      o.Dir,
+		Agent:    o.Agent,
+		Session:  o.Session,
+		Version:  o.Version,
+		Now:      o.Now,
+		GitDates: o.GitDates,
+		Logger:   o.Logger,
 	}).Run(ctx, in, out)
 }
