@@ -82,8 +82,18 @@ func (r *rule) find(text, lower string, found *keywordSet, prio int, out []candi
 // tokenRules are the specific rules: formats that identify a credential by
 // shape alone (a vendor prefix, a PEM header). They win over every generic
 // rule. Earlier entries win ties at the same position (sk-ant- before sk-).
-// newTokenRules compiles the known-format rules.
+// newTokenRules compiles the known-format rules, family by family, in the
+// order of their ties.
 func newTokenRules() []rule {
+	var rules []rule
+	for _, family := range []func() []rule{keyFileRules, cloudRules, codeAndChatRules, apiKeyRules, serviceRules} {
+		rules = append(rules, family()...)
+	}
+	return rules
+}
+
+// keyFileRules are the specific rules for private keys and key files.
+func keyFileRules() []rule {
 	return []rule{
 		{
 			kind:     "GCP service-account private key",
@@ -108,6 +118,12 @@ func newTokenRules() []rule {
 			boundary: true,
 			check:    notPlaceholderToken,
 		},
+	}
+}
+
+// cloudRules are the specific rules for the cloud providers' keys (AWS, Google, Azure).
+func cloudRules() []rule {
+	return []rule{
 		{
 			kind:     "AWS access key id",
 			keywords: []string{"akia", "asia", "abia", "acca", "a3t"},
@@ -154,6 +170,12 @@ func newTokenRules() []rule {
 			group:    1,
 			check:    notPlaceholderToken,
 		},
+	}
+}
+
+// codeAndChatRules are the specific rules for code hosts' and chat services' tokens and webhooks.
+func codeAndChatRules() []rule {
+	return []rule{
 		{
 			kind:     "GitHub token",
 			keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
@@ -201,6 +223,12 @@ func newTokenRules() []rule {
 			re:       pattern(`https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}`),
 			check:    notPlaceholderToken,
 		},
+	}
+}
+
+// apiKeyRules are the specific rules for payment, AI and package registry keys.
+func apiKeyRules() []rule {
+	return []rule{
 		{
 			kind:     "Stripe secret key",
 			keywords: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"},
@@ -245,6 +273,12 @@ func newTokenRules() []rule {
 			boundary: true,
 			check:    notPlaceholderToken,
 		},
+	}
+}
+
+// serviceRules are the specific rules for other services' tokens, and JWTs.
+func serviceRules() []rule {
+	return []rule{
 		{
 			kind:     "Twilio API key",
 			keywords: []string{"sk"},
