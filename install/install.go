@@ -159,11 +159,6 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	if o.User {
 		rep.Scope = "user"
 	}
-	type edit struct {
-		path, what string
-		fn         func(old []byte, exists bool) ([]byte, error)
-	}
-	var edits []edit
 	state := loadInstallState(o.StateFile)
 	stateChanged := false
 	kept := func(path string) *[]string {
@@ -175,6 +170,61 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 	if hooksPath == mcpPath {
 		mcpKept = hooksKept // one file, one record (Gemini, Qwen)
 	}
+	edits := configEdits(sp, o, install, hooksPath, mcpPath, hooksKept, mcpKept)
+	planned := false // the state describes what was written: nothing, until the plan holds
+	defer func() {
+		if !planned {
+			return
+		}
+		for path, k := range map[string]*[]string{hooksPath: hooksKept, mcpPath: mcpKept} {
+			switch {
+			case !install && len(state[path]) > 0:
+				delete(state, path)
+				stateChanged = true
+			case install && len(*k) > len(state[path]):
+				state[path] = *k
+				stateChanged = true
+			}
+		}
+		if stateChanged {
+			saveInstallState(o.StateFile, state)
+		}
+	}()
+	if p := sp.InstructionsFile(o.scope()); p != "" && (install || !sharedInstructions(o, p)) {
+		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
+			if install {
+				return setInstructions(old)
+			}
+			return removeInstructions(old)
+		}})
+	}
+	plan, err := planEdits(ctx, edits, install, rep)
+	if err != nil {
+		return rep, err
+	}
+	planned = true
+	if err := writePlan(ctx, plan, o, rep); err != nil {
+		return rep, err
+	}
+	trustNotes(o, install, rep)
+	if o.Agent == agents.Codex {
+		return rep, codexTrust(ctx, o, install, hooksPath, rep)
+	}
+	return rep, nil
+}
+
+// edit is one file's change: what of git-mem's the file holds (what), and
+// the function that returns its new content from the old.
+type edit struct {
+	path, what string
+	fn         func(old []byte, exists bool) ([]byte, error)
+}
+
+// configEdits are the edits of an agent's hooks and MCP server entries: one
+// file or two, JSON or TOML, or OpenCode's plugin; the kept lists record
+// which servers of git-mem's name were the user's before any install.
+func configEdits(sp agentSpec, o InstallOptions, install bool, hooksPath, mcpPath string, hooksKept, mcpKept *[]string) []edit {
+	var edits []edit
 	hooksEdit := func(root *jobj) error {
 		if install {
 			return sp.addHooks(root, o)
@@ -229,57 +279,38 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			edits = append(edits, edit{mcpPath, "MCP server", jsonEdit(mcpEdit, false, !install, mcpKept)})
 		}
 	}
-	planned := false // the state describes what was written: nothing, until the plan holds
-	defer func() {
-		if !planned {
-			return
-		}
-		for path, k := range map[string]*[]string{hooksPath: hooksKept, mcpPath: mcpKept} {
-			switch {
-			case !install && len(state[path]) > 0:
-				delete(state, path)
-				stateChanged = true
-			case install && len(*k) > len(state[path]):
-				state[path] = *k
-				stateChanged = true
-			}
-		}
-		if stateChanged {
-			saveInstallState(o.StateFile, state)
-		}
-	}()
-	if p := sp.InstructionsFile(o.scope()); p != "" && (install || !sharedInstructions(o, p)) {
-		edits = append(edits, edit{p, "instructions", func(old []byte, _ bool) ([]byte, error) {
-			if install {
-				return setInstructions(old)
-			}
-			return removeInstructions(old)
-		}})
-	}
-	// Every edit is planned before any file is written: a file that cannot
-	// be read or edited (invalid JSON, a duplicated key, a symlink to
-	// nowhere) stops the whole install with every file as it was.
-	type plannedEdit struct {
-		edit
-		target string // the file written: the path, or where its symlink leads
-		link   bool
-		old    []byte
-		exists bool
-		data   []byte
-	}
+	return edits
+}
+
+// plannedEdit is an edit with the file read and its new content computed.
+// Every edit is planned before any file is written: a file that cannot be
+// read or edited (invalid JSON, a duplicated key, a symlink to nowhere)
+// stops the whole install with every file as it was.
+type plannedEdit struct {
+	edit
+	target string // the file written: the path, or where its symlink leads
+	link   bool
+	old    []byte
+	exists bool
+	data   []byte
+}
+
+// planEdits reads every file and computes its new content before any is
+// written; a file git-mem leaves alone is said in rep.
+func planEdits(ctx context.Context, edits []edit, install bool, rep *Report) ([]plannedEdit, error) {
 	var plan []plannedEdit
 	for _, e := range edits {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return nil, err
 		}
 		target, link, err := resolveLink(e.path)
 		if err != nil {
-			return rep, err
+			return nil, err
 		}
 		old, err := os.ReadFile(target)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return rep, err
+			return nil, err
 		}
 		if !exists && !install {
 			continue
@@ -292,14 +323,19 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 				rep.Files = append(rep.Files, FileChange{Path: e.path, What: e.what, Action: "left alone"})
 				continue
 			}
-			return rep, fmt.Errorf("%s: %w", e.path, err)
+			return nil, fmt.Errorf("%s: %w", e.path, err)
 		}
 		plan = append(plan, plannedEdit{e, target, link, old, exists, data})
 	}
-	planned = true
+	return plan, nil
+}
+
+// writePlan writes the planned files (a file left empty is removed) and
+// says in rep what happened to each.
+func writePlan(ctx context.Context, plan []plannedEdit, o InstallOptions, rep *Report) error {
 	for _, p := range plan {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return err
 		}
 		fc := FileChange{Path: p.path, What: p.what}
 		switch {
@@ -307,7 +343,7 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			fc.Action = "unchanged"
 		case !p.link && (p.data == nil || len(bytes.TrimSpace(p.data)) == 0):
 			if err := os.Remove(p.path); err != nil {
-				return rep, err
+				return err
 			}
 			fc.Action = "removed"
 			removeEmptyDir(filepath.Dir(p.path), o)
@@ -319,11 +355,17 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 				fc.Action = "created"
 			}
 			if err := gitstore.WriteFileAtomic(p.target, p.data, fileMode(p.target)); err != nil {
-				return rep, err
+				return err
 			}
 		}
 		rep.Files = append(rep.Files, fc)
 	}
+	return nil
+}
+
+// trustNotes says in rep when the agent asks the user to trust the
+// project's configuration before it loads it.
+func trustNotes(o InstallOptions, install bool, rep *Report) {
 	if install && !o.User {
 		switch o.Agent {
 		case agents.Qwen:
@@ -332,36 +374,39 @@ func apply(ctx context.Context, o InstallOptions, install bool) (*Report, error)
 			rep.Notes = append(rep.Notes, "the Copilot CLI loads .github/hooks and .github/mcp.json only in a folder you trusted: it asks when it first starts here")
 		}
 	}
-	if o.Agent == agents.Codex {
-		trustPath := filepath.Join(o.codexHome(), "config.toml")
-		if !install {
-			if changed, err := UntrustCodexHooks(o.codexHome(), hooksPath); err != nil {
-				return rep, err
-			} else if changed {
-				rep.Files = append(rep.Files, FileChange{Path: trustPath, Action: "updated", What: "hook trust"})
-			}
-			return rep, nil
+}
+
+// codexTrust records (or, uninstalling, removes) Codex's trust in the
+// installed hooks, or says in rep how to.
+func codexTrust(ctx context.Context, o InstallOptions, install bool, hooksPath string, rep *Report) error {
+	trustPath := filepath.Join(o.codexHome(), "config.toml")
+	if !install {
+		if changed, err := UntrustCodexHooks(o.codexHome(), hooksPath); err != nil {
+			return err
+		} else if changed {
+			rep.Files = append(rep.Files, FileChange{Path: trustPath, Action: "updated", What: "hook trust"})
 		}
-		if o.CodexBin == "" {
-			rep.Notes = append(rep.Notes, CodexTrustNote(hooksPath))
-			return rep, nil
-		}
-		cwd := o.Root
-		if cwd == "" {
-			cwd = o.Home
-		}
-		keys, err := TrustCodexHooks(ctx, o.CodexBin, o.codexHome(), o.Env, cwd)
-		if err != nil {
-			why := err.Error()
-			if errors.Is(err, gitstore.ErrNotFound) && !o.User {
-				why = "codex does not load " + filepath.Dir(hooksPath) + " yet: it reads a project's .codex only once you trusted the project (codex asks when it first starts there); then run git mem install codex again, or install with --user"
-			}
-			rep.Notes = append(rep.Notes, "could not record hook trust with codex: "+why+". "+CodexTrustNote(hooksPath))
-			return rep, nil
-		}
-		rep.Files = append(rep.Files, FileChange{Path: trustPath, Action: "updated", What: fmt.Sprintf("trust for %d hooks", len(keys))})
+		return nil
 	}
-	return rep, nil
+	if o.CodexBin == "" {
+		rep.Notes = append(rep.Notes, CodexTrustNote(hooksPath))
+		return nil
+	}
+	cwd := o.Root
+	if cwd == "" {
+		cwd = o.Home
+	}
+	keys, err := TrustCodexHooks(ctx, o.CodexBin, o.codexHome(), o.Env, cwd)
+	if err != nil {
+		why := err.Error()
+		if errors.Is(err, gitstore.ErrNotFound) && !o.User {
+			why = "codex does not load " + filepath.Dir(hooksPath) + " yet: it reads a project's .codex only once you trusted the project (codex asks when it first starts there); then run git mem install codex again, or install with --user"
+		}
+		rep.Notes = append(rep.Notes, "could not record hook trust with codex: "+why+". "+CodexTrustNote(hooksPath))
+		return nil
+	}
+	rep.Files = append(rep.Files, FileChange{Path: trustPath, Action: "updated", What: fmt.Sprintf("trust for %d hooks", len(keys))})
+	return nil
 }
 
 // LeftAloneError is an edit's refusal to touch one file, which the install
