@@ -128,74 +128,12 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 	for _, m := range active {
 		held[m.Type+"\x00"+m.Text] = m.ID
 	}
-	var items []index.BatchItem
-	var from []importResult // where each item came from
-	var parsed []importResult
-	var skipped []string
-	read := 0
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("import interrupted (%w) before anything was written; run git mem import again", err)
-		}
-		data, err := readImportFile(f.path, workTree)
-		var found []memfile.Item
-		if err == nil {
-			found, err = memfile.Parse(f.name, data)
-		}
-		if err != nil {
-			at := f.name
-			var le *memfile.LineError
-			if errors.As(err, &le) {
-				at, err = fmt.Sprintf("%s:%d", f.name, le.Line), le.Err
-			}
-			skipped = append(skipped, fmt.Sprintf("skipped %s: %v", at, err))
-			continue
-		}
-		read++
-		for _, it := range found {
-			r := importResult{File: f.name, Line: it.Line, Type: it.Type, Text: it.Text}
-			if it.Refused != "" {
-				r.Action, r.Reason = "refused", it.Refused
-				parsed = append(parsed, r)
-				continue
-			}
-			if id, ok := held[it.Type+"\x00"+it.Text]; ok && it.Restore == nil && (it.ID == "" || it.ID == id) {
-				r.Action, r.ID = "unchanged", id
-				parsed = append(parsed, r)
-				continue
-			}
-			src := it.Source
-			if src == "" {
-				src = o.source
-			}
-			n := gitstore.NewMemory{
-				Type: it.Type, Text: it.Text, Tags: it.Tags, Paths: it.Paths, Keys: it.Keys, Source: src,
-				Tentative: it.Tentative, Pinned: it.Pinned, AllowSecret: o.allowSecret,
-				Origin: &gitstore.Origin{File: f.name, Line: it.Line},
-			}
-			if it.Restore == nil {
-				n.Anchor = anchor
-			} else if !o.allowSecret {
-				// a restore keeps its writer, session, author, branch, origin
-				// and events as the file gives them: they reach git too
-				if err := gitstore.CheckRestoreSecrets(it.Restore); err != nil {
-					r.Action, r.Reason = "refused", message(err)
-					parsed = append(parsed, r)
-					continue
-				}
-			}
-			if it.Restore != nil {
-				if err := checkRestore(n, it.Restore); err != nil {
-					r.Action, r.Reason = "refused", message(err)
-					parsed = append(parsed, r)
-					continue
-				}
-			}
-			items = append(items, index.BatchItem{New: n, Restore: it.Restore, ID: it.ID})
-			from = append(from, r)
-		}
+	b, err := readImports(ctx, files, workTree, held, anchor, o)
+	if err != nil {
+		return err
 	}
-	for _, s := range skipped {
+	items, from, parsed, read := b.items, b.from, b.parsed, b.read
+	for _, s := range b.skipped {
 		fmt.Fprintln(env.Err, terminalSafe(s, false))
 	}
 	if len(items) == 0 && len(parsed) == 0 {
@@ -245,6 +183,94 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 		return fmt.Errorf("%w: nothing imported, every memory was refused", gitstore.ErrInvalid)
 	}
 	return nil
+}
+
+// importBatch is what the files of an import hold: the items to write and
+// where each came from, the items settled without a write (refused or
+// unchanged), and the files skipped.
+type importBatch struct {
+	items   []index.BatchItem
+	from    []importResult // where each item came from
+	parsed  []importResult
+	skipped []string
+	read    int
+}
+
+// readImports reads and parses the files of an import, settling what needs
+// no write: held are the store's memories word for word (type, text -> id),
+// anchor the code state new memories are written against.
+func readImports(ctx context.Context, files []importFile, workTree string, held map[string]string, anchor *gitstore.Anchor, o *importOptions) (*importBatch, error) {
+	b := &importBatch{}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("import interrupted (%w) before anything was written; run git mem import again", err)
+		}
+		data, err := readImportFile(f.path, workTree)
+		var found []memfile.Item
+		if err == nil {
+			found, err = memfile.Parse(f.name, data)
+		}
+		if err != nil {
+			at := f.name
+			var le *memfile.LineError
+			if errors.As(err, &le) {
+				at, err = fmt.Sprintf("%s:%d", f.name, le.Line), le.Err
+			}
+			b.skipped = append(b.skipped, fmt.Sprintf("skipped %s: %v", at, err))
+			continue
+		}
+		b.read++
+		for _, it := range found {
+			item, r := importItem(it, f.name, held, anchor, o)
+			if item == nil {
+				b.parsed = append(b.parsed, r)
+				continue
+			}
+			b.items = append(b.items, *item)
+			b.from = append(b.from, r)
+		}
+	}
+	return b, nil
+}
+
+// importItem is the memory to write for an item of file, or nil and the
+// result of an item settled without a write (refused, or held unchanged).
+func importItem(it memfile.Item, file string, held map[string]string, anchor *gitstore.Anchor, o *importOptions) (*index.BatchItem, importResult) {
+	r := importResult{File: file, Line: it.Line, Type: it.Type, Text: it.Text}
+	if it.Refused != "" {
+		r.Action, r.Reason = "refused", it.Refused
+		return nil, r
+	}
+	if id, ok := held[it.Type+"\x00"+it.Text]; ok && it.Restore == nil && (it.ID == "" || it.ID == id) {
+		r.Action, r.ID = "unchanged", id
+		return nil, r
+	}
+	src := it.Source
+	if src == "" {
+		src = o.source
+	}
+	n := gitstore.NewMemory{
+		Type: it.Type, Text: it.Text, Tags: it.Tags, Paths: it.Paths, Keys: it.Keys, Source: src,
+		Tentative: it.Tentative, Pinned: it.Pinned, AllowSecret: o.allowSecret,
+		Origin: &gitstore.Origin{File: file, Line: it.Line},
+	}
+	if it.Restore == nil {
+		n.Anchor = anchor
+	} else if !o.allowSecret {
+		// a restore keeps its writer, session, author, branch, origin
+		// and events as the file gives them: they reach git too
+		if err := gitstore.CheckRestoreSecrets(it.Restore); err != nil {
+			r.Action, r.Reason = "refused", message(err)
+			return nil, r
+		}
+	}
+	if it.Restore != nil {
+		if err := checkRestore(n, it.Restore); err != nil {
+			r.Action, r.Reason = "refused", message(err)
+			return nil, r
+		}
+	}
+	return &index.BatchItem{New: n, Restore: it.Restore, ID: it.ID}, r
 }
 
 // importResult is what import did with one memory of a file.
