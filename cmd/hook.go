@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/hooks"
@@ -54,7 +56,7 @@ that did not get to write its session note) writes the note.`,
 				}
 			}
 			o.event, o.agent = hooks.ParseArgs(args)
-			runHook(cmd, env, o)
+			runHook(cmd.Context(), env, o)
 			return nil
 		},
 	}
@@ -62,8 +64,8 @@ that did not get to write its session note) writes the note.`,
 	return c
 }
 
-func runHook(cmd *cobra.Command, env *Env, o *hookOptions) {
-	hooks.Run(cmd.Context(), hooks.Request{
+func runHook(ctx context.Context, env *Env, o *hookOptions) {
+	hooks.Run(ctx, hooks.Request{
 		Event: o.event, Agent: o.agent,
 		In: env.In, Out: env.Out, Err: env.Err,
 		Debug:  env.Getenv("GIT_MEM_DEBUG") != "",
