@@ -92,6 +92,9 @@ var importers = map[string][]string{
 	// binary alone, so that git-mem links neither (TestCLIBinaryStaysLight)
 	"index/bleveindex": {"cmd/git-mem-mcp"},
 	"mcp":              {"cmd/git-mem-mcp"},
+	// the eval harness is git mem eval's: no hook or server links it
+	"index/evaluation":         {"cmd"},
+	"index/evaluation/dataset": {"index/evaluation", "cmd"},
 }
 
 // imports: what a package of the module may import of the module, where the
@@ -104,6 +107,10 @@ var imports = map[string][]string{
 	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
 	"embedding/embedtest":   {},
+	// the eval's data needs the memory model only (index's tests read it);
+	// the harness ranks through index's public API
+	"index/evaluation/dataset": {"gitstore"},
+	"index/evaluation":         {"gitstore", "index", "index/evaluation/dataset"},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {

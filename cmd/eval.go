@@ -12,6 +12,8 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/evaluation"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 type evalOptions struct {
@@ -88,25 +90,25 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.Dir, dir)
 	}
-	if !index.IsSuite(dir) {
+	if !dataset.IsSuite(dir) {
 		return runEvalSets(ctx, env, o, dir)
 	}
-	suite, err := index.LoadSuite(dir)
+	suite, err := dataset.LoadSuite(dir)
 	if err != nil {
 		return err
 	}
-	eo := index.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated, NoKeys: o.noKeys}
-	rep, err := index.RunEval(ctx, suite, eo)
+	eo := evaluation.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated, NoKeys: o.noKeys}
+	rep, err := evaluation.RunEval(ctx, suite, eo)
 	if err != nil {
 		return err
 	}
 	var names []string
-	var abl []*index.EvalReport
+	var abl []*evaluation.EvalReport
 	if o.ablation {
-		for _, a := range index.Ablations {
+		for _, a := range evaluation.Ablations {
 			ao := eo
 			ao.NoCrowd, ao.Ablation = true, index.Ablation(a.Off)
-			r, err := index.RunEval(ctx, suite, ao)
+			r, err := evaluation.RunEval(ctx, suite, ao)
 			if err != nil {
 				return err
 			}
@@ -116,7 +118,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	}
 	var problems []string
 	if len(o.projects) == 0 && !o.noCrowd && !o.also && !o.undated && !o.noKeys {
-		base, err := index.LoadBaseline(filepath.Join(dir, "baseline.json"))
+		base, err := evaluation.LoadBaseline(filepath.Join(dir, "baseline.json"))
 		if len(o.splits) > 0 {
 			// a run of some splits is held to their floors only
 			base = base.Only(o.splits)
@@ -129,7 +131,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 			return err
 		}
 	}
-	var misses []index.EvalMiss
+	var misses []evaluation.EvalMiss
 	for _, m := range rep.Misses {
 		if o.misses == "all" || o.misses == m.Query.Split {
 			misses = append(misses, m)
@@ -141,7 +143,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 			out["misses"] = misses
 		}
 		if o.ablation {
-			ab := map[string][]index.EvalRow{}
+			ab := map[string][]evaluation.EvalRow{}
 			for i, r := range abl {
 				ab[names[i]] = r.Rows
 			}
@@ -152,9 +154,9 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	} else {
 		fmt.Fprintf(env.Out, "%d projects, %d unrelated memories (%s)\n\n", len(suite.Projects), len(suite.Distractors), dir)
-		fmt.Fprint(env.Out, index.FormatEval(rep))
+		fmt.Fprint(env.Out, evaluation.FormatEval(rep))
 		if o.ablation {
-			fmt.Fprintf(env.Out, "ablation (explicit point, every project and split, alone):\n%s", index.FormatAblation(names, abl))
+			fmt.Fprintf(env.Out, "ablation (explicit point, every project and split, alone):\n%s", evaluation.FormatAblation(names, abl))
 		}
 		if o.misses != "" {
 			fmt.Fprintln(env.Out, "\nmisses:")
@@ -175,11 +177,11 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 
 // runEvalSets measures recall on the recall sets under dir.
 func runEvalSets(ctx context.Context, env *Env, o *evalOptions, dir string) error {
-	sets, err := index.LoadSets(dir)
+	sets, err := dataset.LoadSets(dir)
 	if err != nil {
 		return err
 	}
-	rep, err := index.RunSets(ctx, sets, index.SetOptions{Splits: o.splits})
+	rep, err := evaluation.RunSets(ctx, sets, evaluation.SetOptions{Splits: o.splits})
 	if err != nil {
 		return err
 	}
@@ -192,7 +194,7 @@ func runEvalSets(ctx context.Context, env *Env, o *evalOptions, dir string) erro
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(env.Dir, path)
 		}
-		base, err := index.LoadSetBaseline(path)
+		base, err := evaluation.LoadSetBaseline(path)
 		if err != nil {
 			return fmt.Errorf("%w: the baseline: %v", gitstore.ErrInvalid, err)
 		}
@@ -203,7 +205,7 @@ func runEvalSets(ctx context.Context, env *Env, o *evalOptions, dir string) erro
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.Out, "%d recall sets (%s)\n\n%s", len(sets), dir, index.FormatSets(rep))
+		fmt.Fprintf(env.Out, "%d recall sets (%s)\n\n%s", len(sets), dir, evaluation.FormatSets(rep))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("eval below the baseline in %s:\n  %s", o.baseline, strings.Join(problems, "\n  "))

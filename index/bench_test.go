@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 // Benchmarks run on generated stores: memories of 12 to 40 words drawn from a
@@ -109,7 +110,7 @@ func benchRepo(b *testing.B, n int) *gitstore.Set {
 		done := filepath.Join(base, "complete")
 		if _, err := os.Stat(done); err != nil {
 			os.RemoveAll(base)
-			repo, err := scratchRepo(base)
+			repo, err := dataset.ScratchRepo(base)
 			if err != nil {
 				b.Fatal(err)
 			}

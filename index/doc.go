@@ -79,9 +79,8 @@
 // The weights and thresholds are fitted on the tune parts of every source
 // (the own eval projects, and the shared recall sets written elsewhere) by
 // TestFitConfidence (confidence_weights.go is its output);
-// fixtures/eval/README.md says how and what the evals measure (eval.go,
-// the own projects; evalset.go, recall sets of the shared format per
-// source).
+// fixtures/eval/README.md says how and what the evals measure (the eval
+// harness is index/evaluation, its data index/evaluation/dataset).
 //
 // Several phrasings of one need (Options.Also) are recalled one by one
 // and fused by reciprocal rank fusion (fuse.go).
@@ -94,7 +93,11 @@
 //
 // pack.go packs results into a token budget (CharsPerToken characters per
 // token) under a character cap; stale.go marks returned memories whose files
-// changed since they were written. eval.go and evalreport.go run the labelled
-// eval of fixtures/eval and compare it with its baseline; evalset.go runs
-// recall sets of the shared format and compares them with theirs.
+// changed since they were written.
+//
+// # Tuning
+//
+// A Tuning (tuning.go) switches parts of analysis and ranking off, for the
+// eval's ablations (Ablation) and the confidence's fit; a Scan ranks many
+// queries against stores that do not change, as the eval does.
 package index

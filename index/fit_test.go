@@ -15,6 +15,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 // The confidence is fitted here, on the tune parts of every source, and
@@ -35,8 +38,9 @@ var fitFlag = flag.Bool("fit", false, "refit the confidence on the tune parts an
 // ownSource names the project's own eval among the sources.
 const ownSource = "git-mem"
 
-// fitK is the k of recall@k the decision is fitted for.
-const fitK = SetK
+// fitK is the k of recall@k the decision is fitted for: the shared
+// sets' (evaluation.SetK).
+const fitK = 5
 
 // fitCandidate is one candidate of one tune query, with what the choice of
 // thresholds needs: features, label and final score before the confidence
@@ -76,7 +80,7 @@ func setsDir() string {
 // loadSharedSets loads the shared recall sets, or skips the test where
 // they are not (they are kept beside the project, not in it); CI has them
 // and fails without them.
-func loadSharedSets(t *testing.T) []*Dataset {
+func loadSharedSets(t *testing.T) []*dataset.Dataset {
 	dir := setsDir()
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") != "" {
@@ -84,7 +88,7 @@ func loadSharedSets(t *testing.T) []*Dataset {
 		}
 		t.Skipf("no shared recall sets at %s (set GIT_MEM_SETS)", dir)
 	}
-	sets, err := LoadSets(dir)
+	sets, err := dataset.LoadSets(dir)
 	require.NoError(t, err)
 	return sets
 }
@@ -92,19 +96,21 @@ func loadSharedSets(t *testing.T) []*Dataset {
 // collectFit runs every query of a split of every source with no
 // decision, and keeps each candidate's evidence: the own projects alone,
 // crowded and in small stores, the shared sets as they are.
-func collectFit(t *testing.T, suite *Suite, sets []*Dataset, split string) []fitQuery {
-	ctx := context.Background()
+func collectFit(t *testing.T, suite *dataset.Suite, sets []*dataset.Dataset, split string) []fitQuery {
 	var out []fitQuery
 	for _, ds := range suite.Projects {
-		var queries []EvalQuery
+		var queries []dataset.Query
 		for _, q := range ds.Queries {
 			if q.Split == split {
 				queries = append(queries, q)
 			}
 		}
 		for _, crowded := range []bool{false, true} {
-			run, err := newEvalRun(ctx, ds, suite, crowded, EvalOptions{})
-			require.NoError(t, err)
+			var extra []dataset.Memory
+			if crowded {
+				extra = suite.Distractors
+			}
+			run := newFitRun(t, ds, extra)
 			out = append(out, run.fitQueries(t, ownSource, queries, false)...)
 		}
 		for _, size := range smallStoreSizes {
@@ -112,14 +118,13 @@ func collectFit(t *testing.T, suite *Suite, sets []*Dataset, split string) []fit
 		}
 	}
 	for _, ds := range sets {
-		var queries []EvalQuery
+		var queries []dataset.Query
 		for _, q := range ds.Queries {
 			if q.Split == split && q.Kind != "adversarial" {
 				queries = append(queries, q)
 			}
 		}
-		run, err := newEvalRun(ctx, ds, &Suite{Projects: []*Dataset{ds}}, false, EvalOptions{})
-		require.NoError(t, err)
+		run := newFitRun(t, ds, nil)
 		out = append(out, run.fitQueries(t, ds.Source, queries, false)...)
 	}
 	return out
@@ -127,13 +132,13 @@ func collectFit(t *testing.T, suite *Suite, sets []*Dataset, split string) []fit
 
 // smallStoreFit cuts a project's memories into stores of size memories and
 // asks each the queries one of its memories answers, and two it does not.
-func smallStoreFit(t *testing.T, ds *Dataset, queries []EvalQuery, size int) []fitQuery {
+func smallStoreFit(t *testing.T, ds *dataset.Dataset, queries []dataset.Query, size int) []fitQuery {
 	var out []fitQuery
 	rng := rand.New(rand.NewPCG(uint64(size), uint64(len(ds.Memories))))
 	order := rng.Perm(len(ds.Memories))
 	offtopic := 0
 	for start := 0; start < len(order); start += size {
-		part := &Dataset{Name: ds.Name}
+		part := &dataset.Dataset{Name: ds.Name}
 		in := map[string]bool{}
 		for _, i := range order[start:min(start+size, len(order))] {
 			in[ds.Memories[i].Key] = true
@@ -146,7 +151,7 @@ func smallStoreFit(t *testing.T, ds *Dataset, queries []EvalQuery, size int) []f
 				part.Memories = append(part.Memories, m)
 			}
 		}
-		var qs, others []EvalQuery
+		var qs, others []dataset.Query
 		for _, q := range queries {
 			answered := false
 			for _, k := range q.Expect {
@@ -164,14 +169,28 @@ func smallStoreFit(t *testing.T, ds *Dataset, queries []EvalQuery, size int) []f
 			qs = append(qs, q)
 			offtopic += 7
 		}
-		run, err := newEvalRun(context.Background(), part, &Suite{Projects: []*Dataset{part}}, false, EvalOptions{})
-		require.NoError(t, err)
+		run := newFitRun(t, part, nil)
 		out = append(out, run.fitQueries(t, ownSource, qs, true)...)
 	}
 	return out
 }
 
-func (run *evalRun) fitQueries(t *testing.T, source string, queries []EvalQuery, small bool) []fitQuery {
+// fitRun is one source's memories written into one store and scanned.
+type fitRun struct {
+	st     *dataset.Stored
+	corpus loader
+}
+
+func newFitRun(t *testing.T, ds *dataset.Dataset, extra []dataset.Memory) *fitRun {
+	ctx := context.Background()
+	st, err := dataset.Write(ctx, ds, dataset.WriteOptions{Extra: extra})
+	require.NoError(t, err)
+	entries, err := readEntries(ctx, st.Set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
+	require.NoError(t, err)
+	return &fitRun{st: st, corpus: newScanCorpus(entries, analyzer{})}
+}
+
+func (run *fitRun) fitQueries(t *testing.T, source string, queries []dataset.Query, small bool) []fitQuery {
 	var out []fitQuery
 	for _, q := range queries {
 		out = append(out, fitQuery{source: source, kind: q.Kind, relevant: len(q.Expect), small: small, cands: run.fitCands(t, q)})
@@ -197,9 +216,9 @@ func weighAll(c loader, top []cand, o *Options) ([]weighed, error) {
 
 // fitCands are the candidates recall weighs for a query, labelled by the
 // query's expectations.
-func (run *evalRun) fitCands(t *testing.T, q EvalQuery) []fitCandidate {
+func (run *fitRun) fitCands(t *testing.T, q dataset.Query) []fitCandidate {
 	c := run.corpus
-	o := Options{Limit: fitK, Now: run.queryNow(q)}
+	o := Options{Limit: fitK, Now: run.st.QueryNow(q)}
 	cands, qs, err := score(c, QueryTerms(q.Query), nil)
 	require.NoError(t, err)
 	top, _ := topByRelevance(cands, 0, max(minCandidates, candidatesPerResult*o.Limit))
@@ -208,7 +227,7 @@ func (run *evalRun) fitCands(t *testing.T, q EvalQuery) []fitCandidate {
 	var out []fitCandidate
 	for _, k := range kept {
 		s, _ := finalScore(k.cd.rel, 1, k.en.m, &o, nil, nil)
-		key := run.keyOf[k.en.m.ID]
+		key := run.st.KeyOf[k.en.m.ID]
 		out = append(out, fitCandidate{
 			f: featuresOf(k.cd, qs), relevant: slices.Contains(q.Expect, key),
 			forbid: slices.Contains(q.Forbid, key), score: s, key: key,
@@ -605,7 +624,7 @@ func fitReport(all []fitQuery) ([numFeatures + 1]float64, fitPoints, string) {
 }
 
 func TestFitConfidence(t *testing.T) {
-	suite, err := LoadSuite(evalDir())
+	suite, err := dataset.LoadSuite(evalDir())
 	require.NoError(t, err)
 	sets := loadSharedSets(t)
 	all := collectFit(t, suite, sets, "tune")

@@ -100,3 +100,6 @@ func (r *testRepo) seed() map[string]*gitstore.Memory {
 	}
 	return out
 }
+
+// evalDir holds the project's own eval (its labelled datasets).
+func evalDir() string { return filepath.Join("..", "fixtures", "eval") }

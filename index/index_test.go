@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 func TestQueryTerms(t *testing.T) {
@@ -546,7 +547,7 @@ func TestTopByRelevance(t *testing.T) {
 // for every eval query, on the scan and on the snapshot (bleveindex tests
 // the bleve index); and scoreTop keeps what topByRelevance keeps.
 func TestPruningChangesNothing(t *testing.T) {
-	ds, err := LoadDataset(filepath.Join(evalDir(), "tidewater"))
+	ds, err := dataset.LoadDataset(filepath.Join(evalDir(), "tidewater"))
 	require.NoError(t, err)
 	r := newTestRepo(t)
 	require.NoError(t, ds.Load(context.Background(), r.main))
@@ -578,7 +579,7 @@ func TestPruningChangesNothing(t *testing.T) {
 	}
 	for _, q := range queries {
 		terms := QueryTerms(q)
-		full, _, err := score(scan, terms, &config{candidateFloor: 1e-9})
+		full, _, err := score(scan, terms, &Tuning{candidateFloor: 1e-9})
 		require.NoError(t, err)
 		want := over(scan, full)
 		for name, c := range map[string]loader{"scan": scan, "snapshot": snap} {

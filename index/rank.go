@@ -67,70 +67,6 @@ const (
 	touchedBoost = 1.3
 )
 
-// config switches parts of analysis and ranking off, for the eval's ablation.
-type config struct {
-	noStem, noSplit, noThesaurus, noRerank, noPhrase, noConcepts bool
-	// noConfidence returns every candidate over the candidate floor.
-	noConfidence bool
-	// noKeys ignores memories' retrieval keys.
-	noKeys                  bool
-	groupCap                float64
-	candidateFloor          float64
-	scoredGroups, longQuery int
-	// synWeight overrides SynonymWeight, concept ConceptWeight.
-	synWeight, concept float64
-}
-
-// analyzer is the analysis with the parts the configuration switches off.
-func (c *config) analyzer() analyzer {
-	if c == nil {
-		return analyzer{}
-	}
-	return analyzer{noStem: c.noStem, noSplit: c.noSplit, noPhrase: c.noPhrase}
-}
-
-func (c *config) conceptWeightValue() float64 {
-	if c == nil || c.concept == 0 {
-		return ConceptWeight
-	}
-	return c.concept
-}
-
-func (c *config) synWeightValue() float64 {
-	if c == nil || c.synWeight == 0 {
-		return SynonymWeight
-	}
-	return c.synWeight
-}
-
-func (c *config) capValue() float64 {
-	if c == nil || c.groupCap == 0 {
-		return groupCap
-	}
-	return c.groupCap
-}
-
-func (c *config) candidateFloorValue() float64 {
-	if c == nil || c.candidateFloor == 0 {
-		return candidateFloor
-	}
-	return c.candidateFloor
-}
-
-func (c *config) scoredGroupsValue() int {
-	if c == nil || c.scoredGroups == 0 {
-		return scoredGroups
-	}
-	return min(c.scoredGroups, maxScoredGroups)
-}
-
-func (c *config) longQueryValue() int {
-	if c == nil || c.longQuery == 0 {
-		return longQuery
-	}
-	return max(c.longQuery, 0)
-}
-
 // corpus is what scoring needs from the index or the scan.
 type corpus interface {
 	docCount() int
@@ -191,7 +127,7 @@ func idf(n, df int) float64 {
 // expand returns, for each query term, its group: the term, its synonyms and
 // the concepts its words describe (none of them query terms), with their
 // weights.
-func expand(terms []string, cfg *config) [][]weighted {
+func expand(terms []string, cfg *Tuning) [][]weighted {
 	inQuery := map[string]bool{}
 	for _, t := range terms {
 		inQuery[t] = true
@@ -268,7 +204,7 @@ type queryStats struct {
 // of scoring those postings whole. Documents left out that
 // way could not have been candidates, so the answer is the same as a full
 // evaluation's.
-func score(c corpus, terms []string, cfg *config) ([]cand, *queryStats, error) {
+func score(c corpus, terms []string, cfg *Tuning) ([]cand, *queryStats, error) {
 	cands, _, qs, err := scoreTop(c, terms, cfg, 0)
 	return cands, qs, err
 }
@@ -506,7 +442,7 @@ func touches(m *gitstore.Memory, touched map[string]bool) bool {
 // beyond relevance (how much of the memory and of the query's rarer words
 // the match covers) orders the memories a little, without letting it
 // reorder the ranking wholesale.
-func finalScore(rel, conf float64, m *gitstore.Memory, o *Options, touched map[string]bool, cfg *config) (score, trust float64) {
+func finalScore(rel, conf float64, m *gitstore.Memory, o *Options, touched map[string]bool, cfg *Tuning) (score, trust float64) {
 	trust = m.EffectiveTrust(o.Now)
 	if cfg != nil && cfg.noRerank {
 		return rel, trust

@@ -130,7 +130,7 @@ func TestCommonSynonymsAdmitNoCandidates(t *testing.T) {
 	terms := QueryTerms("the nightly payout-sync job fails, how do I dry-run it?")
 	cands, qs, err := score(c, terms, nil)
 	require.NoError(t, err)
-	full, _, err := score(c, terms, &config{candidateFloor: 1e-9})
+	full, _, err := score(c, terms, &Tuning{candidateFloor: 1e-9})
 	require.NoError(t, err)
 	above := func(cands []cand) []cand {
 		var out []cand

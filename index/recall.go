@@ -60,7 +60,9 @@ type Options struct {
 	// (the first recall in a repository, or after history was rewritten).
 	Progress Progress
 
-	cfg *config
+	// Tuning switches parts of analysis and ranking off (the eval and the
+	// confidence's fit); nil for recall as it ships.
+	Tuning *Tuning
 	// noEngine answers from the snapshot (or a scan) even when an engine
 	// is wired in: the duplicate check of a write (see Remember).
 	noEngine bool
@@ -124,7 +126,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if len(o.Also) > 0 {
 		return recallFused(ctx, set, o)
 	}
-	a := o.cfg.analyzer()
+	a := o.Tuning.analyzer()
 	res := &Result{Terms: a.queryTerms(o.Query), Source: "none"}
 	if len(res.Terms) == 0 || set == nil {
 		return res, nil
@@ -135,7 +137,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	}
 	var c loader
 	dir := Dir(set)
-	useIndex := !o.NoIndex && o.AsOf == nil && dir != "" && o.cfg == nil
+	useIndex := !o.NoIndex && o.AsOf == nil && dir != "" && o.Tuning == nil
 	var fallbacks []string
 	if e := currentEngine(); useIndex && e != nil && !o.noEngine {
 		ec, rebuilt, err := e.Open(ctx, dir, stores, o.Progress)
@@ -224,7 +226,7 @@ const (
 // how many memories shared enough of the query's words to be weighed
 // (candidates).
 func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candidates int, err error) {
-	top, candidates, qs, err := scoreTop(c, terms, o.cfg, max(minCandidates, candidatesPerResult*o.Limit))
+	top, candidates, qs, err := scoreTop(c, terms, o.Tuning, max(minCandidates, candidatesPerResult*o.Limit))
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -236,7 +238,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	if o.MinConfidence != nil {
 		threshold = *o.MinConfidence
 	}
-	if o.cfg != nil && o.cfg.noConfidence {
+	if o.Tuning != nil && o.Tuning.noConfidence {
 		threshold = 0
 	}
 	// the confidence compares what is current: a superseded memory stands
@@ -248,7 +250,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 	returned := map[string]Hit{}
 	consider := func(k weighed, conf float64) {
 		m := k.en.m
-		s, trust := finalScore(k.cd.rel, conf, m, o, touched, o.cfg)
+		s, trust := finalScore(k.cd.rel, conf, m, o, touched, o.Tuning)
 		if trust < o.MinTrust {
 			return
 		}
@@ -301,7 +303,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 			if !ok {
 				continue
 			}
-			s, trust := finalScore(cd.rel, by.Confidence, en.m, o, touched, o.cfg)
+			s, trust := finalScore(cd.rel, by.Confidence, en.m, o, touched, o.Tuning)
 			if trust < o.MinTrust {
 				continue
 			}

@@ -18,7 +18,7 @@ import (
 // order the words are scored in and which of them admit new candidates
 // (scoringOrder), the postings read into per-document cells
 // (scorer.accumulate), and the candidates kept (scorer.top).
-func scoreTop(c corpus, terms []string, cfg *config, k int) ([]cand, int, *queryStats, error) {
+func scoreTop(c corpus, terms []string, cfg *Tuning, k int) ([]cand, int, *queryStats, error) {
 	qs := &queryStats{n: c.docCount(), groups: len(terms)}
 	if len(terms) == 0 {
 		return nil, 0, qs, nil
@@ -92,7 +92,7 @@ type scoredQuery struct {
 // chooseGroups keeps the known groups, the scoredGroups rarest, weighs
 // them by their reference weight and marks the specific ones (the rarer
 // half) in qs; nil when the store knows none of them.
-func chooseGroups(all [][]weighted, df map[string]int, cfg *config, qs *queryStats) *scoredQuery {
+func chooseGroups(all [][]weighted, df map[string]int, cfg *Tuning, qs *queryStats) *scoredQuery {
 	n := qs.n
 	// reference weight of each known group: the idf of the term, or (when
 	// only synonyms occur in the store) of its rarest synonym

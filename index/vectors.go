@@ -50,7 +50,7 @@ func vectorConfidence(sim, floor, injectAt float64) float64 {
 // the better of its two confidences. Any failure leaves res lexical and
 // says why in res.Embedding.
 func fuseVectors(ctx context.Context, set *gitstore.Set, c loader, o *Options, res *Result) {
-	if o.Point == Unfiltered || o.AsOf != nil || o.cfg != nil {
+	if o.Point == Unfiltered || o.AsOf != nil || o.Tuning != nil {
 		return // the duplicate check and the eval are lexical; past states have no vectors
 	}
 	e := embedding.Open(embedRepo(set))
@@ -92,7 +92,7 @@ func fuseMatches(c loader, ms []embedding.Match, floor, injectAt, threshold floa
 		if conf < threshold {
 			continue
 		}
-		s, trust := finalScore(m.Score, conf, en.m, o, touched, o.cfg)
+		s, trust := finalScore(m.Score, conf, en.m, o, touched, o.Tuning)
 		if trust < o.MinTrust {
 			continue
 		}

@@ -52,7 +52,7 @@ func TestVectorsFindAParaphraseLexicalMisses(t *testing.T) {
 	require.Equal(t, 1, inputs, "the memory itself at write time (the duplicate check is lexical)")
 
 	const q = "widget keys cycling" // no word of the memory: similarity 3/√15 ≈ 0.77
-	lexical := r.recall(q, func(o *Options) { o.cfg = &config{} })
+	lexical := r.recall(q, func(o *Options) { o.Tuning = &Tuning{} })
 	require.NotContains(t, ids(lexical), m.ID, "the lexical ranking alone misses it")
 
 	res := r.recall(q)

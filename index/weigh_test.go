@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 // TestLazyWeighingChangesNothing: rankHits, which reads a candidate only
@@ -22,7 +23,7 @@ import (
 // and without exclusions, in a store where replaced memories and their
 // replacements compete for the same words; and it reads fewer memories.
 func TestLazyWeighingChangesNothing(t *testing.T) {
-	ds, err := LoadDataset(filepath.Join(evalDir(), "tidewater"))
+	ds, err := dataset.LoadDataset(filepath.Join(evalDir(), "tidewater"))
 	require.NoError(t, err)
 	r := newTestRepo(t)
 	ctx := context.Background()
@@ -141,7 +142,7 @@ func rankLazy(t *testing.T, c loader, terms []string, o Options) ([]Hit, int) {
 // either way).
 func rankEager(t *testing.T, c loader, terms []string, o Options) ([]Hit, int) {
 	cl := &countingLoader{loader: c}
-	top, _, qs, err := scoreTop(cl, terms, o.cfg, max(minCandidates, candidatesPerResult*o.Limit))
+	top, _, qs, err := scoreTop(cl, terms, o.Tuning, max(minCandidates, candidatesPerResult*o.Limit))
 	require.NoError(t, err)
 	kept, err := weighAll(cl, top, &o)
 	require.NoError(t, err)
@@ -155,7 +156,7 @@ func rankEager(t *testing.T, c loader, terms []string, o Options) ([]Hit, int) {
 		if conf < threshold {
 			continue
 		}
-		s, trust := finalScore(k.cd.rel, conf, k.en.m, &o, map[string]bool{}, o.cfg)
+		s, trust := finalScore(k.cd.rel, conf, k.en.m, &o, map[string]bool{}, o.Tuning)
 		if trust < o.MinTrust {
 			continue
 		}

@@ -6,7 +6,7 @@
 # leave-one-source-out check and the feature ablation. Run the evals
 # afterwards and, when the figures moved on purpose, rewrite the baselines:
 #
-#   go test ./index -run 'TestEvalBaseline|TestSetsBaseline' -update-baseline -update-set-baseline
+#   go test ./index/evaluation -run 'TestEvalBaseline|TestSetsBaseline' -update-baseline -update-set-baseline
 set -eu
 cd "$(dirname "$0")/.."
 exec go test ./index -run '^TestFitConfidence$' -fit -v -count 1

@@ -13,6 +13,8 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/evaluation"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 	"github.com/git-mem/git-mem/index/indextest"
 )
 
@@ -127,21 +129,21 @@ func withoutEngine(fn func()) {
 func TestThreeCorporaAgree(t *testing.T) {
 	ctx := context.Background()
 	t.Run("eval", func(t *testing.T) {
-		suite, err := index.LoadSuite(filepath.Join("..", "..", "fixtures", "eval"))
+		suite, err := dataset.LoadSuite(filepath.Join("..", "..", "fixtures", "eval"))
 		require.NoError(t, err)
-		ds := &index.Suite{Projects: suite.Projects[:1]}
-		indexed, err := index.RunEval(ctx, ds, index.EvalOptions{Dir: t.TempDir()})
+		ds := &dataset.Suite{Projects: suite.Projects[:1]}
+		indexed, err := evaluation.RunEval(ctx, ds, evaluation.EvalOptions{Dir: t.TempDir()})
 		require.NoError(t, err)
 		require.Equal(t, "index", indexed.Source)
-		var snap *index.EvalReport
-		withoutEngine(func() { snap, err = index.RunEval(ctx, ds, index.EvalOptions{Dir: t.TempDir()}) })
+		var snap *evaluation.EvalReport
+		withoutEngine(func() { snap, err = evaluation.RunEval(ctx, ds, evaluation.EvalOptions{Dir: t.TempDir()}) })
 		require.NoError(t, err)
 		require.Equal(t, "snapshot", snap.Source)
-		scanned, err := index.RunEval(ctx, ds, index.EvalOptions{})
+		scanned, err := evaluation.RunEval(ctx, ds, evaluation.EvalOptions{})
 		require.NoError(t, err)
 		require.Equal(t, "scan", scanned.Source)
-		require.Equal(t, index.FormatEval(scanned), index.FormatEval(indexed))
-		require.Equal(t, index.FormatEval(scanned), index.FormatEval(snap))
+		require.Equal(t, evaluation.FormatEval(scanned), evaluation.FormatEval(indexed))
+		require.Equal(t, evaluation.FormatEval(scanned), evaluation.FormatEval(snap))
 		require.Equal(t, scanned.Misses, indexed.Misses)
 		require.Equal(t, scanned.Misses, snap.Misses)
 	})

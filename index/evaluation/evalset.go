@@ -1,21 +1,19 @@
-package index
+package evaluation
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 // Recall sets written elsewhere (the shared format: one JSON file a set,
@@ -52,167 +50,6 @@ const (
 
 // SetSystems lists the systems in report order.
 var SetSystems = []string{SystemBM25, SystemRanking, SystemExplicit, SystemInjection}
-
-// setFile is a set as written on disk.
-type setFile struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Memories    []struct {
-		ID    string   `json:"id"`
-		Text  string   `json:"text"`
-		Type  string   `json:"type"`
-		Date  string   `json:"date"`
-		Paths []string `json:"paths"`
-	} `json:"memories"`
-	Queries []struct {
-		ID       string   `json:"id"`
-		Text     string   `json:"text"`
-		Kind     string   `json:"kind"`
-		Relevant []string `json:"relevant"`
-		Paths    []string `json:"paths"`
-		Date     string   `json:"date"`
-	} `json:"queries"`
-}
-
-// IsSuite tells whether dir holds the project's own kind of eval (a
-// directory per project with queries.jsonl) rather than recall sets.
-func IsSuite(dir string) bool {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return true // LoadSuite says what is wrong
-	}
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		if e.Name() == distractorsDir {
-			return true
-		}
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "queries.jsonl")); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// LoadSets reads every set (*.json) under root, each labelled with its
-// source: the first directory of its path under root, or its own name when
-// it lies in root itself. README files and other non-set files are skipped
-// only when they are not JSON; a JSON file that is not a set is an error.
-func LoadSets(root string) ([]*Dataset, error) {
-	var out []*Dataset
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		source := strings.TrimSuffix(d.Name(), ".json")
-		if dir, _, ok := strings.Cut(filepath.ToSlash(rel), "/"); ok {
-			source = dir
-		}
-		ds, err := LoadSet(path, source)
-		if err != nil {
-			return err
-		}
-		out = append(out, ds)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s holds no recall set (*.json) and no eval project (a directory with memories.jsonl and queries.jsonl)", gitstore.ErrInvalid, root)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Source != out[j].Source {
-			return out[i].Source < out[j].Source
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out, nil
-}
-
-// LoadSet reads one set of the shared format. Its queries are split in
-// two halves, "tune" and "test", by a hash of the set's name and the
-// query's id, so that the split never depends on the order of the file.
-func LoadSet(path, source string) (*Dataset, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
-	}
-	var f setFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
-	}
-	name := f.Name
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(path), ".json")
-	}
-	ds := &Dataset{Name: name, Source: source}
-	ids := map[string]bool{}
-	for i, m := range f.Memories {
-		if m.ID == "" || ids[m.ID] {
-			return nil, fmt.Errorf("%w: %s: memory %d has no id or a repeated one", gitstore.ErrInvalid, path, i)
-		}
-		ids[m.ID] = true
-		at, err := parseSetDate(m.Date)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: memory %s: %v", gitstore.ErrInvalid, path, m.ID, err)
-		}
-		typ := m.Type
-		if typ == "" {
-			typ = "fact"
-		}
-		ds.Memories = append(ds.Memories, EvalMemory{Key: m.ID, Type: typ, Text: m.Text, Paths: m.Paths, Source: "inferred", At: at})
-	}
-	for _, q := range f.Queries {
-		for _, r := range q.Relevant {
-			if !ids[r] {
-				return nil, fmt.Errorf("%w: %s: query %s names unknown memory %s", gitstore.ErrInvalid, path, q.ID, r)
-			}
-		}
-		at, err := parseSetDate(q.Date)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: query %s: %v", gitstore.ErrInvalid, path, q.ID, err)
-		}
-		ds.Queries = append(ds.Queries, EvalQuery{ID: q.ID, Query: q.Text, Kind: q.Kind, Expect: q.Relevant, Split: setSplit(name, q.ID), At: at})
-	}
-	return ds, nil
-}
-
-// setSplit puts half of a set's queries in "tune" and half in "test".
-func setSplit(set, id string) string {
-	sum := sha256.Sum256([]byte(set + "\x00" + id))
-	if sum[0]&1 == 0 {
-		return "tune"
-	}
-	return "test"
-}
-
-func parseSetDate(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("date %q is neither RFC 3339 nor YYYY-MM-DD", s)
-}
-
-// Answerable tells whether a kind of query of the shared sets counts in
-// "answerable": every kind with relevant memories but LoCoMo's
-// adversarial questions, which pin an event on the wrong speaker.
-func Answerable(kind string) bool {
-	return kind != "offtopic" && kind != "adversarial"
-}
 
 // SetRow is what one system did on one kind of query of one split of a set.
 type SetRow struct {
@@ -285,7 +122,7 @@ type SetFilter struct {
 }
 
 func (f SetFilter) match(r SetRow) bool {
-	kind := f.Kind == "" || f.Kind == r.Kind || f.Kind == "answerable" && Answerable(r.Kind)
+	kind := f.Kind == "" || f.Kind == r.Kind || f.Kind == "answerable" && dataset.Answerable(r.Kind)
 	return kind && (f.Source == "" || f.Source == r.Source) && (f.Set == "" || f.Set == r.Set) &&
 		(f.Split == "" || f.Split == r.Split) && (f.System == "" || f.System == r.System)
 }
@@ -305,11 +142,11 @@ func (rep *SetReport) Sum(f SetFilter) SetRow {
 type SetOptions struct {
 	// Splits, when set, limits the run to these splits (tune, test).
 	Splits []string
-	cfg    *config
+	cfg    *index.Tuning
 }
 
 // RunSets recalls every query of every set with each system.
-func RunSets(ctx context.Context, sets []*Dataset, o SetOptions) (*SetReport, error) {
+func RunSets(ctx context.Context, sets []*dataset.Dataset, o SetOptions) (*SetReport, error) {
 	rep := &SetReport{}
 	for _, ds := range sets {
 		if err := runSet(ctx, ds, o, rep); err != nil {
@@ -328,14 +165,14 @@ func RunSets(ctx context.Context, sets []*Dataset, o SetOptions) (*SetReport, er
 	return rep, nil
 }
 
-func runSet(ctx context.Context, ds *Dataset, o SetOptions, rep *SetReport) error {
-	run, err := newEvalRun(ctx, ds, &Suite{Projects: []*Dataset{ds}}, false, EvalOptions{cfg: o.cfg})
+func runSet(ctx context.Context, ds *dataset.Dataset, o SetOptions, rep *SetReport) error {
+	run, err := newEvalRun(ctx, ds, &dataset.Suite{Projects: []*dataset.Dataset{ds}}, false, EvalOptions{cfg: o.cfg})
 	if err != nil {
 		return err
 	}
 	bm := newPlainBM25(ds.Memories)
 	rows := map[[3]string]*SetRow{}
-	row := func(q EvalQuery, system string) *SetRow {
+	row := func(q dataset.Query, system string) *SetRow {
 		k := [3]string{q.Kind, q.Split, system}
 		if rows[k] == nil {
 			rows[k] = &SetRow{Source: ds.Source, Set: ds.Name, Kind: q.Kind, Split: q.Split, System: system}
@@ -347,7 +184,7 @@ func runSet(ctx context.Context, ds *Dataset, o SetOptions, rep *SetReport) erro
 		if len(o.Splits) > 0 && !slices.Contains(o.Splits, q.Split) {
 			continue
 		}
-		now := run.queryNow(q)
+		now := run.st.QueryNow(q)
 		for _, system := range SetSystems {
 			var got []labelled
 			switch system {
@@ -356,19 +193,19 @@ func runSet(ctx context.Context, ds *Dataset, o SetOptions, rep *SetReport) erro
 					got = append(got, labelled{key: k})
 				}
 			default:
-				opts := Options{Query: q.Query, Limit: SetK, Now: now, NoStale: true, cfg: o.cfg}
+				opts := index.Options{Query: q.Query, Limit: SetK, Now: now, NoStale: true, Tuning: o.cfg}
 				switch system {
 				case SystemRanking:
 					opts.MinConfidence = &noThreshold
 				case SystemInjection:
-					opts.Point = Injection
+					opts.Point = index.Injection
 				}
-				hits, err := rankHitsOnly(run.corpus, o.cfg.analyzer().queryTerms(q.Query), opts)
+				hits, err := run.scan.Rank(opts)
 				if err != nil {
 					return fmt.Errorf("query %s: %w", q.ID, err)
 				}
 				for _, h := range hits {
-					got = append(got, labelled{key: run.keyOf[h.Memory.ID], label: ConfidenceLabel(h.Confidence)})
+					got = append(got, labelled{key: run.st.KeyOf[h.Memory.ID], label: index.ConfidenceLabel(h.Confidence)})
 				}
 			}
 			row(q, system).add(q, got)
@@ -385,7 +222,7 @@ type labelled struct {
 	key, label string
 }
 
-func (r *SetRow) add(q EvalQuery, got []labelled) {
+func (r *SetRow) add(q dataset.Query, got []labelled) {
 	r.N++
 	if len(got) == 0 {
 		r.Nothing++
@@ -399,7 +236,7 @@ func (r *SetRow) add(q EvalQuery, got []labelled) {
 			r.RelevantHits++
 			found++
 		}
-		if g.label == LabelLikely || g.label == LabelStrong {
+		if g.label == index.LabelLikely || g.label == index.LabelStrong {
 			better = true
 			r.Likely++
 			if rel {
@@ -418,15 +255,6 @@ func (r *SetRow) add(q EvalQuery, got []labelled) {
 	}
 }
 
-// queryNow is when a query is asked: its own date, else a day after the
-// newest memory of the set, else the eval's now.
-func (run *evalRun) queryNow(q EvalQuery) time.Time {
-	if !q.At.IsZero() {
-		return q.At
-	}
-	return run.now
-}
-
 // plainBM25 is the reference ranking: BM25 (k1 1.2, b 0.75) over lower-cased
 // runs of letters and digits, nothing else.
 type plainBM25 struct {
@@ -441,7 +269,7 @@ func plainWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-func newPlainBM25(mems []EvalMemory) *plainBM25 {
+func newPlainBM25(mems []dataset.Memory) *plainBM25 {
 	b := &plainBM25{df: map[string]int{}}
 	total := 0
 	for _, m := range mems {
@@ -463,6 +291,12 @@ func newPlainBM25(mems []EvalMemory) *plainBM25 {
 	}
 	return b
 }
+
+// refK1 and refB are the reference's BM25 parameters, the ranking's own.
+const (
+	refK1 = 1.2
+	refB  = 0.75
+)
 
 // top returns the keys of the k best-scoring memories (ties in the order
 // the memories were given), none that matches no word.
@@ -486,7 +320,7 @@ func (b *plainBM25) top(query string, k int) []string {
 			}
 			df := float64(b.df[w])
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			s += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(b.dl[i])/b.avgdl))
+			s += idf * f * (refK1 + 1) / (f + refK1*(1-refB+refB*float64(b.dl[i])/b.avgdl))
 		}
 		if s > 0 {
 			all = append(all, scored{i, s})
@@ -631,7 +465,7 @@ func (b SetBaseline) Check(rep *SetReport) []string {
 	seen := map[[3]string]bool{}
 	for _, r := range rep.Rows {
 		k := [3]string{r.Source, r.Set, r.Kind}
-		if seen[k] || !Answerable(r.Kind) {
+		if seen[k] || !dataset.Answerable(r.Kind) {
 			continue
 		}
 		seen[k] = true

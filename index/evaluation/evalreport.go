@@ -1,4 +1,4 @@
-package index
+package evaluation
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 // splitsOf lists the splits present, tune first, then the others by name.
@@ -44,7 +46,7 @@ func cell(x EvalRow) string {
 		return "-"
 	}
 	d := x.N
-	if x.Point == Injection.String() {
+	if x.Point == index.Injection.String() {
 		d = x.Wanted
 	}
 	return fmt.Sprintf("%.2f (%d/%d)", x.Rate(), x.Hits, d)
@@ -85,13 +87,13 @@ func FormatEval(rep *EvalReport) string {
 			fmt.Fprintf(&b, " %-15s", s)
 		}
 		b.WriteString("\n")
-		for _, kind := range EvalKinds {
-			if rep.Sum(Filter{Project: p, Kind: kind, Point: "explicit"}).N == 0 {
+		for _, kind := range dataset.Kinds {
+			if rep.Sum(RowFilter{Project: p, Kind: kind, Point: "explicit"}).N == 0 {
 				continue
 			}
 			fmt.Fprintf(&b, "%-11s", kind)
 			for _, s := range cols {
-				f := Filter{Project: p, Kind: kind, Point: "explicit", Split: s, Crowded: "no"}
+				f := RowFilter{Project: p, Kind: kind, Point: "explicit", Split: s, Crowded: "no"}
 				if split, ok := strings.CutPrefix(s, "crowded "); ok {
 					f.Split, f.Crowded = split, "yes"
 				}
@@ -99,11 +101,11 @@ func FormatEval(rep *EvalReport) string {
 			}
 			b.WriteString("\n")
 		}
-		if off := rep.Sum(Filter{Project: p, Kind: "offtopic", Point: "explicit", Crowded: "no"}); off.N > 0 {
+		if off := rep.Sum(RowFilter{Project: p, Kind: "offtopic", Point: "explicit", Crowded: "no"}); off.N > 0 {
 			fmt.Fprintf(&b, "%-11s %.2f (%d/%d) of off-topic queries got nothing at all\n", "", float64(off.Nothing)/float64(off.N), off.Nothing, off.N)
 		}
 		for _, crowd := range []string{"no", "yes"} {
-			inj := rep.Sum(Filter{Project: p, Point: "injection", Crowded: crowd})
+			inj := rep.Sum(RowFilter{Project: p, Point: "injection", Crowded: crowd})
 			if inj.N == 0 {
 				continue
 			}
@@ -113,12 +115,12 @@ func FormatEval(rep *EvalReport) string {
 			}
 			fmt.Fprintf(&b, "%-11s precision %s, recall %s", label, precisionCell(inj), cell(inj))
 			for _, s := range splits {
-				x := rep.Sum(Filter{Project: p, Point: "injection", Split: s, Crowded: crowd})
+				x := rep.Sum(RowFilter{Project: p, Point: "injection", Split: s, Crowded: crowd})
 				fmt.Fprintf(&b, "; %s %s/%s", s, precisionCell(x), cell(x))
 			}
 			b.WriteString("\n")
 		}
-		sup := rep.Sum(Filter{Project: p, Point: "explicit"}).Forbidden + rep.Sum(Filter{Project: p, Point: "injection"}).Forbidden
+		sup := rep.Sum(RowFilter{Project: p, Point: "explicit"}).Forbidden + rep.Sum(RowFilter{Project: p, Point: "injection"}).Forbidden
 		fmt.Fprintf(&b, "superseded memories returned as current: %d\n\n", sup)
 	}
 	return b.String()
@@ -154,7 +156,7 @@ func LoadBaseline(path string) (Baseline, error) {
 }
 
 func (e BaselineEntry) measure(rep *EvalReport) float64 {
-	x := rep.Sum(Filter{Project: e.Project, Point: e.Point, Kind: e.Kind, Split: e.Split, Crowded: e.Crowded})
+	x := rep.Sum(RowFilter{Project: e.Project, Point: e.Point, Kind: e.Kind, Split: e.Split, Crowded: e.Crowded})
 	if e.Measure == "precision" {
 		return x.Precision()
 	}
@@ -172,7 +174,7 @@ func (b Baseline) Check(rep *EvalReport) []string {
 		}
 	}
 	for _, p := range rep.projects() {
-		if n := rep.Sum(Filter{Project: p, Point: "explicit"}).Forbidden; n > 0 {
+		if n := rep.Sum(RowFilter{Project: p, Point: "explicit"}).Forbidden; n > 0 {
 			out = append(out, fmt.Sprintf("%s: %d queries returned a superseded memory as current", p, n))
 		}
 	}
@@ -221,7 +223,7 @@ func (b Baseline) Update(rep *EvalReport, splits []string) Baseline {
 			return a.Point == "explicit"
 		}
 		if a.Kind != c.Kind {
-			return slices.Index(EvalKinds, a.Kind) < slices.Index(EvalKinds, c.Kind)
+			return slices.Index(dataset.Kinds, a.Kind) < slices.Index(dataset.Kinds, c.Kind)
 		}
 		if a.Split != c.Split {
 			return a.Split == "tune" || c.Split != "tune" && a.Split < c.Split
@@ -238,10 +240,10 @@ func NewBaseline(rep *EvalReport) Baseline {
 	down := func(x float64) float64 { return math.Floor(x*100+1e-9) / 100 }
 	var b Baseline
 	for _, p := range rep.projects() {
-		for _, kind := range EvalKinds {
+		for _, kind := range dataset.Kinds {
 			for _, s := range rep.splitsOf(p) {
 				for _, crowd := range []string{"no", "yes"} {
-					x := rep.Sum(Filter{Project: p, Point: "explicit", Kind: kind, Split: s, Crowded: crowd})
+					x := rep.Sum(RowFilter{Project: p, Point: "explicit", Kind: kind, Split: s, Crowded: crowd})
 					if x.N > 0 {
 						b = append(b, BaselineEntry{Project: p, Crowded: crowd, Point: "explicit", Kind: kind, Split: s, Measure: "rate", Min: down(x.Rate())})
 					}
@@ -250,7 +252,7 @@ func NewBaseline(rep *EvalReport) Baseline {
 		}
 		for _, s := range rep.splitsOf(p) {
 			for _, crowd := range []string{"no", "yes"} {
-				x := rep.Sum(Filter{Project: p, Point: "injection", Split: s, Crowded: crowd})
+				x := rep.Sum(RowFilter{Project: p, Point: "injection", Split: s, Crowded: crowd})
 				if x.N > 0 {
 					b = append(b, BaselineEntry{Project: p, Crowded: crowd, Point: "injection", Split: s, Measure: "precision", Min: down(x.Precision())})
 				}
@@ -277,16 +279,16 @@ var Ablations = []struct{ Name, Off string }{
 func FormatAblation(names []string, reps []*EvalReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-36s", "variant")
-	for _, k := range EvalKinds {
+	for _, k := range dataset.Kinds {
 		fmt.Fprintf(&b, " %-10s", k)
 	}
 	fmt.Fprintf(&b, " %s\n", "inj.prec")
 	for i, rep := range reps {
 		fmt.Fprintf(&b, "%-36s", names[i])
-		for _, k := range EvalKinds {
-			fmt.Fprintf(&b, " %-10.2f", rep.Sum(Filter{Point: "explicit", Kind: k, Crowded: "no"}).Rate())
+		for _, k := range dataset.Kinds {
+			fmt.Fprintf(&b, " %-10.2f", rep.Sum(RowFilter{Point: "explicit", Kind: k, Crowded: "no"}).Rate())
 		}
-		fmt.Fprintf(&b, " %.2f\n", rep.Sum(Filter{Point: "injection", Crowded: "no"}).Precision())
+		fmt.Fprintf(&b, " %.2f\n", rep.Sum(RowFilter{Point: "injection", Crowded: "no"}).Precision())
 	}
 	return b.String()
 }

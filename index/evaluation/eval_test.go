@@ -1,4 +1,4 @@
-package index
+package evaluation
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
 
 var (
@@ -17,13 +19,13 @@ var (
 	baselineSplits = flag.String("eval-splits", "", "comma-separated splits to run (all when empty)")
 )
 
-func evalDir() string { return filepath.Join("..", "fixtures", "eval") }
+func evalDir() string { return filepath.Join("..", "..", "fixtures", "eval") }
 
 // TestEvalBaseline runs the whole eval (every project, alone and with the
 // unrelated memories, both operating points): no figure may drop below
 // fixtures/eval/baseline.json, and no superseded memory may be returned.
 func TestEvalBaseline(t *testing.T) {
-	suite, err := LoadSuite(evalDir())
+	suite, err := dataset.LoadSuite(evalDir())
 	require.NoError(t, err)
 	var splits []string
 	if *baselineSplits != "" {
@@ -82,9 +84,9 @@ func TestBaselineUpdateKeepsOtherSplits(t *testing.T) {
 // TestEvalSnapshotAgreesWithScan: the first project through Recall and the
 // recall snapshot gives the same answers as the scan the eval uses.
 func TestEvalSnapshotAgreesWithScan(t *testing.T) {
-	suite, err := LoadSuite(evalDir())
+	suite, err := dataset.LoadSuite(evalDir())
 	require.NoError(t, err)
-	one := &Suite{Projects: suite.Projects[:1]}
+	one := &dataset.Suite{Projects: suite.Projects[:1]}
 	ctx := context.Background()
 	indexed, err := RunEval(ctx, one, EvalOptions{Dir: t.TempDir()})
 	require.NoError(t, err)
@@ -98,49 +100,49 @@ func TestEvalSnapshotAgreesWithScan(t *testing.T) {
 
 func TestEvalRejectsBadInput(t *testing.T) {
 	dir := t.TempDir()
-	_, err := LoadDataset(dir)
+	_, err := dataset.LoadDataset(dir)
 	require.Error(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "memories.jsonl"), []byte("{not json\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(""), 0o644))
-	_, err = LoadDataset(dir)
+	_, err = dataset.LoadDataset(dir)
 	require.ErrorContains(t, err, "memories.jsonl line 1")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "memories.jsonl"), []byte(`{"key":"a","type":"fact","text":"the api runs on port 8080"}`+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(`{"query":"port?","kind":"developer","expect":["b"]}`+"\n"), 0o644))
-	_, err = LoadDataset(dir)
+	_, err = dataset.LoadDataset(dir)
 	require.ErrorContains(t, err, "unknown memory b")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "queries.jsonl"), []byte(`{"query":"port?","kind":"vibes","expect":["a"]}`+"\n"), 0o644))
-	_, err = LoadDataset(dir)
+	_, err = dataset.LoadDataset(dir)
 	require.ErrorContains(t, err, `unknown kind "vibes"`)
 
-	_, err = LoadSuite(t.TempDir())
+	_, err = dataset.LoadSuite(t.TempDir())
 	require.ErrorContains(t, err, "holds no project")
-	_, err = RunEval(context.Background(), &Suite{Projects: []*Dataset{{Name: "x", Memories: []EvalMemory{{Key: "a", Type: "fact", Text: "x"}}}}}, EvalOptions{Ablation: "bogus"})
+	_, err = RunEval(context.Background(), &dataset.Suite{Projects: []*dataset.Dataset{{Name: "x", Memories: []dataset.Memory{{Key: "a", Type: "fact", Text: "x"}}}}}, EvalOptions{Ablation: "bogus"})
 	require.ErrorContains(t, err, "unknown ablation")
 }
 
 // TestEvalDatesMemories: age_days dates a memory, and a replacement closes
 // the memory it supersedes when it was written.
 func TestEvalDatesMemories(t *testing.T) {
-	suite := &Suite{Projects: []*Dataset{{Name: "p", Memories: []EvalMemory{
+	suite := &dataset.Suite{Projects: []*dataset.Dataset{{Name: "p", Memories: []dataset.Memory{
 		{Key: "old", Type: "fact", Text: "the api listens on port 8080", AgeDays: 300},
 		{Key: "new", Type: "fact", Text: "the api listens on port 9090", AgeDays: 20, Supersedes: "old"},
 	}}}}
 	run, err := newEvalRun(context.Background(), suite.Projects[0], suite, false, EvalOptions{})
 	require.NoError(t, err)
-	rd, err := run.set.Stores()[0].Read()
+	rd, err := run.st.Set.Stores()[0].Read()
 	require.NoError(t, err)
-	old, err := rd.Get(evalID("old"))
+	old, err := rd.Get(dataset.ID("old"))
 	require.NoError(t, err)
-	require.Equal(t, evalEpoch.AddDate(0, 0, -300), old.Created)
+	require.Equal(t, dataset.Epoch.AddDate(0, 0, -300), old.Created)
 	require.NotNil(t, old.ValidTo)
-	require.Equal(t, evalEpoch.AddDate(0, 0, -20), *old.ValidTo)
+	require.Equal(t, dataset.Epoch.AddDate(0, 0, -20), *old.ValidTo)
 
 	run, err = newEvalRun(context.Background(), suite.Projects[0], suite, false, EvalOptions{Undated: true})
 	require.NoError(t, err)
-	rd, err = run.set.Stores()[0].Read()
+	rd, err = run.st.Set.Stores()[0].Read()
 	require.NoError(t, err)
-	old, err = rd.Get(evalID("old"))
+	old, err = rd.Get(dataset.ID("old"))
 	require.NoError(t, err)
-	require.Equal(t, evalEpoch, old.Created, "undated: every memory written at the eval's now")
+	require.Equal(t, dataset.Epoch, old.Created, "undated: every memory written at the eval's now")
 }
