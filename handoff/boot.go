@@ -136,9 +136,9 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 	// A quarter of the list goes to the newest memories, whatever their score.
 	newestSlots := maxRelevant / 4
 	matched := 0
-	if len(index.QueryTerms(res.Query)) > 0 {
+	if terms := index.QueryTerms(res.Query); len(terms) > 0 {
 		r, err := index.Recall(ctx, set, index.Options{
-			Query: res.Query, Limit: maxRelevant, Now: o.Now, Branch: o.Branch,
+			Query: res.Query, Terms: terms, Limit: maxRelevant, Now: o.Now, Branch: o.Branch,
 			Touched: o.Touched, TouchedBy: o.TouchedBy, MinTrust: MinTrust, Exclude: shown,
 		})
 		if err != nil {

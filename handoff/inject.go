@@ -192,11 +192,11 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 
 	res.Query = strings.TrimSpace(branchWords(o.Branch) + " " + strings.Join(o.Touched, " "))
 	matched := 0
-	if len(index.QueryTerms(res.Query)) > 0 {
+	if terms := index.QueryTerms(res.Query); len(terms) > 0 {
 		// nobody asked: a weak match of the branch's words is noise
 		likely := index.LabelThreshold(index.LabelLikely)
 		r, err := index.Recall(ctx, set, index.Options{
-			Query: res.Query, Limit: maxRelevant + 10, Now: o.Now, Branch: o.Branch,
+			Query: res.Query, Terms: terms, Limit: maxRelevant + 10, Now: o.Now, Branch: o.Branch,
 			Touched: o.Touched, MinTrust: MinTrust, Exclude: exclude, MinConfidence: &likely,
 		})
 		if err != nil {
@@ -329,12 +329,14 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 	if maxChars <= 0 || maxChars > PromptChars {
 		maxChars = PromptChars
 	}
+	// the prompt is analysed once: the terms decide whether to recall at
+	// all and are what recall ranks with
 	res := &PromptResult{Terms: index.QueryTerms(prompt)}
-	if !index.Injectable(prompt) || set == nil {
+	if len(res.Terms) < index.MinQueryTerms || set == nil {
 		return res, nil
 	}
 	r, err := index.Recall(ctx, set, index.Options{
-		Query: prompt, Limit: promptLimit, Now: now, Branch: branch, MinTrust: MinTrust, Exclude: shown,
+		Query: prompt, Terms: res.Terms, Limit: promptLimit, Now: now, Branch: branch, MinTrust: MinTrust, Exclude: shown,
 		Point: index.Injection,
 	})
 	if err != nil {

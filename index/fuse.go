@@ -77,7 +77,7 @@ func fuseHits(lists [][]Hit, limit int) ([]Hit, int) {
 
 // onePhrasing is the recall of one of o's phrasings.
 func onePhrasing(o Options, q string) Options {
-	o.Query, o.Also = q, nil
+	o.Query, o.Also, o.Terms = q, nil, nil
 	return o
 }
 

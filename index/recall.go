@@ -60,6 +60,11 @@ type Options struct {
 	// (the first recall in a repository, or after history was rewritten).
 	Progress Progress
 
+	// Terms, when not nil, are o.Query's terms as QueryTerms gives them:
+	// a caller that analysed the query already (to tell whether it is
+	// worth recalling) passes its analysis down instead of having it done
+	// again. Ignored under a Tuning and for the other phrasings (Also).
+	Terms []string
 	// Tuning switches parts of analysis and ranking off (the eval and the
 	// confidence's fit); nil for recall as it ships.
 	Tuning *Tuning
@@ -126,8 +131,11 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if len(o.Also) > 0 {
 		return recallFused(ctx, set, o)
 	}
-	a := o.Tuning.analyzer()
-	res := &Result{Terms: a.queryTerms(o.Query), Source: "none"}
+	terms := o.Terms
+	if terms == nil || o.Tuning != nil {
+		terms = o.Tuning.analyzer().queryTerms(o.Query)
+	}
+	res := &Result{Terms: terms, Source: "none"}
 	if len(res.Terms) == 0 || set == nil {
 		return res, nil
 	}
@@ -184,7 +192,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
-		c = newScanCorpus(entries, a)
+		c = newScanCorpus(entries, o.Tuning.analyzer())
 		res.Source = "scan"
 	}
 	hits, matched, candidates, err := rankHits(c, res.Terms, &o)
