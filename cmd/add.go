@@ -86,13 +86,6 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 	if err := o.memory.Validate(); err != nil {
 		return err
 	}
-	if env.process {
-		// a process that exits once the memory is saved reads the recall
-		// snapshot through a memory map: at 100,000 memories the duplicate
-		// check reads a common word's postings, hundreds of kilobytes, without
-		// copying them
-		index.MapSnapshots()
-	}
 	set, err := env.openSet()
 	if err != nil {
 		return err
@@ -112,7 +105,12 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 		o.memory.Supersedes = old.ID
 	}
 	o.memory.Anchor = surface.Anchor(set, store)
-	outcome, err := index.Remember(ctx, set, store, env.writer(set, o.agent), o.memory)
+	// a process that exits once the memory is saved reads the recall
+	// snapshot through a memory map: at 100,000 memories the duplicate
+	// check reads a common word's postings, hundreds of kilobytes, without
+	// copying them
+	acc := index.Access{Map: env.process}
+	outcome, err := acc.Remember(ctx, set, store, env.writer(set, o.agent), o.memory)
 	if err != nil {
 		return err
 	}

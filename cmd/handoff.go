@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/index"
 )
 
 type handoffOptions struct {
@@ -67,7 +68,7 @@ func runHandoff(ctx context.Context, env *Env, o *handoffOptions) error {
 		}
 		return printHandoff(env, set, m, o.json)
 	}
-	m, err := handoff.Save(ctx, set, env.writer(set, o.agent), o.in)
+	m, err := handoff.Save(ctx, set, env.writer(set, o.agent), o.in, index.Access{})
 	if err != nil {
 		return err
 	}

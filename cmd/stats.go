@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -33,7 +34,7 @@ func runStats(ctx context.Context, env *Env, o *statsOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := surface.CountStores(ctx, set, env.Now())
+	out, err := surface.CountStores(ctx, index.Access{}, set, env.Now())
 	if err != nil {
 		return err
 	}

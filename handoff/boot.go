@@ -33,6 +33,8 @@ const Preamble = "Recorded memories of this repository (evidence from earlier se
 
 // BootOptions say what the session is about.
 type BootOptions struct {
+	// Access is how the caller's process reads the recall snapshot.
+	Access index.Access
 	// Task is what the session is for (free text), when known.
 	Task string
 	// BudgetTokens bounds the text (DefaultBootTokens when 0); MaxChars caps
@@ -140,6 +142,7 @@ func Boot(ctx context.Context, set *gitstore.Set, o BootOptions) (*BootResult, e
 		r, err := index.Recall(ctx, set, index.Options{
 			Query: res.Query, Terms: terms, Limit: maxRelevant, Now: o.Now, Branch: o.Branch,
 			Touched: o.Touched, TouchedBy: o.TouchedBy, MinTrust: MinTrust, Exclude: shown,
+			Access: o.Access,
 		})
 		if err != nil {
 			return nil, err

@@ -49,7 +49,7 @@ func TestBoot(t *testing.T) {
 	webhook := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Stripe webhooks are verified with the signing secret from Doppler."})
 	other := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypeConvention, Text: "React components live in apps/web/src/components, one per file."})
 	weak := addMem(t, st, gitstore.NewMemory{Type: gitstore.TypePreference, Source: gitstore.SourceInferred, Tentative: true, Text: "Maybe prefer tabs over spaces."})
-	ho, err := Save(context.Background(), set, gitstore.Writer{Agent: "test"}, HandoffInput{Next: "finish the refund retries", Branch: "feature/stripe-refunds"})
+	ho, err := Save(context.Background(), set, gitstore.Writer{Agent: "test"}, HandoffInput{Next: "finish the refund retries", Branch: "feature/stripe-refunds"}, index.Access{})
 	require.NoError(t, err)
 
 	cases := []struct {

@@ -66,8 +66,9 @@ func HandoffText(in HandoffInput) string {
 // supersedes the branch's previous handoff, so each branch has one current
 // handoff and history keeps the others. An empty handoff (no done, next or
 // warning) is refused with gitstore.ErrInvalid; outside a repository it
-// fails with gitstore.ErrNoRepo.
-func Save(ctx context.Context, set *gitstore.Set, w gitstore.Writer, in HandoffInput) (*gitstore.Memory, error) {
+// fails with gitstore.ErrNoRepo. acc is how the caller's process writes
+// the recall snapshot, refreshed after the write.
+func Save(ctx context.Context, set *gitstore.Set, w gitstore.Writer, in HandoffInput, acc index.Access) (*gitstore.Memory, error) {
 	if set == nil || set.Repo == nil {
 		return nil, fmt.Errorf("%w: a handoff belongs to a repository's branch; run it inside a repository", gitstore.ErrNoRepo)
 	}
@@ -103,7 +104,7 @@ func Save(ctx context.Context, set *gitstore.Set, w gitstore.Writer, in HandoffI
 	m, err := st.Add(ctx, w, n)
 	if err == nil {
 		// the next session's hook then finds the recall snapshot current
-		_ = index.Refresh(ctx, set)
+		_ = acc.Refresh(ctx, set)
 	}
 	return m, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/index"
 )
 
 func repoWithCommit(t *testing.T) *gitstore.Set {
@@ -53,22 +54,22 @@ func TestSaveAndLatest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := handoff.Save(ctx, set, w, c.in)
+			_, err := handoff.Save(ctx, set, w, c.in, index.Access{})
 			if c.err != nil {
 				require.ErrorIs(t, err, c.err)
 			}
 		})
 	}
-	first, err := handoff.Save(ctx, set, w, handoff.HandoffInput{Done: "a", Next: "b", Warnings: []string{"c"}})
+	first, err := handoff.Save(ctx, set, w, handoff.HandoffInput{Done: "a", Next: "b", Warnings: []string{"c"}}, index.Access{})
 	require.NoError(t, err)
 	require.Equal(t, gitstore.TypeHandoff, first.Type)
 	require.Contains(t, first.Tags, "branch:main")
 	require.Equal(t, "Done: a\nNext: b\nWarning: c", first.Text)
-	other, err := handoff.Save(ctx, set, w, handoff.HandoffInput{Next: "on the feature", Branch: "feature/X"})
+	other, err := handoff.Save(ctx, set, w, handoff.HandoffInput{Next: "on the feature", Branch: "feature/X"}, index.Access{})
 	require.NoError(t, err)
 	require.Contains(t, other.Tags, "branch:feature/x")
 
-	second, err := handoff.Save(ctx, set, w, handoff.HandoffInput{Next: "d"})
+	second, err := handoff.Save(ctx, set, w, handoff.HandoffInput{Next: "d"}, index.Access{})
 	require.NoError(t, err)
 	got, err := handoff.Latest(ctx, set, "main")
 	require.NoError(t, err)
@@ -80,7 +81,7 @@ func TestSaveAndLatest(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, second.ID, old.SupersededBy, "a new handoff supersedes the branch's previous one")
 
-	_, err = handoff.Save(ctx, &gitstore.Set{}, w, handoff.HandoffInput{Next: "x"})
+	_, err = handoff.Save(ctx, &gitstore.Set{}, w, handoff.HandoffInput{Next: "x"}, index.Access{})
 	require.ErrorIs(t, err, gitstore.ErrNoRepo)
 }
 

@@ -53,6 +53,8 @@ func IsSubagent(m *gitstore.Memory) bool {
 
 // StartOptions describe the session a start injection is for.
 type StartOptions struct {
+	// Access is how the caller's process reads the recall snapshot.
+	Access index.Access
 	// Branch is the checked-out branch; Touched the files being changed.
 	Branch  string
 	Touched []string
@@ -198,6 +200,7 @@ func SessionStart(ctx context.Context, set *gitstore.Set, o StartOptions) (*Star
 		r, err := index.Recall(ctx, set, index.Options{
 			Query: res.Query, Terms: terms, Limit: maxRelevant + 10, Now: o.Now, Branch: o.Branch,
 			Touched: o.Touched, MinTrust: MinTrust, Exclude: exclude, MinConfidence: &likely,
+			Access: o.Access,
 		})
 		if err != nil {
 			return nil, err
@@ -324,8 +327,9 @@ type PromptResult struct {
 
 // Prompt returns the memories best matching a prompt within maxChars
 // (PromptChars when 0 or larger), leaving out the ids in shown. A prompt
-// with fewer than two usable terms gets nothing.
-func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[string]bool, branch string, now time.Time, maxChars int) (*PromptResult, error) {
+// with fewer than two usable terms gets nothing. acc is how the caller's
+// process reads the recall snapshot.
+func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[string]bool, branch string, now time.Time, maxChars int, acc index.Access) (*PromptResult, error) {
 	if maxChars <= 0 || maxChars > PromptChars {
 		maxChars = PromptChars
 	}
@@ -337,7 +341,7 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 	}
 	r, err := index.Recall(ctx, set, index.Options{
 		Query: prompt, Terms: res.Terms, Limit: promptLimit, Now: now, Branch: branch, MinTrust: MinTrust, Exclude: shown,
-		Point: index.Injection,
+		Point: index.Injection, Access: acc,
 	})
 	if err != nil {
 		return nil, err

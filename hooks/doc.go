@@ -75,7 +75,7 @@
 // or prompt hook past its deadline records the session's start if the hook
 // did not. Hooks never
 // fold the recall snapshot's delta into a new base (a second at 100,000
-// memories): they append under index.DeferFolds and leave the fold to warm.
+// memories): they append with index.Access.DeferFolds and leave the fold to warm.
 // SIGINT and SIGTERM cancel a hook like its deadline once it has taken a
 // lock (SignalContext); before that a signal ends it at once.
 package hooks

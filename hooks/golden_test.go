@@ -15,6 +15,7 @@ import (
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/index"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden outputs under fixtures/hooks")
@@ -46,7 +47,7 @@ func goldenRepo(t *testing.T) string {
 	git(t, dir, "checkout", "-qb", "feature/refund-webhook")
 	set := openSet(t, dir)
 	_, err := handoff.Save(context.Background(), set, gitstore.Writer{Agent: "codex", Session: "earlier"},
-		handoff.HandoffInput{Done: "refund event parsed", Next: "persist refunds in the ledger", Warnings: []string{"staging secret rotates on Fridays"}})
+		handoff.HandoffInput{Done: "refund event parsed", Next: "persist refunds in the ledger", Warnings: []string{"staging secret rotates on Fridays"}}, index.Access{})
 	require.NoError(t, err)
 	write(t, dir, "server/webhook.go", "package server\n")
 	return dir

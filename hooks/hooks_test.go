@@ -43,7 +43,7 @@ func TestSessionStartInjectsInOrder(t *testing.T) {
 	write(t, dir, "server/webhook.go", "package server\n")
 	set := openSet(t, dir)
 	_, err := handoff.Save(context.Background(), set, gitstore.Writer{Agent: "codex", Session: "old"},
-		handoff.HandoffInput{Done: "refund event parsed", Next: "persist refunds", Warnings: []string{"staging key expires Friday"}})
+		handoff.HandoffInput{Done: "refund event parsed", Next: "persist refunds", Warnings: []string{"staging key expires Friday"}}, index.Access{})
 	require.NoError(t, err)
 
 	o := run(t, "session-start", "claude", payload("claude", "SessionStart", "s1", dir, map[string]any{"source": "startup"}))
@@ -90,7 +90,7 @@ func TestHandoffOfAnotherBranchIsLabelled(t *testing.T) {
 	dir := newRepo(t, false)
 	set := openSet(t, dir)
 	git(t, dir, "checkout", "-qb", "feature/a")
-	_, err := handoff.Save(context.Background(), set, gitstore.Writer{Agent: "cli"}, handoff.HandoffInput{Next: "finish the exporter"})
+	_, err := handoff.Save(context.Background(), set, gitstore.Writer{Agent: "cli"}, handoff.HandoffInput{Next: "finish the exporter"}, index.Access{})
 	require.NoError(t, err)
 	git(t, dir, "checkout", "-q", "main")
 	o := run(t, "session-start", "codex", payload("codex", "SessionStart", "s2", dir, map[string]any{"source": "startup", "model": "m", "permission_mode": "default"}))

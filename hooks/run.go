@@ -92,6 +92,10 @@ type Request struct {
 	// (index.FoldDue); "finish --agent <agent>" when a hook that writes the
 	// session note passes its deadline before the note is written.
 	Later func(args []string, payload []byte)
+	// MapSnapshots reads the recall snapshot through a memory map
+	// (index.Access.Map): only for a process that exits once this event
+	// is handled (MapsSnapshots says which events the hook binary maps).
+	MapSnapshots bool
 }
 
 // Outcome says what a hook did, for tests and git mem preview.
@@ -142,7 +146,7 @@ func Run(ctx context.Context, r Request) *Outcome {
 	done := make(chan result, 1)
 	var got payloadBox
 	go func() {
-		// a fault reading the mapped snapshot (index.MapSnapshots), whose
+		// a fault reading the mapped snapshot (index.Access.Map), whose
 		// file something other than git-mem truncated, is a panic here
 		debug.SetPanicOnFault(true)
 		var res result
@@ -304,7 +308,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC()}
+	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC(), access: index.Access{Map: r.MapSnapshots}}
 	if event == agents.EventSessionStart || event == agents.EventPrompt || event == eventWarm {
 		h.mergeFetched(ctx, lg, event)
 	}
@@ -333,7 +337,8 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	// folding the recall snapshot's delta into a new base rewrites the
 	// whole file (about a second at 100,000 memories): a hook leaves it to
 	// a warm-up in the background
-	out, err := h.handle(index.DeferFolds(ctx), event)
+	h.access.DeferFolds = true
+	out, err := h.handle(ctx, event)
 	if r.Later != nil && index.FoldDue(set) {
 		r.Later(backgroundArgs(eventWarm, agent), payload)
 	}
@@ -362,6 +367,8 @@ type handler struct {
 	repo     *gitstore.Repo
 	sessions *handoff.Sessions
 	now      time.Time
+	// access is how this event reads and writes the recall snapshot
+	access index.Access
 }
 
 func (h *handler) writer() gitstore.Writer {
@@ -385,6 +392,7 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	// session is.
 	begun := h.beginSession(ctx)
 	o := startOptions(h.repo, h.now)
+	o.Access = h.access
 	var err error
 	o.Prepared, err = handoff.PrepareStart(ctx, h.set, o)
 	var guess *handoff.StartResult
@@ -535,13 +543,14 @@ func (h *handler) warm(ctx context.Context) error {
 	f.Close()
 	defer os.Remove(lock)
 	o := StartOptionsFor(ctx, h.repo, h.now)
+	o.Access = h.access
 	o.Touched = append(o.Touched, "warm-up index")
 	if _, err = handoff.SessionStart(ctx, h.set, o); err != nil {
 		return err
 	}
 	// git-mem brought its bleve index forward above; the hook binary reads
 	// the snapshot instead
-	return index.Refresh(ctx, h.set)
+	return h.access.Refresh(ctx, h.set)
 }
 
 func (h *handler) marker(ctx context.Context) (*handoff.Marker, error) {
@@ -573,7 +582,7 @@ func (h *handler) prompt(ctx context.Context) ([]byte, error) {
 	}
 	shown := h.sessions.Shown(m.Session)
 	limit := h.repo.Config().Int("mem", "promptChars", handoff.PromptChars)
-	res, err := handoff.Prompt(ctx, h.set, h.p.Prompt, shown, h.repo.Head().Branch, h.now, limit)
+	res, err := handoff.Prompt(ctx, h.set, h.p.Prompt, shown, h.repo.Head().Branch, h.now, limit, h.access)
 	if err != nil {
 		return nil, err
 	}
@@ -610,7 +619,7 @@ func (h *handler) end(ctx context.Context) error {
 	if err == nil && note != nil {
 		// the next session-start finds the snapshot current (best effort:
 		// a stale one is brought forward by its reader)
-		_ = index.Refresh(ctx, h.set)
+		_ = h.access.Refresh(ctx, h.set)
 	}
 	return err
 }

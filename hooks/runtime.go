@@ -11,7 +11,6 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/index"
 )
 
 const (
@@ -29,15 +28,25 @@ const (
 // a few megabytes and exit within milliseconds, so a collection on the way
 // costs them more than it frees (at 100,000 memories about a quarter of the
 // prompt hook's CPU): the collector waits until the heap nears
-// shortHookHeap or the hook has run for shortHookTime. They read the recall
-// snapshot through a memory map (index.MapSnapshots). The other events,
+// shortHookHeap or the hook has run for shortHookTime. The other events,
 // and warm, which may rebuild the snapshot, keep the defaults.
 func PrepareRuntime(event string) {
 	switch agents.NormalizeEvent(event) {
 	case agents.EventSessionStart, agents.EventPrompt:
 		HoldCollector(shortHookHeap, shortHookTime)
-		index.MapSnapshots()
 	}
+}
+
+// MapsSnapshots tells whether a process started for one hook event reads
+// the recall snapshot through a memory map (Request.MapSnapshots):
+// session-start and prompt, which exit within milliseconds. The other
+// events, and warm, which may rebuild the snapshot, read it into memory.
+func MapsSnapshots(event string) bool {
+	switch agents.NormalizeEvent(event) {
+	case agents.EventSessionStart, agents.EventPrompt:
+		return true
+	}
+	return false
 }
 
 // HoldCollector keeps the garbage collector off for d, or until the heap

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/agents"
 )
 
 // gcPercent reads the collector's setting without changing it.
@@ -31,4 +33,25 @@ func TestPrepareRuntime(t *testing.T) {
 	// a process prepares once: a second call leaves the runtime alone
 	PrepareRuntime("prompt")
 	require.Equal(t, before, gcPercent())
+}
+
+// TestMapsSnapshots: only the events whose process exits within
+// milliseconds read the recall snapshot through a memory map; warm, which
+// may rebuild it, and the events that write do not.
+func TestMapsSnapshots(t *testing.T) {
+	for _, tc := range []struct {
+		event string
+		maps  bool
+	}{
+		{agents.EventSessionStart, true},
+		{agents.EventPrompt, true},
+		{"UserPromptSubmit", true},
+		{"SessionStart", true},
+		{agents.EventSessionEnd, false},
+		{agents.EventStop, false},
+		{eventWarm, false},
+		{eventFinish, false},
+	} {
+		require.Equal(t, tc.maps, MapsSnapshots(tc.event), tc.event)
+	}
 }

@@ -39,11 +39,15 @@ type Catalog struct {
 // read its summaries. It fails when the set has no directory for one; the
 // caller then reads the stores.
 func OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
+	return openCatalog(ctx, set, Access{})
+}
+
+func openCatalog(ctx context.Context, set *gitstore.Set, acc Access) (*Catalog, error) {
 	path := SnapshotPath(set)
 	if path == "" {
 		return nil, fmt.Errorf("%w: this store has no directory to hold a snapshot", gitstore.ErrNoRepo)
 	}
-	v, err := syncSnapshot(ctx, path, set.Stores())
+	v, err := syncSnapshot(ctx, path, set.Stores(), acc)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +115,11 @@ func (c *Catalog) Count(now time.Time) (map[gitstore.Scope]*Counts, error) {
 // summaries when the set has a directory for one (no memory is decoded),
 // otherwise from the stores.
 func Count(ctx context.Context, set *gitstore.Set, now time.Time) (map[gitstore.Scope]*Counts, error) {
-	if cat, err := OpenCatalog(ctx, set); err == nil {
+	return count(ctx, set, now, Access{})
+}
+
+func count(ctx context.Context, set *gitstore.Set, now time.Time, acc Access) (map[gitstore.Scope]*Counts, error) {
+	if cat, err := openCatalog(ctx, set, acc); err == nil {
 		defer cat.Close()
 		return cat.Count(now)
 	}

@@ -138,6 +138,10 @@ type Outcome struct {
 // snapshot, the ten recall ranks first. The snapshot is refreshed after
 // the write.
 func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
+	return remember(ctx, set, store, w, n, Access{})
+}
+
+func remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory, acc Access) (*Outcome, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -146,13 +150,13 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 	best := 0.0
 	if n.Supersedes == "" {
 		var ok bool
-		similar, best, view, ok = similarInSnapshot(ctx, set, store.Scope, n.Type, n.Text, store.Repo.Now())
+		similar, best, view, ok = similarInSnapshot(ctx, set, store.Scope, n.Type, n.Text, store.Repo.Now(), acc)
 		if !ok {
 			// no snapshot to count in (a store without a directory): the
 			// most relevant memories to the text, as recall ranks them
 			var res *Result
 			err := faultsAsErrors(func() (err error) {
-				res, err = Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true})
+				res, err = Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true, Access: acc})
 				return err
 			})
 			if err != nil {
@@ -175,7 +179,7 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 			closeView(view)
 			return nil, err
 		}
-		_ = refreshFrom(ctx, set, view) // best effort: a stale snapshot is brought forward by its next reader
+		_ = refreshFrom(ctx, set, view, acc) // best effort: a stale snapshot is brought forward by its next reader
 		return &Outcome{Memory: m, Reinforced: true, Similarity: best}, nil
 	}
 	m, err := store.Add(ctx, w, n)
@@ -184,7 +188,7 @@ func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 		return nil, err
 	}
 	// the next hook (a process without the engine) then finds the snapshot current
-	_ = refreshFrom(ctx, set, view)
+	_ = refreshFrom(ctx, set, view, acc)
 	EmbedMemories(ctx, set, store.Scope, m)
 	return &Outcome{Memory: m, PossibleDuplicateOf: similar, Similarity: best}, nil
 }

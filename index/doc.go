@@ -17,7 +17,7 @@
 //     the index directory, <git common dir>/mem/recall.snapshot, read in
 //     parts (only the dictionary blocks and postings of the query's terms and
 //     the returned memories' JSON; the hooks map the dictionary and
-//     postings, MapSnapshots); used when there is no engine, or when
+//     postings, Access.Map); used when there is no engine, or when
 //     the engine's index is busy or broken. It records the tips it reflects;
 //     a stale one is brought forward by tree diffs in plain Go, and a
 //     missing, truncated, corrupt or other-version one is rebuilt, so it
@@ -25,10 +25,10 @@
 //     after a write (Remember, Refresh), so a hook usually finds it current;
 //     a refresh appends the change to a delta file beside it rather than
 //     rewriting it, folding the two when the delta passes a size that
-//     follows the square root of the snapshot's (snapdelta.go; never under
-//     DeferFolds, as hooks and the MCP server write); a long-lived writer
-//     keeps its view of the snapshot between writes (KeepViews,
-//     keptview.go), and its summary table lets list and stats
+//     follows the square root of the snapshot's (snapdelta.go; never with
+//     Access.DeferFolds, as hooks and the MCP server write); a long-lived
+//     writer keeps its view of the snapshot between writes
+//     (Access.KeepViews, keptview.go), and its summary table lets list and stats
 //     count and order memories without decoding them (OpenCatalog);
 //   - the scan (Source "scan"): every memory read and indexed in memory;
 //     for reads as of a past time, stores without a directory, and when the

@@ -33,14 +33,14 @@ const _ uint8 = MaxQueryTerms
 //
 // It returns the view it counted in (nil when ok is false), for the
 // caller to bring forward over its write (refreshFrom), which closes it.
-func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, typ, text string, now time.Time) (m *gitstore.Memory, sim float64, v *snapView, ok bool) {
+func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Scope, typ, text string, now time.Time, acc Access) (m *gitstore.Memory, sim float64, v *snapView, ok bool) {
 	path := SnapshotPath(set)
 	if path == "" {
 		return nil, 0, nil, false
 	}
 	err := faultsAsErrors(func() error {
 		var err error
-		if v, err = syncSnapshot(ctx, path, set.Stores()); err != nil {
+		if v, err = syncSnapshot(ctx, path, set.Stores(), acc); err != nil {
 			return err
 		}
 		m, sim, ok = similarIn(v, scope, typ, text, now)

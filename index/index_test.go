@@ -183,7 +183,7 @@ func TestIncrementalSync(t *testing.T) {
 	r.seed()
 	require.NotEmpty(t, r.recall("deploy fly.io").Hits)
 	snapDocs := func() int {
-		s, err := openView(SnapshotPath(r.set))
+		s, err := openView(SnapshotPath(r.set), false)
 		require.NoError(t, err)
 		defer s.close()
 		return s.ndocs
@@ -328,7 +328,7 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			again := r.recall("deploy api fly.io")
 			require.Equal(t, "snapshot", again.Source, again.Fallback)
 			require.Equal(t, ids(want), ids(again))
-			s, err := openView(path)
+			s, err := openView(path, false)
 			require.NoError(t, err, "the snapshot was written again")
 			defer s.close()
 			tips, err := Tips(r.set.Stores())
@@ -557,7 +557,7 @@ func TestPruningChangesNothing(t *testing.T) {
 	entries, err := readEntries(context.Background(), r.set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
 	require.NoError(t, err)
 	scan := newScanCorpus(entries, analyzer{})
-	snap, err := syncSnapshot(context.Background(), SnapshotPath(r.set), r.set.Stores())
+	snap, err := syncSnapshot(context.Background(), SnapshotPath(r.set), r.set.Stores(), Access{})
 	require.NoError(t, err)
 
 	// the candidates over the floor by memory, with all their evidence
@@ -616,10 +616,10 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 	// brought forward, the snapshot is a base and a delta: folded, they are
 	// the snapshot built from scratch
 	forward := func() []byte {
-		s, err := syncSnapshot(ctx, path, r.set.Stores())
+		s, err := syncSnapshot(ctx, path, r.set.Stores(), Access{})
 		require.NoError(t, err)
 		s.close()
-		v, err := openView(path)
+		v, err := openView(path, false)
 		require.NoError(t, err)
 		defer v.close()
 		data, err := v.fold(v.tips, newSnapChanges())
@@ -628,7 +628,7 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 	}
 	scratch := func() []byte {
 		p := filepath.Join(t.TempDir(), "recall.snapshot")
-		s, err := syncSnapshot(ctx, p, r.set.Stores())
+		s, err := syncSnapshot(ctx, p, r.set.Stores(), Access{})
 		require.NoError(t, err)
 		s.close()
 		data, err := os.ReadFile(p)
@@ -667,7 +667,7 @@ func TestSnapshotForwardEqualsRebuild(t *testing.T) {
 	}
 	_, err := os.Stat(deltaPath(path))
 	require.NoError(t, err, "writes were appended to the delta")
-	s, err := openView(path)
+	s, err := openView(path, false)
 	require.NoError(t, err)
 	defer s.close()
 	entries, err := readEntries(ctx, r.set.Stores(), func(st *gitstore.Store) (*gitstore.Reader, error) { return st.Read() })

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"runtime"
 	"sync"
 
@@ -17,13 +16,6 @@ import (
 // read them (snapView.unchanged); when one did, the view is closed and the
 // files read afresh.
 
-// KeepViews returns ctx marked so that the view of the recall snapshot a
-// write under it brings forward stays open for the process's next write
-// under it, instead of being closed.
-func KeepViews(ctx context.Context) context.Context { return markWrites(ctx, viewsKeptMark) }
-
-func viewsKept(ctx context.Context) bool { return writesMarked(ctx, viewsKeptMark) }
-
 // keptView is the one view kept, of the snapshot at path.
 var keptView struct {
 	mu   sync.Mutex
@@ -31,11 +23,11 @@ var keptView struct {
 	v    *snapView
 }
 
-// takeKeptView returns the view kept of the snapshot at path when ctx
+// takeKeptView returns the view kept of the snapshot at path when acc
 // keeps views and the files are still what it read, and nil otherwise.
 // The view is the caller's from then on: a concurrent write opens its own.
-func takeKeptView(ctx context.Context, path string) *snapView {
-	if !viewsKept(ctx) {
+func takeKeptView(acc Access, path string) *snapView {
+	if !acc.KeepViews {
 		return nil
 	}
 	v := takeKept(path)
@@ -69,13 +61,13 @@ func dropKeptView(path string) {
 }
 
 // keepOrClose keeps v, an up-to-date view of the snapshot at path, for the
-// next write under ctx, or closes it. Only a view read from the file is
+// next write with acc, or closes it. Only a view read from the file is
 // kept (a new base just folded is held in memory, tens of megabytes at
 // 100,000 memories), without the documents and the summaries one call
 // loaded. On Windows none is: a file held open there cannot be replaced
 // by another process's new snapshot.
-func keepOrClose(ctx context.Context, path string, v *snapView) {
-	if !viewsKept(ctx) || v.base.file == nil || v.damaged || runtime.GOOS == "windows" {
+func keepOrClose(acc Access, path string, v *snapView) {
+	if !acc.KeepViews || v.base.file == nil || v.damaged || runtime.GOOS == "windows" {
 		v.close()
 		return
 	}
@@ -91,7 +83,7 @@ func keepOrClose(ctx context.Context, path string, v *snapView) {
 }
 
 // DropStaleView closes the view of the set's recall snapshot this process
-// keeps (KeepViews) when the files no longer match it: another process
+// keeps (Access.KeepViews) when the files no longer match it: another process
 // wrote, or replaced the snapshot (a purge rebuilds it, and the old file
 // holds the purged text). The MCP server calls it at every call, so that
 // it does not wait for its next write to let the old file go.

@@ -10,7 +10,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// TestKeptView: writes under KeepViews keep their view of the snapshot
+// TestKeptView: writes with Access.KeepViews keep their view of the snapshot
 // for the next one, without the documents a call loaded; a write by
 // another process, or by a write that does not keep views, makes the next
 // write read the files afresh, and it sees what that write saved.
@@ -20,15 +20,15 @@ func TestKeptView(t *testing.T) {
 	}
 	r, path := snapshotRepo(t)
 	t.Cleanup(func() {
-		if v := takeKeptView(KeepViews(context.Background()), path); v != nil {
+		if v := takeKeptView(Access{KeepViews: true}, path); v != nil {
 			v.close()
 		}
 	})
-	keep := KeepViews(context.Background())
+	keep := Access{KeepViews: true}
 	w := gitstore.Writer{Agent: "test"}
-	remember := func(ctx context.Context, text string) *Outcome {
+	remember := func(acc Access, text string) *Outcome {
 		t.Helper()
-		oc, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeFact, Text: text})
+		oc, err := acc.Remember(context.Background(), r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeFact, Text: text})
 		require.NoError(t, err)
 		return oc
 	}
@@ -43,7 +43,7 @@ func TestKeptView(t *testing.T) {
 
 	remember(keep, "The payroll export runs at 02:00 UTC on the batch host.")
 	first := kept()
-	require.NotNil(t, first, "a write under KeepViews keeps its view")
+	require.NotNil(t, first, "a write with KeepViews keeps its view")
 	require.Nil(t, first.base.seen, "without the documents the call loaded")
 
 	oc := remember(keep, "The API is deployed to Fly.io from the release branch by GitHub Actions.")
@@ -52,7 +52,7 @@ func TestKeptView(t *testing.T) {
 	require.Nil(t, first.base.seen, "without the documents that write loaded")
 
 	other := "Feature flags are read from the flags service at start-up."
-	remember(context.Background(), other) // as another process would
+	remember(Access{}, other) // as another process would
 	require.Same(t, first, kept(), "a write that does not keep views leaves the kept one")
 	require.Nil(t, takeKeptView(keep, path), "but a view the files no longer match is not taken")
 	require.Nil(t, kept(), "and is closed")
@@ -61,7 +61,7 @@ func TestKeptView(t *testing.T) {
 	require.NotSame(t, first, kept(), "the files were read afresh")
 
 	second := kept()
-	remember(context.Background(), "Invoice numbers are allocated per tenant, never globally.")
+	remember(Access{}, "Invoice numbers are allocated per tenant, never globally.")
 	DropStaleView(r.set)
 	require.Nil(t, kept(), "a call checks the kept view against the files")
 	oc = remember(keep, "Invoice numbers are allocated per tenant, never globally.")

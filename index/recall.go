@@ -60,6 +60,9 @@ type Options struct {
 	// (the first recall in a repository, or after history was rewritten).
 	Progress Progress
 
+	// Access is how this process reads and writes the recall snapshot
+	// (the zero value: a command's).
+	Access Access
 	// Terms, when not nil, are o.Query's terms as QueryTerms gives them:
 	// a caller that analysed the query already (to tell whether it is
 	// worth recalling) passes its analysis down instead of having it done
@@ -164,7 +167,7 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if c == nil && useIndex {
 		// no engine (git-mem, the hook binary), or it is busy or broken: the
 		// snapshot, brought up to date in plain Go, answers the same
-		sc, err := syncSnapshot(ctx, SnapshotPath(set), stores)
+		sc, err := syncSnapshot(ctx, SnapshotPath(set), stores, o.Access)
 		if err == nil {
 			defer sc.close()
 			c = sc

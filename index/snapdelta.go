@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,7 +24,7 @@ import (
 // delta into a new base and removes the delta. So a write costs the same
 // at 1,000 memories and at 100,000, and the rewrite of the whole file is
 // paid once per foldAt bytes of changes. Hooks leave the fold to a warm-up
-// in the background (DeferFolds).
+// in the background (Access.DeferFolds).
 //
 // A segment (integers little-endian):
 //
@@ -61,35 +60,8 @@ func foldAt(baseSize int64) int64 {
 	return min(max(int64(32*math.Sqrt(float64(baseSize))), minFoldAt), maxFoldAt)
 }
 
-// writeMark marks a context whose snapshot writes behave otherwise
-// (DeferFolds, KeepViews).
-type writeMark int
-
-const (
-	foldsDeferredMark writeMark = iota
-	viewsKeptMark
-)
-
-func markWrites(ctx context.Context, m writeMark) context.Context {
-	return context.WithValue(ctx, m, true)
-}
-
-func writesMarked(ctx context.Context, m writeMark) bool {
-	marked, _ := ctx.Value(m).(bool)
-	return marked
-}
-
-// DeferFolds returns ctx marked so that snapshot writes under it append to
-// the delta rather than fold it (up to deferredFoldAt): a fold at 100,000
-// memories takes about a second, longer than a hook may take. FoldDue then
-// tells the hook to leave the fold to a warm-up in the background, whose
-// Refresh folds.
-func DeferFolds(ctx context.Context) context.Context { return markWrites(ctx, foldsDeferredMark) }
-
-func foldsDeferred(ctx context.Context) bool { return writesMarked(ctx, foldsDeferredMark) }
-
 // FoldDue reports whether the set's snapshot delta is past its fold size,
-// so that the next Refresh not under DeferFolds folds it.
+// so that the next Refresh without Access.DeferFolds folds it.
 func FoldDue(set *gitstore.Set) bool {
 	path := SnapshotPath(set)
 	if path == "" {
@@ -230,8 +202,8 @@ func newView(base *snapshot) *snapView {
 }
 
 // openView opens the base at path and applies its delta.
-func openView(path string) (*snapView, error) {
-	base, err := openSnapshot(path)
+func openView(path string, mapped bool) (*snapView, error) {
+	base, err := openSnapshot(path, mapped)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func TestSnapshotWriteAppends(t *testing.T) {
 
 	// a concurrent writer's segment from the first state lands last: skipped
 	require.NoError(t, appendSegment(deltaPath(path), first))
-	v, err := openView(path)
+	v, err := openView(path, false)
 	require.NoError(t, err)
 	tips, err := Tips(r.set.Stores())
 	require.NoError(t, err)
@@ -136,7 +136,7 @@ func TestRememberBringsItsViewForward(t *testing.T) {
 			ctx := context.Background()
 			path := SnapshotPath(r.set)
 			require.NoError(t, Refresh(ctx, r.set))
-			_, _, v, ok := similarInSnapshot(ctx, r.set, gitstore.ScopeProject, gitstore.TypeFact, "Invoices are numbered per tenant and year.", r.now)
+			_, _, v, ok := similarInSnapshot(ctx, r.set, gitstore.ScopeProject, gitstore.TypeFact, "Invoices are numbered per tenant and year.", r.now, Access{})
 			require.True(t, ok)
 			require.True(t, v.unchanged(path), "nothing wrote since the check")
 			var other *gitstore.Memory
@@ -147,9 +147,9 @@ func TestRememberBringsItsViewForward(t *testing.T) {
 			}
 			m := r.add("Invoices are numbered per tenant and year.")
 			before, _ := os.Stat(deltaPath(path))
-			require.NoError(t, refreshFrom(ctx, r.set, v))
+			require.NoError(t, refreshFrom(ctx, r.set, v, Access{}))
 
-			after, err := openView(path)
+			after, err := openView(path, false)
 			require.NoError(t, err)
 			defer after.close()
 			tips, err := Tips(r.set.Stores())
@@ -194,7 +194,7 @@ func TestDeltaTermsFollowTheView(t *testing.T) {
 	first := r.add("Zeppelin tours leave from the north dock.")
 	require.NoError(t, Refresh(ctx, r.set))
 
-	v, err := openView(path)
+	v, err := openView(path, false)
 	require.NoError(t, err)
 	defer func() { v.close() }()
 	require.NotZero(t, v.deltaSize)
@@ -216,7 +216,7 @@ func TestDeltaTermsFollowTheView(t *testing.T) {
 		t.Helper()
 		tips, err := Tips(r.set.Stores())
 		require.NoError(t, err)
-		nv, err := v.forward(ctx, path, r.set.Stores(), tips)
+		nv, err := v.forward(ctx, path, r.set.Stores(), tips, Access{})
 		require.NoError(t, err)
 		v = nv
 	}
@@ -237,7 +237,7 @@ func TestDeltaTermsFollowTheView(t *testing.T) {
 	require.Equal(t, 1, df(), "a removed memory")
 }
 
-// TestDeferredFolds: under DeferFolds a write past the fold size appends
+// TestDeferredFolds: with Access.DeferFolds a write past the fold size appends
 // to the delta and FoldDue says so; the next Refresh that may fold does,
 // with nothing new to write; past deferredFoldAt even a deferred write
 // folds.
@@ -250,14 +250,14 @@ func TestDeferredFolds(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, FoldDue(r.set))
 
-	deferred := DeferFolds(ctx)
+	deferred := Access{DeferFolds: true}
 	m := r.add("The blimp hangar is heated from November to March.")
-	require.NoError(t, Refresh(deferred, r.set))
+	require.NoError(t, deferred.Refresh(ctx, r.set))
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, base, after, "a deferred write does not fold")
 	require.True(t, FoldDue(r.set))
-	res, err := Recall(deferred, r.set, Options{Query: "blimp hangar heated", Now: r.now})
+	res, err := Recall(ctx, r.set, Options{Query: "blimp hangar heated", Now: r.now, Access: deferred})
 	require.NoError(t, err)
 	require.Equal(t, "snapshot", res.Source, res.Fallback)
 	require.Contains(t, ids(res), m.ID)
@@ -271,7 +271,7 @@ func TestDeferredFolds(t *testing.T) {
 
 	deferredFoldAt = 1
 	r.add("The blimp mooring mast was repainted in May.")
-	require.NoError(t, Refresh(deferred, r.set))
+	require.NoError(t, deferred.Refresh(ctx, r.set))
 	_, err = os.Stat(deltaPath(path))
 	require.True(t, os.IsNotExist(err), "past deferredFoldAt a deferred write folds")
 }
@@ -354,7 +354,7 @@ func TestPostingsAmong(t *testing.T) {
 	_, err = r.main.Forget(ctx, gitstore.Writer{Agent: "test"}, base[3].ID)
 	require.NoError(t, err)
 	require.NoError(t, Refresh(ctx, r.set))
-	v, err := openView(path)
+	v, err := openView(path, false)
 	require.NoError(t, err)
 	defer v.close()
 	require.NotEmpty(t, v.added, "a delta with an added document")
@@ -470,7 +470,7 @@ func TestSummaryTableFromTheFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, data, 0o644))
-			s, err := openSnapshot(path)
+			s, err := openSnapshot(path, false)
 			require.NoError(t, err)
 			defer s.close()
 			tc.spoil(s)

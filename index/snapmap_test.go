@@ -17,13 +17,9 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// mapped runs the rest of a test with snapshots opened through memory maps
-// (MapSnapshots), as a hook process opens them.
-func mapped(t *testing.T) {
-	t.Helper()
-	mapSnapshots.Store(true)
-	t.Cleanup(func() { mapSnapshots.Store(false) })
-}
+// mapped is a recall that reads the snapshot through memory maps
+// (Access.Map), as a hook process does.
+func mapped(o *Options) { o.Access.Map = true }
 
 // TestMappedSnapshotReadsLikeAFile: recall from a mapped snapshot returns
 // what it returns from the file read in parts, with the same scores; a
@@ -41,9 +37,8 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 		read[q] = r.recall(q)
 	}
 
-	mapped(t)
 	for _, q := range queries {
-		got := r.recall(q)
+		got := r.recall(q, mapped)
 		require.Equal(t, "snapshot", got.Source, got.Fallback)
 		require.Equal(t, ids(read[q]), ids(got), q)
 		for i := range got.Hits {
@@ -52,7 +47,7 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 		}
 	}
 
-	s, err := openSnapshot(path)
+	s, err := openSnapshot(path, true)
 	require.NoError(t, err)
 	require.NotNil(t, s.mapped, "opened through a map")
 	defer s.close()
@@ -72,7 +67,7 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, raw)
 
-	now, err := openSnapshot(path)
+	now, err := openSnapshot(path, true)
 	require.NoError(t, err)
 	defer now.close()
 	ti, err := now.findTerm(term)
@@ -83,7 +78,7 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	data[ti.off] ^= 0xff
 	corrupt := filepath.Join(t.TempDir(), "recall.snapshot")
 	require.NoError(t, os.WriteFile(corrupt, data, 0o644))
-	bad, err := openSnapshot(corrupt)
+	bad, err := openSnapshot(corrupt, true)
 	require.NoError(t, err, "the header and table of contents are intact")
 	require.NotNil(t, bad.mapped)
 	defer bad.close()
@@ -96,7 +91,7 @@ func TestMappedSnapshotReadsLikeAFile(t *testing.T) {
 	data[ti.off] ^= 0xff
 	data[e.off+int64(e.n)-1] ^= 0xff
 	require.NoError(t, os.WriteFile(corrupt, data, 0o644))
-	bad, err = openSnapshot(corrupt)
+	bad, err = openSnapshot(corrupt, true)
 	require.NoError(t, err)
 	require.NotNil(t, bad.mapped)
 	defer bad.close()
@@ -132,11 +127,10 @@ func (s *snapshot) docEntry(t *testing.T, i int) docRange {
 // their work) the fault is a panic the reader recovers from, not a crash.
 func TestMappedSnapshotTruncatedUnderItsReader(t *testing.T) {
 	r, path := snapshotRepo(t)
-	mapped(t)
 	r.add("The zeppelin hangar doors stick in cold weather; oil the rails first.")
 	_, err := Rebuild(context.Background(), r.set, nil)
 	require.NoError(t, err)
-	s, err := openSnapshot(path)
+	s, err := openSnapshot(path, true)
 	require.NoError(t, err)
 	require.NotNil(t, s.mapped)
 	defer s.close()
@@ -169,8 +163,7 @@ func TestMapFaultIsAnError(t *testing.T) {
 	genStore(t, r.main, 2000, 7) // a dictionary and postings of many pages
 	require.NoError(t, Refresh(context.Background(), r.set))
 	path := SnapshotPath(r.set)
-	mapped(t)
-	v, err := openView(path)
+	v, err := openView(path, true)
 	require.NoError(t, err)
 	defer v.close()
 	require.NotNil(t, v.base.mapped, "opened through a map")

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/git-mem/git-mem/gitstore"
 )
@@ -100,7 +99,7 @@ func SnapshotPath(set *gitstore.Set) string {
 // implements loader.
 type snapshot struct {
 	r      io.ReaderAt
-	mapped []byte // the file's content, when mapped (MapSnapshots)
+	mapped []byte // the file's content, when mapped (Access.Map)
 	// pieces reads documents and their table from a mapped file by the
 	// piece: they lie scattered, and each would cost a fault on a page of
 	// the map of its own, where a read costs a call and fills a slab
@@ -144,8 +143,26 @@ type termInfo struct {
 	exists bool
 }
 
-// openSnapshot opens the snapshot at path and checks its header and table of contents.
-func openSnapshot(path string) (*snapshot, error) {
+// openSnapshot opens the snapshot at path and checks its header and table
+// of contents; mapped reads its dictionary and postings through a memory
+// map (Access.Map).
+//
+// A mapped snapshot reads its dictionary and postings through a read-only
+// memory map that is never unmapped, where the system has them: what a
+// recall reads is then the page cache's own memory, where reading it copied
+// each postings list into memory the process touched first. Documents and
+// their table are still read by the piece, from the file kept open: the few
+// a recall loads lie scattered over the file, a page of the map each, and
+// where the first touch of a page costs more than a read call they made a
+// session start at 100,000 memories about a tenth slower. The maps last as
+// long as the process, and the slices recall keeps point into them, so only
+// a process that exits within seconds maps: a hook's, and git mem add's
+// (whose duplicate check reads a common word's whole postings list). A
+// snapshot is replaced by renaming a new file over it, never rewritten in
+// place, so neither a map nor the open file changes under its reader; one
+// truncated by another program faults, which its readers turn into an error
+// (faultsAsErrors, or the hooks' own recovery).
+func openSnapshot(path string, mapped bool) (*snapshot, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
@@ -155,7 +172,7 @@ func openSnapshot(path string) (*snapshot, error) {
 		f.Close()
 		return nil, err
 	}
-	if mapSnapshots.Load() && st.Size() > 0 {
+	if mapped && st.Size() > 0 {
 		if data, err := mapFile(f, st.Size()); err == nil {
 			s, err := readSnapshot(bytes.NewReader(data), st.Size())
 			if err != nil {
@@ -174,27 +191,6 @@ func openSnapshot(path string) (*snapshot, error) {
 	s.closer, s.file = f, st
 	return s, nil
 }
-
-// mapSnapshots is set by MapSnapshots.
-var mapSnapshots atomic.Bool
-
-// MapSnapshots makes the snapshots this process opens from then on read
-// their dictionary and postings through a read-only memory map that is never
-// unmapped, where the system has them: what a recall reads is then the page
-// cache's own memory, where reading it copied each postings list into memory
-// the process touched first. Documents and their table are still read by the
-// piece, from the file kept open: the few a recall loads lie scattered over
-// the file, a page of the map each, and where the first touch of a page
-// costs more than a read call they made a session start at 100,000
-// memories about a tenth slower. The maps last as long as the process, and
-// the slices recall keeps point into them, so only a process that exits
-// within seconds calls it: a hook's main, and git mem add's (whose duplicate
-// check reads a common word's whole postings list). A snapshot is replaced by
-// renaming a new file over it, never rewritten in place, so neither a map nor
-// the open file changes under its reader; one truncated by another program
-// faults, which its readers turn into an error (faultsAsErrors, or the
-// hooks' own recovery).
-func MapSnapshots() { mapSnapshots.Store(true) }
 
 func (s *snapshot) close() {
 	s.dropSummaries()

@@ -19,20 +19,20 @@ import (
 // the change to the delta (or folding base and delta into a new base when
 // the delta is full), or rebuilt from the stores when it is missing or
 // unusable.
-func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store) (*snapView, error) {
+func syncSnapshot(ctx context.Context, path string, stores []*gitstore.Store, acc Access) (*snapView, error) {
 	tips, err := Tips(stores)
 	if err != nil {
 		return nil, err
 	}
-	v := takeKeptView(ctx, path)
+	v := takeKeptView(acc, path)
 	if v == nil {
-		v, err = openView(path)
+		v, err = openView(path, acc.Map)
 	}
 	if err == nil {
 		if SameTips(v.tips, tips) {
 			return v, nil
 		}
-		nv, err := v.forward(ctx, path, stores, tips)
+		nv, err := v.forward(ctx, path, stores, tips, acc)
 		if err == nil {
 			return nv, nil
 		}
@@ -84,7 +84,7 @@ func writeSnapshot(path string, tips map[string]string, docs map[string]*snapDoc
 // not deferred), or the delta is damaged, or a store must be read in full,
 // a new base. It returns the view brought forward (v itself, or a new
 // one); on an error the caller closes v.
-func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.Store, tips map[string]string) (*snapView, error) {
+func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.Store, tips map[string]string, acc Access) (*snapView, error) {
 	ch := newSnapChanges()
 	for _, s := range stores {
 		if err := ctx.Err(); err != nil {
@@ -111,7 +111,7 @@ func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.
 		}
 		data := sg.encode(v.base)
 		limit := foldAt(v.base.size)
-		if foldsDeferred(ctx) {
+		if acc.DeferFolds {
 			limit = max(limit, deferredFoldAt)
 		}
 		if v.deltaSize+int64(len(data)) <= limit {
@@ -347,7 +347,7 @@ func mergePosts(out, a, b []post) []post {
 // that the next hook started by an agent finds it current. Writers call it
 // right after a write; it costs a tree diff and one file write.
 func Refresh(ctx context.Context, set *gitstore.Set) error {
-	return refreshFrom(ctx, set, nil)
+	return refreshFrom(ctx, set, nil, Access{})
 }
 
 // closeView closes v, if any.
@@ -363,11 +363,11 @@ func closeView(v *snapView) {
 // again (at 100,000 memories, reading its table of contents and delta is
 // a sixth of an add). A fault reading a mapped snapshot is an error
 // (faultsAsErrors).
-func refreshFrom(ctx context.Context, set *gitstore.Set, v *snapView) error {
-	return faultsAsErrors(func() error { return refreshView(ctx, set, v) })
+func refreshFrom(ctx context.Context, set *gitstore.Set, v *snapView, acc Access) error {
+	return faultsAsErrors(func() error { return refreshView(ctx, set, v, acc) })
 }
 
-func refreshView(ctx context.Context, set *gitstore.Set, v *snapView) error {
+func refreshView(ctx context.Context, set *gitstore.Set, v *snapView, acc Access) error {
 	path := SnapshotPath(set)
 	if path == "" {
 		closeView(v)
@@ -377,30 +377,30 @@ func refreshView(ctx context.Context, set *gitstore.Set, v *snapView) error {
 		if v.unchanged(path) {
 			tips, err := Tips(set.Stores())
 			if err == nil && SameTips(v.tips, tips) {
-				return closeFolding(ctx, path, v)
+				return closeFolding(path, v, acc)
 			}
 			if err == nil {
 				var nv *snapView
-				if nv, err = v.forward(ctx, path, set.Stores(), tips); err == nil {
-					return closeFolding(ctx, path, nv)
+				if nv, err = v.forward(ctx, path, set.Stores(), tips, acc); err == nil {
+					return closeFolding(path, nv, acc)
 				}
 			}
 		}
 		v.close()
 	}
-	s, err := syncSnapshot(ctx, path, set.Stores())
+	s, err := syncSnapshot(ctx, path, set.Stores(), acc)
 	if err != nil {
 		return err
 	}
-	return closeFolding(ctx, path, s)
+	return closeFolding(path, s, acc)
 }
 
 // closeFolding closes v, an up-to-date view of the snapshot at path, after
 // folding its delta into a new base when the delta is past its fold size
 // and folds are not deferred: a Refresh with nothing to write still folds,
 // which is how a warm-up takes the fold off the hooks.
-func closeFolding(ctx context.Context, path string, v *snapView) error {
-	if v.deltaSize > foldAt(v.base.size) && !foldsDeferred(ctx) {
+func closeFolding(path string, v *snapView, acc Access) error {
+	if v.deltaSize > foldAt(v.base.size) && !acc.DeferFolds {
 		nv, err := v.foldInto(path, v.tips, newSnapChanges())
 		if err != nil {
 			v.close()
@@ -408,7 +408,7 @@ func closeFolding(ctx context.Context, path string, v *snapView) error {
 		}
 		v = nv
 	}
-	keepOrClose(ctx, path, v)
+	keepOrClose(acc, path, v)
 	return nil
 }
 

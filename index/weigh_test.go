@@ -32,7 +32,7 @@ func TestLazyWeighingChangesNothing(t *testing.T) {
 	genReplaced(t, r.main, 200, 12)
 	entries, err := readEntries(ctx, r.set.Stores(), func(s *gitstore.Store) (*gitstore.Reader, error) { return s.Read() })
 	require.NoError(t, err)
-	snap, err := syncSnapshot(ctx, SnapshotPath(r.set), r.set.Stores())
+	snap, err := syncSnapshot(ctx, SnapshotPath(r.set), r.set.Stores(), Access{})
 	require.NoError(t, err)
 	defer snap.close()
 

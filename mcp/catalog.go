@@ -22,7 +22,7 @@ type listed struct {
 // server never holds a large store's memories. ok is false when the set
 // has no snapshot (the caller then reads the stores).
 func catalogList(ctx context.Context, set *gitstore.Set, typ string, now time.Time, max int) (l listed, ok bool, err error) {
-	nl, ok, err := surface.Newest(ctx, set, surface.NewestQuery{Type: typ, Now: now, Limit: max})
+	nl, ok, err := surface.Newest(ctx, set, surface.NewestQuery{Type: typ, Now: now, Limit: max, Access: access})
 	if !ok || err != nil {
 		return l, ok, err
 	}

@@ -260,6 +260,12 @@ type call struct {
 	wrote bool
 }
 
+// access is how the server reads and writes the recall snapshot: a write
+// appends to its delta and keeps its view of the snapshot for the next
+// call; the fold that rewrites the whole snapshot waits until the call has
+// answered (a Refresh without DeferFolds, after it).
+var access = index.Access{DeferFolds: true, KeepViews: true}
+
 // texter is an output with a text field: handle fills it with the text
 // content, for clients that show the model only the structured content.
 type texter interface{ setText(string) }
@@ -293,10 +299,7 @@ func handle[In, Out any](s *Server, h handler[In, Out]) sdkmcp.ToolHandlerFor[In
 		if err != nil || ask != nil {
 			return ask, zero, err
 		}
-		// a write appends to the recall snapshot's delta, and keeps its view
-		// of the snapshot for the next call; the fold that rewrites the
-		// whole snapshot waits until the call has answered
-		msg, out, err := h(index.KeepViews(index.DeferFolds(ctx)), c, in)
+		msg, out, err := h(ctx, c, in)
 		if err != nil {
 			return nil, zero, err
 		}
@@ -392,7 +395,7 @@ func text(s string) *sdkmcp.CallToolResult {
 
 func (s *Server) boot(ctx context.Context, c *call, in BootInput) (string, BootOutput, error) {
 	var out BootOutput
-	opts := handoff.BootOptions{Task: in.Task, BudgetTokens: in.BudgetTokens, Now: c.now, More: "call memory_recall with a query"}
+	opts := handoff.BootOptions{Task: in.Task, BudgetTokens: in.BudgetTokens, Now: c.now, More: "call memory_recall with a query", Access: access}
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
 		opts.TouchedBy = c.set.Repo.WorktreeChangesLater(ctx)
@@ -459,7 +462,7 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 		n.Supersedes = old.ID
 	}
 	n.Anchor = surface.Anchor(c.set, store)
-	oc, err := index.Remember(ctx, c.set, store, c.w, n)
+	oc, err := access.Remember(ctx, c.set, store, c.w, n)
 	if err != nil {
 		return "", out, toolError(err)
 	}
@@ -504,7 +507,7 @@ func (s *Server) recall(ctx context.Context, c *call, in RecallInput) (string, R
 	if budget == 0 {
 		budget = handoff.DefaultBootTokens
 	}
-	opts := index.Options{Query: in.Query, Also: in.Queries, Limit: limit, Now: c.now}
+	opts := index.Options{Query: in.Query, Also: in.Queries, Limit: limit, Now: c.now, Access: access}
 	if c.set.Repo != nil {
 		opts.Branch = c.set.Repo.Head().Branch
 		opts.TouchedBy = c.set.Repo.WorktreeChangesLater(ctx)
@@ -551,7 +554,7 @@ func (s *Server) handoff(ctx context.Context, c *call, in HandoffInput) (string,
 	if !c.set.InRepo() {
 		return "", out, fmt.Errorf("a handoff belongs to a branch of a git repository, and no repository is in scope (%s); open the project as a workspace root, or start the server inside the repository", c.dir)
 	}
-	m, err := handoff.Save(ctx, c.set, c.w, hi)
+	m, err := handoff.Save(ctx, c.set, c.w, hi, access)
 	if err != nil {
 		return "", out, toolError(err)
 	}
@@ -779,7 +782,7 @@ func (s *Server) stats(ctx context.Context, c *call, _ StatsInput) (string, Stat
 		fmt.Fprintf(&b, "No git repository in scope (%s, from the %s): serving your personal store only; writes are recorded as %s.\n", c.dir, out.ScopeFrom, c.w.Agent)
 	}
 	// counted from the snapshot's summaries when there is one: no memory is decoded
-	stats, err := surface.CountStores(ctx, c.set, c.now)
+	stats, err := surface.CountStores(ctx, access, c.set, c.now)
 	if err != nil {
 		return "", out, toolError(err)
 	}

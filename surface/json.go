@@ -95,10 +95,11 @@ type Stats struct {
 }
 
 // CountStores counts the memories of each store of the set (from the
-// recall snapshot's summaries when there is one: no memory is decoded).
-func CountStores(ctx context.Context, set *gitstore.Set, now time.Time) (Stats, error) {
+// recall snapshot's summaries when there is one, read as acc says: no
+// memory is decoded).
+func CountStores(ctx context.Context, acc index.Access, set *gitstore.Set, now time.Time) (Stats, error) {
 	out := Stats{InRepo: set.InRepo(), Stores: []StoreStats{}}
-	counts, err := index.Count(ctx, set, now)
+	counts, err := acc.Count(ctx, set, now)
 	if err != nil {
 		return out, err
 	}

@@ -18,6 +18,8 @@ type NewestQuery struct {
 	// Limit is how many of the newest are picked (0: all); the first Skip
 	// of them are left out (a later page).
 	Limit, Skip int
+	// Access is how the surface reads the recall snapshot.
+	Access index.Access
 }
 
 // Listing is the newest memories picked from the recall snapshot's
@@ -36,7 +38,7 @@ type Listing struct {
 // when the set has no snapshot: the caller then reads the stores. The
 // caller closes the listing.
 func Newest(ctx context.Context, set *gitstore.Set, q NewestQuery) (l *Listing, ok bool, err error) {
-	cat, err := index.OpenCatalog(ctx, set)
+	cat, err := q.Access.OpenCatalog(ctx, set)
 	if err != nil {
 		return nil, false, nil
 	}

@@ -32,7 +32,8 @@ func main() {
 		GitDates: surface.GitDatesFrom(os.Getenv),
 		// this binary warms what git-mem would: the snapshot (neither
 		// links the search index, which the MCP server keeps itself)
-		Later: hooks.Background,
+		Later:        hooks.Background,
+		MapSnapshots: hooks.MapsSnapshots(event),
 	})
 	os.Exit(0)
 }

@@ -1,0 +1,53 @@
+package index
+
+import (
+	"context"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// Access is how a process reads and writes the recall snapshot: chosen by
+// each surface for what it is (a hook that exits within milliseconds, a
+// server that stays, a command) and passed down, in Options.Access or as
+// the receiver of its methods, to every call that reads or writes the
+// snapshot; nothing else (no context value, no process switch) changes how
+// it is read or written. The zero value is a command's: read
+// into memory, fold when due, keep nothing.
+type Access struct {
+	// Map reads the snapshot's dictionary and postings through a memory
+	// map: a process that exits once it has answered (a hook, git mem
+	// add) reads a common word's postings, hundreds of kilobytes at
+	// 100,000 memories, without copying them. A fault reading the map
+	// (the file truncated under it) is an error, never a crash.
+	Map bool
+	// DeferFolds appends snapshot writes to the delta rather than fold it
+	// (up to deferredFoldAt): a fold at 100,000 memories takes about a
+	// second, longer than a hook may take. FoldDue then tells the hook to
+	// leave the fold to a warm-up in the background, whose Refresh folds.
+	DeferFolds bool
+	// KeepViews keeps the view of the snapshot a write brings forward open
+	// for the process's next write with KeepViews, instead of closing it
+	// (keptview.go): for a long-lived writer, the MCP server.
+	KeepViews bool
+}
+
+// Refresh is the package's Refresh with this access.
+func (a Access) Refresh(ctx context.Context, set *gitstore.Set) error {
+	return refreshFrom(ctx, set, nil, a)
+}
+
+// Remember is the package's Remember with this access.
+func (a Access) Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
+	return remember(ctx, set, store, w, n, a)
+}
+
+// OpenCatalog is the package's OpenCatalog with this access.
+func (a Access) OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
+	return openCatalog(ctx, set, a)
+}
+
+// Count is the package's Count with this access.
+func (a Access) Count(ctx context.Context, set *gitstore.Set, now time.Time) (map[gitstore.Scope]*Counts, error) {
+	return count(ctx, set, now, a)
+}
