@@ -97,18 +97,18 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	eo := evaluation.EvalOptions{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated, NoKeys: o.noKeys}
-	rep, err := evaluation.RunEval(ctx, suite, eo)
+	eo := evaluation.Options{Projects: o.projects, Splits: o.splits, NoCrowd: o.noCrowd, Phrasings: o.also, Undated: o.undated, NoKeys: o.noKeys}
+	rep, err := evaluation.Run(ctx, suite, eo)
 	if err != nil {
 		return err
 	}
 	var names []string
-	var abl []*evaluation.EvalReport
+	var abl []*evaluation.Report
 	if o.ablation {
 		for _, a := range evaluation.Ablations {
 			ao := eo
 			ao.NoCrowd, ao.Ablation = true, index.Ablation(a.Off)
-			r, err := evaluation.RunEval(ctx, suite, ao)
+			r, err := evaluation.Run(ctx, suite, ao)
 			if err != nil {
 				return err
 			}
@@ -131,7 +131,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 			return err
 		}
 	}
-	var misses []evaluation.EvalMiss
+	var misses []evaluation.Miss
 	for _, m := range rep.Misses {
 		if o.misses == "all" || o.misses == m.Query.Split {
 			misses = append(misses, m)
@@ -143,7 +143,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 			out["misses"] = misses
 		}
 		if o.ablation {
-			ab := map[string][]evaluation.EvalRow{}
+			ab := map[string][]evaluation.Row{}
 			for i, r := range abl {
 				ab[names[i]] = r.Rows
 			}
@@ -154,7 +154,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 		}
 	} else {
 		fmt.Fprintf(env.Out, "%d projects, %d unrelated memories (%s)\n\n", len(suite.Projects), len(suite.Distractors), dir)
-		fmt.Fprint(env.Out, evaluation.FormatEval(rep))
+		fmt.Fprint(env.Out, evaluation.Format(rep))
 		if o.ablation {
 			fmt.Fprintf(env.Out, "ablation (explicit point, every project and split, alone):\n%s", evaluation.FormatAblation(names, abl))
 		}

@@ -1,9 +1,9 @@
 // Package evaluation owns the eval harness: it runs recall over labelled
-// datasets and measures it. RunEval runs the project's own eval
+// datasets and measures it. Run runs the project's own eval
 // (fixtures/eval: imagined projects, alone and beside unrelated memories,
 // at both operating points); RunSets runs recall sets of the shared format
 // per source, beside a plain BM25 reference. Each report is formatted
-// (FormatEval, FormatSets) and held to its baseline (Baseline,
+// (Format, FormatSets) and held to its baseline (Baseline,
 // SetBaseline: floors that a run may not fall under). git mem eval and the
 // baseline tests (TestEvalBaseline, TestSetsBaseline) are its users;
 // fixtures/eval/README.md says what the evals measure.

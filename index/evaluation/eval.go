@@ -26,9 +26,9 @@ import (
 // (the share of injected memories that are expected ones) and recall (the
 // share of queries with expected memories that get one injected).
 
-// EvalRow is the result of one kind of query in one split, at one
+// Row is the result of one kind of query in one split, at one
 // operating point, for one project with or without the unrelated memories.
-type EvalRow struct {
+type Row struct {
 	Project string `json:"project"`
 	// Crowded: loaded with the unrelated memories.
 	Crowded bool   `json:"crowded"`
@@ -52,7 +52,7 @@ type EvalRow struct {
 }
 
 // Rate is Hits/N (explicit) or Hits/Wanted (injection).
-func (r EvalRow) Rate() float64 {
+func (r Row) Rate() float64 {
 	d := r.N
 	if r.Point == index.Injection.String() {
 		d = r.Wanted
@@ -64,15 +64,15 @@ func (r EvalRow) Rate() float64 {
 }
 
 // Precision is the share of injected memories that were expected.
-func (r EvalRow) Precision() float64 {
+func (r Row) Precision() float64 {
 	if r.Injected == 0 {
 		return 1
 	}
 	return float64(r.Relevant) / float64(r.Injected)
 }
 
-// EvalMiss is one query that failed at the explicit point.
-type EvalMiss struct {
+// Miss is one query that failed at the explicit point.
+type Miss struct {
 	Project string        `json:"project"`
 	Crowded bool          `json:"crowded"`
 	Query   dataset.Query `json:"query"`
@@ -80,11 +80,11 @@ type EvalMiss struct {
 	Reason  string        `json:"reason"`
 }
 
-// EvalReport is what RunEval measured.
-type EvalReport struct {
-	Rows   []EvalRow  `json:"rows"`
-	Misses []EvalMiss `json:"misses"`
-	Source string     `json:"source"`
+// Report is what Run measured.
+type Report struct {
+	Rows   []Row  `json:"rows"`
+	Misses []Miss `json:"misses"`
+	Source string `json:"source"`
 }
 
 // RowFilter selects rows; an empty field matches any value.
@@ -94,7 +94,7 @@ type RowFilter struct {
 	Crowded string
 }
 
-func (f RowFilter) match(r EvalRow) bool {
+func (f RowFilter) match(r Row) bool {
 	crowded := map[string]bool{"yes": true, "no": false}
 	return (f.Project == "" || f.Project == r.Project) &&
 		(f.Point == "" || f.Point == r.Point) &&
@@ -104,8 +104,8 @@ func (f RowFilter) match(r EvalRow) bool {
 }
 
 // Sum adds up the rows a filter selects.
-func (r *EvalReport) Sum(f RowFilter) EvalRow {
-	out := EvalRow{Project: f.Project, Point: f.Point, Kind: f.Kind, Split: f.Split}
+func (r *Report) Sum(f RowFilter) Row {
+	out := Row{Project: f.Project, Point: f.Point, Kind: f.Kind, Split: f.Split}
 	if out.Point == "" {
 		out.Point = index.Explicit.String()
 	}
@@ -124,8 +124,8 @@ func (r *EvalReport) Sum(f RowFilter) EvalRow {
 	return out
 }
 
-// EvalOptions configure RunEval.
-type EvalOptions struct {
+// Options configure Run.
+type Options struct {
 	// Dir, when set, holds scratch repositories so the recall snapshot is
 	// used (the first project only, alone: it checks the snapshot and the
 	// scan agree); otherwise the stores are in memory and scanned.
@@ -149,9 +149,9 @@ type EvalOptions struct {
 	cfg *index.Tuning
 }
 
-// RunEval loads each project into a fresh store, alone and then with the
+// Run loads each project into a fresh store, alone and then with the
 // unrelated memories, and runs every query at both operating points.
-func RunEval(ctx context.Context, s *dataset.Suite, o EvalOptions) (*EvalReport, error) {
+func Run(ctx context.Context, s *dataset.Suite, o Options) (*Report, error) {
 	if o.cfg == nil {
 		cfg, err := o.Ablation.Tuning()
 		if err != nil {
@@ -159,7 +159,7 @@ func RunEval(ctx context.Context, s *dataset.Suite, o EvalOptions) (*EvalReport,
 		}
 		o.cfg = cfg
 	}
-	rep := &EvalReport{}
+	rep := &Report{}
 	for _, ds := range s.Projects {
 		if len(o.Projects) > 0 && !slices.Contains(o.Projects, ds.Name) {
 			continue
@@ -204,7 +204,7 @@ type evalRun struct {
 	scan    *index.Scan // the scan, built once for every query; nil: Recall (the snapshot)
 }
 
-func newEvalRun(ctx context.Context, ds *dataset.Dataset, s *dataset.Suite, crowded bool, o EvalOptions) (*evalRun, error) {
+func newEvalRun(ctx context.Context, ds *dataset.Dataset, s *dataset.Suite, crowded bool, o Options) (*evalRun, error) {
 	wo := dataset.WriteOptions{Undated: o.Undated, NoKeys: o.NoKeys}
 	snapshot := o.Dir != "" && !crowded && ds == s.Projects[0]
 	if snapshot {
@@ -256,12 +256,12 @@ func (run *evalRun) recall(ctx context.Context, query string, also []string, p i
 	return got, labelled, source, nil
 }
 
-func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions) error {
-	rows := map[[3]string]*EvalRow{}
-	row := func(p index.Point, q dataset.Query) *EvalRow {
+func (run *evalRun) queries(ctx context.Context, rep *Report, o Options) error {
+	rows := map[[3]string]*Row{}
+	row := func(p index.Point, q dataset.Query) *Row {
 		k := [3]string{p.String(), q.Kind, q.Split}
 		if rows[k] == nil {
-			rows[k] = &EvalRow{Project: run.ds.Name, Crowded: run.crowded, Point: p.String(), Kind: q.Kind, Split: q.Split}
+			rows[k] = &Row{Project: run.ds.Name, Crowded: run.crowded, Point: p.String(), Kind: q.Kind, Split: q.Split}
 		}
 		return rows[k]
 	}
@@ -291,7 +291,7 @@ func (run *evalRun) queries(ctx context.Context, rep *EvalReport, o EvalOptions)
 		if hit {
 			r.Hits++
 		} else {
-			rep.Misses = append(rep.Misses, EvalMiss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
+			rep.Misses = append(rep.Misses, Miss{Project: run.ds.Name, Crowded: run.crowded, Query: q, Got: got, Reason: reason})
 		}
 
 		if got, _, _, err = run.recall(ctx, q.Query, also, index.Injection, o.cfg); err != nil {

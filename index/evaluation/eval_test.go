@@ -31,11 +31,11 @@ func TestEvalBaseline(t *testing.T) {
 	if *baselineSplits != "" {
 		splits = strings.Split(*baselineSplits, ",")
 	}
-	rep, err := RunEval(context.Background(), suite, EvalOptions{Splits: splits})
+	rep, err := Run(context.Background(), suite, Options{Splits: splits})
 	require.NoError(t, err)
 	require.Equal(t, "scan", rep.Source)
 	if testing.Verbose() {
-		t.Logf("\n%s", FormatEval(rep))
+		t.Logf("\n%s", Format(rep))
 	}
 	path := filepath.Join(evalDir(), "baseline.json")
 	base, err := LoadBaseline(path)
@@ -68,7 +68,7 @@ func TestBaselineUpdateKeepsOtherSplits(t *testing.T) {
 		{Project: "p", Crowded: "no", Point: "explicit", Kind: "developer", Split: "tune", Measure: "rate", Min: 0.5},
 		{Project: "p", Crowded: "no", Point: "explicit", Kind: "developer", Split: "fresh", Measure: "rate", Min: 0.9},
 	}
-	rep := &EvalReport{Rows: []EvalRow{
+	rep := &Report{Rows: []Row{
 		{Project: "p", Point: "explicit", Kind: "developer", Split: "tune", N: 4, Hits: 3},
 	}}
 	got := base.Update(rep, []string{"tune"})
@@ -88,10 +88,10 @@ func TestEvalSnapshotAgreesWithScan(t *testing.T) {
 	require.NoError(t, err)
 	one := &dataset.Suite{Projects: suite.Projects[:1]}
 	ctx := context.Background()
-	indexed, err := RunEval(ctx, one, EvalOptions{Dir: t.TempDir()})
+	indexed, err := Run(ctx, one, Options{Dir: t.TempDir()})
 	require.NoError(t, err)
 	require.Equal(t, "snapshot", indexed.Source)
-	scanned, err := RunEval(ctx, one, EvalOptions{})
+	scanned, err := Run(ctx, one, Options{})
 	require.NoError(t, err)
 	require.Equal(t, "scan", scanned.Source)
 	require.Equal(t, scanned.Rows, indexed.Rows)
@@ -117,7 +117,7 @@ func TestEvalRejectsBadInput(t *testing.T) {
 
 	_, err = dataset.LoadSuite(t.TempDir())
 	require.ErrorContains(t, err, "holds no project")
-	_, err = RunEval(context.Background(), &dataset.Suite{Projects: []*dataset.Dataset{{Name: "x", Memories: []dataset.Memory{{Key: "a", Type: "fact", Text: "x"}}}}}, EvalOptions{Ablation: "bogus"})
+	_, err = Run(context.Background(), &dataset.Suite{Projects: []*dataset.Dataset{{Name: "x", Memories: []dataset.Memory{{Key: "a", Type: "fact", Text: "x"}}}}}, Options{Ablation: "bogus"})
 	require.ErrorContains(t, err, "unknown ablation")
 }
 
@@ -128,7 +128,7 @@ func TestEvalDatesMemories(t *testing.T) {
 		{Key: "old", Type: "fact", Text: "the api listens on port 8080", AgeDays: 300},
 		{Key: "new", Type: "fact", Text: "the api listens on port 9090", AgeDays: 20, Supersedes: "old"},
 	}}}}
-	run, err := newEvalRun(context.Background(), suite.Projects[0], suite, false, EvalOptions{})
+	run, err := newEvalRun(context.Background(), suite.Projects[0], suite, false, Options{})
 	require.NoError(t, err)
 	rd, err := run.st.Set.Stores()[0].Read()
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestEvalDatesMemories(t *testing.T) {
 	require.NotNil(t, old.ValidTo)
 	require.Equal(t, dataset.Epoch.AddDate(0, 0, -20), *old.ValidTo)
 
-	run, err = newEvalRun(context.Background(), suite.Projects[0], suite, false, EvalOptions{Undated: true})
+	run, err = newEvalRun(context.Background(), suite.Projects[0], suite, false, Options{Undated: true})
 	require.NoError(t, err)
 	rd, err = run.st.Set.Stores()[0].Read()
 	require.NoError(t, err)

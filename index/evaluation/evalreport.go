@@ -15,7 +15,7 @@ import (
 )
 
 // splitsOf lists the splits present, tune first, then the others by name.
-func (r *EvalReport) splitsOf(project string) []string {
+func (r *Report) splitsOf(project string) []string {
 	var out []string
 	for _, x := range r.Rows {
 		if (project == "" || x.Project == project) && !slices.Contains(out, x.Split) {
@@ -31,7 +31,7 @@ func (r *EvalReport) splitsOf(project string) []string {
 	return out
 }
 
-func (r *EvalReport) projects() []string {
+func (r *Report) projects() []string {
 	var out []string
 	for _, x := range r.Rows {
 		if !slices.Contains(out, x.Project) {
@@ -41,7 +41,7 @@ func (r *EvalReport) projects() []string {
 	return out
 }
 
-func cell(x EvalRow) string {
+func cell(x Row) string {
 	if x.N == 0 {
 		return "-"
 	}
@@ -52,19 +52,19 @@ func cell(x EvalRow) string {
 	return fmt.Sprintf("%.2f (%d/%d)", x.Rate(), x.Hits, d)
 }
 
-func precisionCell(x EvalRow) string {
+func precisionCell(x Row) string {
 	if x.N == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f (%d/%d)", x.Precision(), x.Relevant, x.Injected)
 }
 
-// FormatEval renders a report: per project, a line per kind of query with
+// Format renders a report: per project, a line per kind of query with
 // the explicit point's rate per split (recall@3; off-topic: nothing
 // labelled better than weak, and the share that got nothing at all) alone
 // and with the unrelated memories ("crowded"), then the injection point's
 // precision and recall; and a summary over every project.
-func FormatEval(rep *EvalReport) string {
+func Format(rep *Report) string {
 	var b strings.Builder
 	for _, p := range append(rep.projects(), "") {
 		splits := rep.splitsOf(p)
@@ -155,7 +155,7 @@ func LoadBaseline(path string) (Baseline, error) {
 	return b, nil
 }
 
-func (e BaselineEntry) measure(rep *EvalReport) float64 {
+func (e BaselineEntry) measure(rep *Report) float64 {
 	x := rep.Sum(RowFilter{Project: e.Project, Point: e.Point, Kind: e.Kind, Split: e.Split, Crowded: e.Crowded})
 	if e.Measure == "precision" {
 		return x.Precision()
@@ -165,7 +165,7 @@ func (e BaselineEntry) measure(rep *EvalReport) float64 {
 
 // Check lists the results under the baseline, and any superseded memory
 // returned as current.
-func (b Baseline) Check(rep *EvalReport) []string {
+func (b Baseline) Check(rep *Report) []string {
 	var out []string
 	for _, e := range b {
 		if got := e.measure(rep); got+1e-9 < e.Min {
@@ -197,7 +197,7 @@ func (b Baseline) Only(splits []string) Baseline {
 // split when empty) by the report's figures, and keeps the entries of the
 // other splits as they are: a run of the tune split never rewrites the
 // floors of the splits it did not measure.
-func (b Baseline) Update(rep *EvalReport, splits []string) Baseline {
+func (b Baseline) Update(rep *Report, splits []string) Baseline {
 	if len(splits) == 0 {
 		return NewBaseline(rep)
 	}
@@ -236,7 +236,7 @@ func (b Baseline) Update(rep *EvalReport, splits []string) Baseline {
 // NewBaseline records a report's figures, rounded down to two decimals:
 // per project, kind and split at the explicit point (alone and crowded),
 // and the injection precision per project and split.
-func NewBaseline(rep *EvalReport) Baseline {
+func NewBaseline(rep *Report) Baseline {
 	down := func(x float64) float64 { return math.Floor(x*100+1e-9) / 100 }
 	var b Baseline
 	for _, p := range rep.projects() {
@@ -276,7 +276,7 @@ var Ablations = []struct{ Name, Off string }{
 
 // FormatAblation renders one line per ablation: the explicit point's rate
 // per kind (every project and split, alone) and the injection precision.
-func FormatAblation(names []string, reps []*EvalReport) string {
+func FormatAblation(names []string, reps []*Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-36s", "variant")
 	for _, k := range dataset.Kinds {

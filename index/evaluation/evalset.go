@@ -166,7 +166,7 @@ func RunSets(ctx context.Context, sets []*dataset.Dataset, o SetOptions) (*SetRe
 }
 
 func runSet(ctx context.Context, ds *dataset.Dataset, o SetOptions, rep *SetReport) error {
-	run, err := newEvalRun(ctx, ds, &dataset.Suite{Projects: []*dataset.Dataset{ds}}, false, EvalOptions{cfg: o.cfg})
+	run, err := newEvalRun(ctx, ds, &dataset.Suite{Projects: []*dataset.Dataset{ds}}, false, Options{cfg: o.cfg})
 	if err != nil {
 		return err
 	}

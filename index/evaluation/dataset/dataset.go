@@ -49,7 +49,7 @@ type Query struct {
 	// Near marks an off-topic query that shares a rare word with the store.
 	Near bool `json:"near,omitempty"`
 	// Also are other phrasings of the same need, as an agent sends them
-	// through MCP (used when EvalOptions.Phrasings is set).
+	// through MCP (used when the eval runs with its phrasings, evaluation.Options.Phrasings).
 	Also []string `json:"also,omitempty"`
 	// ID and At: a shared set's query id and date (when it is asked).
 	ID string    `json:"-"`
