@@ -19,6 +19,7 @@ import (
 // layer is each top-level package's place in the one-way import direction of
 // docs/architecture.md: a package may import only packages of a lower layer.
 var layer = map[string]int{
+	"internal":  0, // git's own formats, beneath the memory model
 	"agents":    0,
 	"secret":    0,
 	"gitstore":  1,
@@ -95,6 +96,10 @@ var importers = map[string][]string{
 	// the eval harness is git mem eval's: no hook or server links it
 	"index/evaluation":         {"cmd"},
 	"index/evaluation/dataset": {"index/evaluation", "cmd"},
+	// git's plumbing is the memory model's alone: every other package
+	// reaches git through gitstore
+	"internal/gitconfig": {"gitstore"},
+	"internal/gitignore": {"gitstore"},
 }
 
 // imports: what a package of the module may import of the module, where the
@@ -111,6 +116,8 @@ var imports = map[string][]string{
 	// the harness ranks through index's public API
 	"index/evaluation/dataset": {"gitstore"},
 	"index/evaluation":         {"gitstore", "index", "index/evaluation/dataset"},
+	"internal/gitconfig":       {},
+	"internal/gitignore":       {},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
@@ -172,7 +179,7 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 // storage packages link go-git's config and URL packages, whose
 // initialization (a gob registry, URL patterns) cost every process some
 // 2 ms; gitstore keeps its own object database and config reader
-// (gitstore/objects.go, gitstore/config.go).
+// (gitstore/objects.go, internal/gitconfig).
 var goGitUnlinked = []string{
 	"github.com/go-git/go-git/v5/plumbing/object",
 	"github.com/go-git/go-git/v5/storage",

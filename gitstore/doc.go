@@ -140,8 +140,8 @@
 // Recall and the hooks ask which files the worktree is changing
 // (WorktreeStatus: git status's answer). A clean worktree of up to 500
 // tracked files is proven so from the index, the files' stat data and the
-// ignore rules, as git status would (worktree.go, ignore.go); anything else
-// runs git status.
+// ignore rules, as git status would (worktree.go, internal/gitignore);
+// anything else runs git status.
 //
 // # Time
 //

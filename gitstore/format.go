@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"github.com/git-mem/git-mem/internal/gitconfig"
+
 	"errors"
 	"fmt"
 	"os"
@@ -82,7 +84,7 @@ func checkFormat(commonDir string) error {
 	if err != nil {
 		return nil
 	}
-	entries, ok := parseConfig(data)
+	entries, ok := gitconfig.Parse(data)
 	if !ok {
 		return nil
 	}
@@ -91,14 +93,14 @@ func checkFormat(commonDir string) error {
 	last := map[string]string{}
 	var keys []string
 	for _, e := range entries {
-		key, ok := strings.CutPrefix(e.name, "extensions.")
+		key, ok := strings.CutPrefix(e.Name, "extensions.")
 		if !ok || strings.Contains(key, ".") {
 			continue
 		}
 		if _, seen := last[key]; !seen {
 			keys = append(keys, key)
 		}
-		last[key] = e.value
+		last[key] = e.Value
 	}
 	// the object format first: it is what a user most needs to hear about
 	for _, k := range []string{"objectformat", "refstorage"} {

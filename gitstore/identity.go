@@ -71,7 +71,7 @@ func (r *Repo) readIdentityConfig() identityConfig {
 	// git is asked only when the files say more than go-git reads (an
 	// include, or settings given by git -c to a calling git): a process
 	// costs a few milliseconds, which a hook's deadline feels
-	if !r.config.hasIncludes() && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
+	if !r.config.HasIncludes() && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
 		return fromFiles()
 	}
 	if r.GitDir == "" {

@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"github.com/git-mem/git-mem/internal/gitconfig"
+
 	"errors"
 	"fmt"
 	"os"
@@ -60,9 +62,9 @@ func checkOwnership(gitDir, workTree string) error {
 // prefix of it ending in "/*"; an empty value forgets the ones before it.
 func safeDirectory(dir string) bool {
 	var values []string
-	for _, e := range loadConfig("").entries {
-		if e.name == "safe.directory" {
-			values = append(values, e.value)
+	for _, e := range gitconfig.Load("").Entries() {
+		if e.Name == "safe.directory" {
+			values = append(values, e.Value)
 		}
 	}
 	values = append(values, commandLineSettings("safe.directory")...)

@@ -20,12 +20,12 @@ const lazyFetchTimeout = 20 * time.Second
 
 // promisor reports whether the repository is a partial clone: a remote
 // marked remote.<name>.promisor, or extensions.partialClone (older gits).
-func (c *Config) promisor() bool {
-	for _, e := range c.entries {
-		if strings.HasPrefix(e.name, "remote.") && strings.HasSuffix(e.name, ".promisor") && isTrue(e.value) {
+func promisor(c *Config) bool {
+	for _, e := range c.Entries() {
+		if strings.HasPrefix(e.Name, "remote.") && strings.HasSuffix(e.Name, ".promisor") && isTrue(e.Value) {
 			return true
 		}
-		if e.name == "extensions.partialclone" && e.value != "" {
+		if e.Name == "extensions.partialclone" && e.Value != "" {
 			return true
 		}
 	}
@@ -45,7 +45,7 @@ func isTrue(v string) bool {
 // fetch (no network, the remote gone) the repository asks no more: every
 // later miss would wait for the same failure.
 func (r *Repo) fetchMissing(h Hash) bool {
-	if r.GitDir == "" || r.config == nil || !r.config.promisor() || r.lazyFetchFailed.Load() {
+	if r.GitDir == "" || r.config == nil || !promisor(r.config) || r.lazyFetchFailed.Load() {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lazyFetchTimeout)

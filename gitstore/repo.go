@@ -1,6 +1,9 @@
 package gitstore
 
 import (
+	"errors"
+	"github.com/git-mem/git-mem/internal/gitconfig"
+
 	"context"
 	"fmt"
 	"os"
@@ -87,13 +90,13 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 	if err := checkFormat(commonDir); err != nil {
 		return nil, err
 	}
-	cfg := loadConfig(commonDir)
+	cfg := gitconfig.Load(commonDir)
 	if cfg.Bool("extensions", "worktreeConfig", false) {
 		// git reads the worktree's own settings (git config --worktree)
 		// after the repository's
 		if data, err := os.ReadFile(filepath.Join(gitDir, "config.worktree")); err == nil {
-			if entries, ok := parseConfig(data); ok {
-				cfg.entries = append(cfg.entries, entries...)
+			if entries, ok := gitconfig.Parse(data); ok {
+				cfg.Add(entries)
 			}
 		}
 	}
@@ -106,9 +109,13 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		Now:       time.Now,
 		trees:     treeCacheOf(filepath.Join(commonDir, "objects")),
 	}
-	cfg.git = func(pattern string) ([]byte, error) {
+	cfg.AskGit(func(pattern string) ([]byte, error) {
 		return r.runGit(context.Background(), TransportOptions{}, nil, "config", "--includes", "-z", "--get-regexp", pattern)
-	}
+	}, func(err error) bool {
+		// exit 1: none is set
+		var ge *gitError
+		return errors.As(err, &ge) && ge.exitCode() == 1
+	})
 	r.reopenObjects()
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/git-mem/git-mem/internal/gitignore"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -74,7 +75,7 @@ func (r *Repo) startProof() (*proof, error) {
 	cfg := r.config
 	// (settings under which git compares less, such as core.trustCtime or
 	// core.fileMode, only make the proof stricter than git)
-	if cfg.hasIncludes() ||
+	if cfg.HasIncludes() ||
 		cfg.Bool("extensions", "worktreeConfig", false) ||
 		cfg.Get("extensions", "", "objectFormat") != "" && !strings.EqualFold(cfg.Get("extensions", "", "objectFormat"), "sha1") {
 		return nil, errWorktreeUnproven
@@ -114,7 +115,7 @@ func (p *proof) run(ctx context.Context) error {
 		tracked[p.idx.entries[i].name] = true
 	}
 	// the walk first: a new file, the likeliest change, ends it soonest
-	ig, err := newIgnoreRules(p.r)
+	ig, err := gitignore.New(p.r.WorkTree, p.r.CommonDir, p.r.config.Get("core", "", "excludesFile"))
 	if err != nil {
 		return err
 	}
@@ -335,7 +336,7 @@ type untrackedWalk struct {
 	ctx     context.Context
 	root    string
 	tracked map[string]bool
-	ig      *ignoreRules
+	ig      *gitignore.Rules
 	visits  int
 }
 
@@ -344,7 +345,7 @@ func (w *untrackedWalk) dir(rel string) error {
 	if w.ctx.Err() != nil {
 		return errWorktreeUnproven
 	}
-	if err := w.ig.enter(rel); err != nil {
+	if err := w.ig.Enter(rel); err != nil {
 		return err
 	}
 	ents, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(rel)))
@@ -371,7 +372,7 @@ func (w *untrackedWalk) dir(rel string) error {
 			continue // checked against the index
 		}
 		isDir := de.IsDir()
-		if w.ig.ignored(p, isDir) {
+		if w.ig.Ignored(p, isDir) {
 			continue // and, for a directory, all it holds
 		}
 		if !isDir {

@@ -1,4 +1,4 @@
-package gitstore
+package gitignore
 
 import (
 	"bytes"
@@ -8,15 +8,9 @@ import (
 	"strings"
 )
 
-// This file decides, as git does, whether an untracked path is ignored:
-// the patterns of .gitignore files, $GIT_DIR/info/exclude and
-// core.excludesFile, matched by git's wildmatch rules. The worktree check
-// (worktree.go) relies on it never calling ignored what git would show; a
-// pattern file it cannot read as git would makes the check give up.
-
-// errIgnoreUnsupported reports an ignore file read differently by git than
-// by this reader, or not readable.
-var errIgnoreUnsupported = errors.New("ignore rules not supported")
+// ErrUnsupported reports an ignore file read differently by git than by
+// this reader, or not readable.
+var ErrUnsupported = errors.New("ignore rules not supported")
 
 // ignorePattern is one line of an ignore file.
 type ignorePattern struct {
@@ -36,7 +30,7 @@ func parseIgnore(data []byte, base string) ([]ignorePattern, error) {
 		if strings.ContainsAny(line, "\r\x00") {
 			// CRLF files, and NUL bytes (which end a pattern in git's C
 			// strings): left to git
-			return nil, errIgnoreUnsupported
+			return nil, ErrUnsupported
 		}
 		line = trimTrailingSpaces(line)
 		if line == "" || line[0] == '#' {
@@ -105,23 +99,25 @@ func (p *ignorePattern) matches(rel string, isDir bool) bool {
 	return wildmatch(p.pattern, rel, true)
 }
 
-// ignoreRules are the ignore patterns of a worktree, read as the walk
-// descends: a directory's .gitignore is read when the walk enters it.
-type ignoreRules struct {
+// Rules are the ignore patterns of a worktree, read as the walk descends:
+// a directory's .gitignore is read when the walk enters it.
+type Rules struct {
 	workTree string
 	perDir   map[string][]ignorePattern // by directory, "" for the top
 	global   [][]ignorePattern          // info/exclude, then core.excludesFile: first wins
 }
 
-// newIgnoreRules reads the repository-wide ignore files of r.
-func newIgnoreRules(r *Repo) (*ignoreRules, error) {
-	ig := &ignoreRules{workTree: r.WorkTree, perDir: map[string][]ignorePattern{}}
-	exclude, err := readIgnoreFile(filepath.Join(r.CommonDir, "info", "exclude"), "")
+// New reads the repository-wide ignore files of the worktree workTree
+// whose common git directory is commonDir: info/exclude, then the file
+// core.excludesFile names (excludesFile, "" when unset: git's default).
+func New(workTree, commonDir, excludesFile string) (*Rules, error) {
+	ig := &Rules{workTree: workTree, perDir: map[string][]ignorePattern{}}
+	exclude, err := readIgnoreFile(filepath.Join(commonDir, "info", "exclude"), "")
 	if err != nil {
 		return nil, err
 	}
 	ig.global = append(ig.global, exclude)
-	file := r.config.Get("core", "", "excludesFile")
+	file := excludesFile
 	if file == "" {
 		xdg := os.Getenv("XDG_CONFIG_HOME")
 		if home, err := os.UserHomeDir(); xdg == "" && err == nil {
@@ -133,11 +129,11 @@ func newIgnoreRules(r *Repo) (*ignoreRules, error) {
 	} else if rest, ok := strings.CutPrefix(file, "~/"); ok {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return nil, errIgnoreUnsupported
+			return nil, ErrUnsupported
 		}
 		file = filepath.Join(home, rest)
 	} else if strings.HasPrefix(file, "~") || !filepath.IsAbs(file) {
-		return nil, errIgnoreUnsupported // ~user and relative paths: left to git
+		return nil, ErrUnsupported // ~user and relative paths: left to git
 	}
 	if file != "" {
 		user, err := readIgnoreFile(file, "")
@@ -156,13 +152,13 @@ func readIgnoreFile(path, base string) ([]ignorePattern, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errIgnoreUnsupported
+		return nil, ErrUnsupported
 	}
 	return parseIgnore(data, base)
 }
 
-// enter reads the .gitignore of dir (worktree-relative, "" for the top).
-func (ig *ignoreRules) enter(dir string) error {
+// Enter reads the .gitignore of dir (worktree-relative, "" for the top).
+func (ig *Rules) Enter(dir string) error {
 	if _, done := ig.perDir[dir]; done {
 		return nil
 	}
@@ -173,7 +169,7 @@ func (ig *ignoreRules) enter(dir string) error {
 		return nil
 	}
 	if err != nil || !fi.Mode().IsRegular() {
-		return errIgnoreUnsupported // git does not follow a symbolic link here
+		return ErrUnsupported // git does not follow a symbolic link here
 	}
 	pats, err := readIgnoreFile(p, dir)
 	if err != nil {
@@ -183,11 +179,11 @@ func (ig *ignoreRules) enter(dir string) error {
 	return nil
 }
 
-// ignored reports whether the untracked path rel is ignored, its parent
+// Ignored reports whether the untracked path rel is ignored, its parent
 // directories not being ignored: the last matching pattern of the nearest
 // .gitignore decides, then those of the directories above, then
 // info/exclude, then core.excludesFile.
-func (ig *ignoreRules) ignored(rel string, isDir bool) bool {
+func (ig *Rules) Ignored(rel string, isDir bool) bool {
 	dir := rel
 	for {
 		i := strings.LastIndexByte(dir, '/')
@@ -300,84 +296,14 @@ func dowild(p, text string, pathname bool) int {
 			}
 			return wmAbortAll
 		case '[':
-			pi++
-			if pi >= len(p) {
+			end, matched, ok := matchBracket(p, pi, tc)
+			if !ok {
 				return wmAbortAll
 			}
-			c := p[pi]
-			negated := false
-			if c == '^' || c == '!' {
-				negated = true
-				pi++
-				if pi >= len(p) {
-					return wmAbortAll
-				}
-				c = p[pi]
-			}
-			var prev byte
-			matched := false
-			for {
-				switch {
-				case c == '\\':
-					pi++
-					if pi >= len(p) {
-						return wmAbortAll
-					}
-					c = p[pi]
-					if tc == c {
-						matched = true
-					}
-				case c == '-' && prev != 0 && pi+1 < len(p) && p[pi+1] != ']':
-					pi++
-					c = p[pi]
-					if c == '\\' {
-						pi++
-						if pi >= len(p) {
-							return wmAbortAll
-						}
-						c = p[pi]
-					}
-					if tc <= c && tc >= prev {
-						matched = true
-					}
-					c = 0 // a range is no start of the next
-				case c == '[' && pi+1 < len(p) && p[pi+1] == ':':
-					end := strings.IndexByte(p[pi+2:], ']')
-					if end < 0 {
-						return wmAbortAll
-					}
-					if end < 1 || p[pi+2+end-1] != ':' {
-						// no ":]": the '[' is itself
-						if tc == '[' {
-							matched = true
-						}
-						break
-					}
-					in, ok := inClass(p[pi+2:pi+2+end-1], tc)
-					if !ok {
-						return wmAbortAll
-					}
-					matched = matched || in
-					pi += 2 + end // on the class's ']'
-					c = 0
-				default:
-					if tc == c {
-						matched = true
-					}
-				}
-				prev = c
-				pi++
-				if pi >= len(p) {
-					return wmAbortAll
-				}
-				c = p[pi]
-				if c == ']' {
-					break
-				}
-			}
-			if matched == negated || pathname && tc == '/' {
+			if !matched || pathname && tc == '/' {
 				return wmNoMatch
 			}
+			pi = end
 		default:
 			if tc != pc {
 				return wmNoMatch
@@ -388,6 +314,89 @@ func dowild(p, text string, pathname bool) int {
 		return wmNoMatch
 	}
 	return wmMatch
+}
+
+// matchBracket matches tc against the bracket expression that opens at
+// p[pi]: end is the index of its closing ']', in whether tc is in it (its
+// negation applied), and ok false when the pattern ends inside it, which
+// makes the whole pattern fail.
+func matchBracket(p string, pi int, tc byte) (end int, in, ok bool) {
+	pi++
+	if pi >= len(p) {
+		return 0, false, false
+	}
+	c := p[pi]
+	negated := false
+	if c == '^' || c == '!' {
+		negated = true
+		pi++
+		if pi >= len(p) {
+			return 0, false, false
+		}
+		c = p[pi]
+	}
+	var prev byte
+	matched := false
+	for {
+		switch {
+		case c == '\\':
+			pi++
+			if pi >= len(p) {
+				return 0, false, false
+			}
+			c = p[pi]
+			if tc == c {
+				matched = true
+			}
+		case c == '-' && prev != 0 && pi+1 < len(p) && p[pi+1] != ']':
+			pi++
+			c = p[pi]
+			if c == '\\' {
+				pi++
+				if pi >= len(p) {
+					return 0, false, false
+				}
+				c = p[pi]
+			}
+			if tc <= c && tc >= prev {
+				matched = true
+			}
+			c = 0 // a range is no start of the next
+		case c == '[' && pi+1 < len(p) && p[pi+1] == ':':
+			end := strings.IndexByte(p[pi+2:], ']')
+			if end < 0 {
+				return 0, false, false
+			}
+			if end < 1 || p[pi+2+end-1] != ':' {
+				// no ":]": the '[' is itself
+				if tc == '[' {
+					matched = true
+				}
+				break
+			}
+			in, ok := inClass(p[pi+2:pi+2+end-1], tc)
+			if !ok {
+				return 0, false, false
+			}
+			matched = matched || in
+			pi += 2 + end // on the class's ']'
+			c = 0
+		default:
+			if tc == c {
+				matched = true
+			}
+		}
+		prev = c
+		pi++
+		if pi >= len(p) {
+			return 0, false, false
+		}
+		c = p[pi]
+		if c == ']' {
+			break
+		}
+	}
+	return pi, matched != negated, true
 }
 
 // inClass reports whether c is in the POSIX class name; ok is false for a

@@ -1,15 +1,42 @@
-package gitstore
+package gitignore
 
 import (
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/git-mem/git-mem/internal/gitconfig"
 	"github.com/stretchr/testify/require"
 )
+
+// isolateGitEnv gives git and the reader a home of their own, without the
+// system's or the user's config files.
+func isolateGitEnv(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
+	return home
+}
+
+func gitCmd(dir string, args ...string) *exec.Cmd {
+	return exec.Command("git", append([]string{"-C", dir}, args...)...)
+}
+
+// gitInit makes a repository with git init.
+func gitInit(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := gitCmd(dir, "init", "-q", "-b", "main").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return dir
+}
 
 // ignoreTree is the worktree the ignore rules are checked on: files, and
 // the directories that hold them.
@@ -41,14 +68,14 @@ func ignoreTreePaths() (paths []string, dirs map[string]bool) {
 
 // ignoredAsGit is whether git status would hide path: it or a directory
 // above it is ignored (the walk never enters an ignored directory).
-func ignoredAsGit(ig *ignoreRules, path string, isDir bool) bool {
+func ignoredAsGit(ig *Rules, path string, isDir bool) bool {
 	parts := strings.Split(path, "/")
 	for i := 1; i < len(parts); i++ {
-		if ig.ignored(strings.Join(parts[:i], "/"), true) {
+		if ig.Ignored(strings.Join(parts[:i], "/"), true) {
 			return true
 		}
 	}
-	return ig.ignored(path, isDir)
+	return ig.Ignored(path, isDir)
 }
 
 // checkIgnoreRules compares, on every path of ignoreTree, the ignore rules
@@ -80,23 +107,22 @@ func checkIgnoreRules(t *testing.T, files map[string]string) bool {
 		want[p] = true
 	}
 
-	r, err := OpenIn(dir)
-	require.NoError(t, err)
-	ig, err := newIgnoreRules(r)
+	commonDir := filepath.Join(dir, ".git")
+	ig, err := New(dir, commonDir, gitconfig.Load(commonDir).Get("core", "", "excludesFile"))
 	if err != nil {
-		require.ErrorIs(t, err, errIgnoreUnsupported)
+		require.ErrorIs(t, err, ErrUnsupported)
 		return false
 	}
 	for _, p := range paths {
 		if dirs[p] {
-			if err := ig.enter(p); err != nil {
-				require.ErrorIs(t, err, errIgnoreUnsupported)
+			if err := ig.Enter(p); err != nil {
+				require.ErrorIs(t, err, ErrUnsupported)
 				return false
 			}
 		}
 	}
-	if err := ig.enter(""); err != nil {
-		require.ErrorIs(t, err, errIgnoreUnsupported)
+	if err := ig.Enter(""); err != nil {
+		require.ErrorIs(t, err, ErrUnsupported)
 		return false
 	}
 	for _, p := range paths {
