@@ -38,7 +38,7 @@ var layer = map[string]int{
 // owners: each outside library is imported by one package only (its path
 // under the module).
 var owners = map[string]string{
-	"github.com/go-git/go-git/v5":                    "gitstore",
+	"github.com/go-git/go-git/v5":                    "internal/gitobj",
 	"github.com/blevesearch/bleve/v2":                "index/bleveindex",
 	"github.com/spf13/cobra":                         "cmd",
 	"github.com/spf13/pflag":                         "cmd",
@@ -100,6 +100,7 @@ var importers = map[string][]string{
 	// reaches git through gitstore
 	"internal/gitconfig": {"gitstore"},
 	"internal/gitignore": {"gitstore"},
+	"internal/gitobj":    {"gitstore"},
 }
 
 // imports: what a package of the module may import of the module, where the
@@ -118,6 +119,7 @@ var imports = map[string][]string{
 	"index/evaluation":         {"gitstore", "index", "index/evaluation/dataset"},
 	"internal/gitconfig":       {},
 	"internal/gitignore":       {},
+	"internal/gitobj":          {},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {
@@ -174,12 +176,12 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 }
 
 // goGitUnlinked are the go-git packages neither binary links. The object
-// package links an OpenPGP implementation for signature checks; gitstore
-// reads and writes commits and trees itself (gitstore/gitobject.go). The
+// package links an OpenPGP implementation for signature checks; git-mem
+// reads and writes commits and trees itself (internal/gitobj/codec.go). The
 // storage packages link go-git's config and URL packages, whose
 // initialization (a gob registry, URL patterns) cost every process some
-// 2 ms; gitstore keeps its own object database and config reader
-// (gitstore/objects.go, internal/gitconfig).
+// 2 ms; git-mem keeps its own object database and config reader
+// (internal/gitobj/db.go, internal/gitconfig).
 var goGitUnlinked = []string{
 	"github.com/go-git/go-git/v5/plumbing/object",
 	"github.com/go-git/go-git/v5/storage",
@@ -208,13 +210,16 @@ func TestCLIBinaryStaysLight(t *testing.T) {
 	require.Contains(t, deps, "github.com/git-mem/git-mem/mcp")
 }
 
-// TestGitstoreAPIHidesGoGit: go-git is gitstore's own business. Its exported
-// functions, methods, types, fields, variables and constants name gitstore's
-// types (gitstore.Hash, not go-git's), so no caller needs go-git to hold or
-// compare what the store returns, and go-git can change under gitstore alone.
+// TestGitstoreAPIHidesGoGit: go-git is internal/gitobj's own business.
+// The exported functions, methods, types, fields, variables and constants
+// of gitobj and of gitstore above it name git-mem's types (gitstore.Hash,
+// not go-git's), so no caller needs go-git to hold or compare what the
+// store returns, and go-git can change under gitobj alone.
 func TestGitstoreAPIHidesGoGit(t *testing.T) {
-	leaks := goGitInExportedAPI(t, "../gitstore")
-	require.Empty(t, leaks, "gitstore's exported API names go-git types; give gitstore its own type and convert inside")
+	for _, dir := range []string{"../gitstore", "../internal/gitobj"} {
+		leaks := goGitInExportedAPI(t, dir)
+		require.Empty(t, leaks, "%s's exported API names go-git types; give it its own type and convert inside", dir)
+	}
 }
 
 // goGitInExportedAPI lists each exported declaration of the package in dir

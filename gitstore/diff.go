@@ -2,8 +2,7 @@ package gitstore
 
 import (
 	"context"
-
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/git-mem/git-mem/internal/gitobj"
 )
 
 // Diff lists the memories that differ between two commits of a store: ids
@@ -43,7 +42,7 @@ func diffSnapshots(a, b *snapshot, fn func(id string, ha, hb Hash) error) error 
 			continue
 		}
 		for _, e := range s.mems.Entries {
-			if e.Mode == filemode.Dir {
+			if e.Mode == gitobj.ModeDir {
 				prefixes[e.Name] = true
 			}
 		}
@@ -126,7 +125,7 @@ func (s *Store) IsAncestor(ctx context.Context, a, b Hash) (bool, error) {
 // documentBlob is the blob of a fan-out tree's entry, zero for a
 // directory (which holds no document, whatever its name).
 func documentBlob(e *treeEntry) Hash {
-	if e.Mode == filemode.Dir {
+	if e.Mode == gitobj.ModeDir {
 		return zeroHash
 	}
 	return Hash(e.Hash)

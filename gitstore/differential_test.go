@@ -26,10 +26,10 @@ func sameObjectsAsGit(t *testing.T, dir string, r *Repo) {
 	all := catFileAll(t, dir)
 	require.NotEmpty(t, all)
 	for h, want := range all {
-		got, err := r.objects.readRaw(h)
+		got, err := r.objects.Read(h)
 		require.NoError(t, err, h.String())
-		require.Equal(t, want.typ, got.typ, h.String())
-		require.True(t, bytes.Equal(want.data, got.data), h.String())
+		require.Equal(t, want.Type, got.Type, h.String())
+		require.True(t, bytes.Equal(want.Data, got.Data), h.String())
 	}
 }
 

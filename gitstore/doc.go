@@ -1,7 +1,10 @@
 // Package gitstore owns the memory model and its storage as commits on
-// refs/memory/* inside a git repository. It is the only package that imports
-// go-git, and its API names none of go-git's types: objects are named by
-// gitstore's own Hash (cmd/architecture_test.go checks it).
+// refs/memory/* inside a git repository. git's plumbing is below it, in
+// packages of its own: the object database and the commit and tree codec
+// (internal/gitobj, the only importer of go-git), the config reader
+// (internal/gitconfig) and the ignore rules (internal/gitignore); no other
+// package imports them. Its API names none of go-git's types: objects are
+// named by Hash (cmd/architecture_test.go checks it).
 //
 // # Refs
 //

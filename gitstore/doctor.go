@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,8 +277,8 @@ func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOption
 	// or from refs/memory/main.
 	have := false
 	if !st.RemoteTip.IsZero() {
-		o, err := r.objects.readRaw(st.RemoteTip)
-		have = err == nil && o.typ == objCommit
+		o, err := r.objects.Read(st.RemoteTip)
+		have = err == nil && o.Type == gitobj.CommitObject
 	}
 	if have {
 		if st.Merged, err = main.IsAncestor(ctx, st.RemoteTip, st.Local); err != nil {

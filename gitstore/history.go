@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Version is one state of a memory in the history of its ref.
@@ -320,7 +318,7 @@ func (r *Repo) shallowBoundary() map[Hash]bool {
 
 // parentsIn is c's parents as history walks see them: none past a shallow
 // clone's boundary.
-func parentsIn(c *gitCommit, shallow map[Hash]bool) []plumbing.Hash {
+func parentsIn(c *gitCommit, shallow map[Hash]bool) []Hash {
 	if shallow[Hash(c.Hash)] {
 		return nil
 	}

@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Merging memory (docs/architecture.md, sharing) is per memory document, three-way against the
@@ -576,7 +574,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs Hash, bases []Hash) (Ha
 				return err
 			}
 			res.Merged = append(res.Merged, id)
-			if Hash(plumbing.ComputeHash(plumbing.BlobObject, data)) != ho {
+			if gitobj.NewObject(gitobj.BlobObject, data).Hash() != ho {
 				if changes[id], err = r.writeBlob(data); err != nil {
 					return err
 				}
@@ -634,7 +632,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string
 		memEntries = append(memEntries, s.mems.Entries...)
 	}
 	for prefix, h := range whole {
-		memEntries = setEntry(memEntries, prefix, filemode.Dir, h)
+		memEntries = setEntry(memEntries, prefix, gitobj.ModeDir, h)
 	}
 	for _, prefix := range sortedFans(byFan) {
 		t, err := s.fan(prefix)
@@ -651,7 +649,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string
 			if h := changes[id]; h.IsZero() {
 				delete(entries, blobName(id))
 			} else {
-				entries[blobName(id)] = treeEntry{Name: blobName(id), Mode: filemode.Regular, Hash: plumbing.Hash(h)}
+				entries[blobName(id)] = treeEntry{Name: blobName(id), Mode: gitobj.ModeRegular, Hash: h}
 			}
 		}
 		list := make([]treeEntry, 0, len(entries))
@@ -664,7 +662,7 @@ func (s *snapshot) buildTreeFromHashes(changes map[string]Hash, whole map[string
 				return zeroHash, err
 			}
 		}
-		memEntries = setEntry(memEntries, prefix, filemode.Dir, fh)
+		memEntries = setEntry(memEntries, prefix, gitobj.ModeDir, fh)
 	}
 	return s.writeRoot(memEntries)
 }

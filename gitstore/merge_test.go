@@ -415,7 +415,7 @@ func TestMergeCases(t *testing.T) {
 			}
 			c, err := f.repo.readCommit(res.Commit)
 			require.NoError(t, err)
-			require.Equal(t, []Hash{oursBefore, theirs}, hashesOf(c.ParentHashes), "ours first")
+			require.Equal(t, []Hash{oursBefore, theirs}, c.ParentHashes, "ours first")
 			require.Contains(t, c.Message, TrailerOp+": "+OpMerge)
 			require.True(t, strings.HasPrefix(c.Message, "mem: merge them: "), c.Message)
 			oc, _ := f.repo.readCommit(oursBefore)

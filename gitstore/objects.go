@@ -1,158 +1,50 @@
 package gitstore
 
 import (
-	"bufio"
 	"compress/zlib"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/git-mem/git-mem/internal/gitobj"
 )
 
-// objectDB is a repository's object database. Packs are encoded by go-git's
-// format packages (packfile and idxfile), loose objects by git-mem; the
-// database around them is git-mem's own, so that no binary
-// links go-git's storage packages, whose configuration parser and URL
-// tables cost every process some 2 ms before main (docs/architecture.md,
-// storage).
-type objectDB interface {
-	// readRaw returns the object h, or an error wrapping
-	// plumbing.ErrObjectNotFound when the database does not hold it.
-	readRaw(h Hash) (rawObject, error)
-	// write stores o and returns its hash.
-	write(o plumbing.EncodedObject) (Hash, error)
+// Hash names a git object (a commit, tree or blob) by its SHA-1. It is
+// git-mem's own type (internal/gitobj) so that no caller needs go-git to
+// hold, compare or print one.
+type Hash = gitobj.Hash
+
+// zeroHash is no object: the tip of an empty store, a ref that does not
+// exist, a deleted entry in a change set.
+var zeroHash Hash
+
+// HashOf parses a full hex object id; "" is the zero hash (an empty store).
+func HashOf(s string) (Hash, bool) {
+	if s == "" {
+		return zeroHash, true
+	}
+	return parseHash(s)
 }
 
-// errNotFound reports h missing, as go-git does, so that errors.Is finds
-// plumbing.ErrObjectNotFound.
+// parseHash parses exactly 40 lowercase hex digits.
+func parseHash(s string) (Hash, bool) { return gitobj.ParseHash(s) }
+
+// The commits and trees gitstore reads and writes, as internal/gitobj
+// encodes and decodes them.
+type (
+	treeEntry = gitobj.TreeEntry
+	gitTree   = gitobj.Tree
+	gitCommit = gitobj.Commit
+	signature = gitobj.Signature
+)
+
+// sortName is the name git orders a tree's entries by.
+func sortName(e *treeEntry) string { return gitobj.SortName(e) }
+
+// errNotFound reports h missing, as the object database does, so that
+// errors.Is finds gitobj.ErrNotFound.
 func errNotFound(h Hash) error {
-	return fmt.Errorf("object %s: %w", h, plumbing.ErrObjectNotFound)
-}
-
-// memObjects holds objects in memory: the database of an in-memory
-// repository, and the objects of a large change before they are written as
-// one pack. It is also the storer go-git's pack encoder reads them from.
-type memObjects struct {
-	mu      sync.Mutex
-	objects map[plumbing.Hash]plumbing.EncodedObject
-	order   []plumbing.Hash // in the order written: a pack keeps it
-}
-
-func newMemObjects() *memObjects {
-	return &memObjects{objects: map[plumbing.Hash]plumbing.EncodedObject{}}
-}
-
-func (m *memObjects) readRaw(h Hash) (rawObject, error) {
-	o, err := m.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))
-	if err != nil {
-		return rawObject{}, err
-	}
-	data, err := objectData(o, h)
-	return rawObject{typ: int(o.Type()), data: data}, err
-}
-
-func (m *memObjects) write(o plumbing.EncodedObject) (Hash, error) {
-	h, err := m.SetEncodedObject(o)
-	return Hash(h), err
-}
-
-// NewEncodedObject implements storer.EncodedObjectStorer.
-func (m *memObjects) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
-
-// SetEncodedObject implements storer.EncodedObjectStorer.
-func (m *memObjects) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	h := o.Hash()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.objects[h]; !ok {
-		m.objects[h] = o
-		m.order = append(m.order, h)
-	}
-	return h, nil
-}
-
-// EncodedObject implements storer.EncodedObjectStorer.
-func (m *memObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	m.mu.Lock()
-	o, ok := m.objects[h]
-	m.mu.Unlock()
-	if !ok || (t != plumbing.AnyObject && o.Type() != t) {
-		return nil, errNotFound(Hash(h))
-	}
-	return o, nil
-}
-
-// IterEncodedObjects implements storer.EncodedObjectStorer.
-func (m *memObjects) IterEncodedObjects(t plumbing.ObjectType) (storer.EncodedObjectIter, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []plumbing.EncodedObject
-	for _, h := range m.order {
-		if o := m.objects[h]; t == plumbing.AnyObject || o.Type() == t {
-			out = append(out, o)
-		}
-	}
-	return storer.NewEncodedObjectSliceIter(out), nil
-}
-
-// HasEncodedObject implements storer.EncodedObjectStorer.
-func (m *memObjects) HasEncodedObject(h plumbing.Hash) error {
-	_, err := m.EncodedObject(plumbing.AnyObject, h)
-	return err
-}
-
-// EncodedObjectSize implements storer.EncodedObjectStorer.
-func (m *memObjects) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	o, err := m.EncodedObject(plumbing.AnyObject, h)
-	if err != nil {
-		return 0, err
-	}
-	return o.Size(), nil
-}
-
-// AddAlternate implements storer.EncodedObjectStorer; objects held in
-// memory have none.
-func (m *memObjects) AddAlternate(string) error {
-	return errors.New("an in-memory object database has no alternates")
-}
-
-// hashes are the objects' hashes in the order they were written.
-func (m *memObjects) hashes() []plumbing.Hash {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]plumbing.Hash(nil), m.order...)
-}
-
-// diskObjects is the object database of a repository on disk: loose
-// objects in objects/xx/, packs in objects/pack, and the databases that
-// objects/info/alternates names.
-type diskObjects struct {
-	dir   string // the objects directory
-	packs *packReader
-	depth int // of alternates: git follows 5
-	level int // zlib level of the loose objects it writes (looseCompression)
-
-	altOnce sync.Once
-	alts    []*diskObjects
-}
-
-// maxAlternateDepth is how deep alternates of alternates are followed, as
-// git does.
-const maxAlternateDepth = 5
-
-func newDiskObjects(dir string, depth, level int) *diskObjects {
-	return &diskObjects{dir: dir, packs: newPackReader(dir), depth: depth, level: level}
+	return fmt.Errorf("object %s: %w", h, gitobj.ErrNotFound)
 }
 
 // looseCompression is the zlib level git writes loose objects at:
@@ -171,220 +63,4 @@ func looseCompression(c *Config) int {
 		}
 	}
 	return zlib.BestSpeed
-}
-
-// close releases the packs' files; the next read lists them again.
-func (d *diskObjects) close() {
-	d.packs.close()
-	for _, a := range d.alts {
-		a.close()
-	}
-}
-
-func (d *diskObjects) readRaw(h Hash) (rawObject, error) {
-	p := d.packs
-	if p.isLoose(h) {
-		if o, err := p.readLoose(h); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return o, err // read, or damaged: not to be looked for elsewhere
-		}
-	}
-	o, err := p.read(h)
-	if !errors.Is(err, errNotInPacks) {
-		return o, err
-	}
-	// written loose since its directory was listed
-	if o, err := p.readLoose(h); !errors.Is(err, fs.ErrNotExist) {
-		return o, err
-	}
-	for _, a := range d.alternates() {
-		if o, err := a.readRaw(h); err == nil {
-			return o, nil
-		}
-	}
-	return rawObject{}, errNotFound(h)
-}
-
-// alternates are the object databases objects/info/alternates names, one
-// directory a line (relative to this objects directory, or absolute).
-func (d *diskObjects) alternates() []*diskObjects {
-	d.altOnce.Do(func() {
-		if d.depth >= maxAlternateDepth {
-			return
-		}
-		data, err := os.ReadFile(filepath.Join(d.dir, "info", "alternates"))
-		if err != nil {
-			return
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			if !filepath.IsAbs(line) {
-				line = filepath.Join(d.dir, line)
-			}
-			d.alts = append(d.alts, newDiskObjects(filepath.Clean(line), d.depth+1, d.level))
-		}
-	})
-	return d.alts
-}
-
-// write stores o as a loose object: written to a temporary file in its
-// fan-out directory and renamed into place, as git does, so that a reader
-// never sees part of one and a killed writer leaves only a temporary file
-// (which git gc removes). An object already there loose is only given a
-// new modification time, as git does, so that a concurrent prune of old
-// unreachable objects does not take it from under the commit about to
-// name it.
-func (d *diskObjects) write(o plumbing.EncodedObject) (Hash, error) {
-	h := Hash(o.Hash())
-	hex := h.String()
-	dir := filepath.Join(d.dir, hex[:2])
-	final := filepath.Join(dir, hex[2:])
-	now := time.Now()
-	if os.Chtimes(final, now, now) == nil {
-		return h, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return zeroHash, err
-	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return zeroHash, err
-	}
-	// the compressor hands over a few hundred bytes at a time: at 100,000
-	// memories a fan-out tree took some thirty writes, one is enough
-	bw := looseBuffers.Get().(*bufio.Writer)
-	bw.Reset(f)
-	err = writeLoose(bw, o, d.level)
-	if err == nil {
-		err = bw.Flush()
-	}
-	bw.Reset(nil)
-	looseBuffers.Put(bw)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return zeroHash, err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return zeroHash, err
-	}
-	if err := placeReadOnly(f.Name(), final); err != nil {
-		if _, serr := os.Stat(final); serr == nil {
-			return h, nil // written meanwhile by another process: the same content
-		}
-		return zeroHash, err
-	}
-	return h, nil
-}
-
-// writeLoose writes o to w in the loose object format: "type size\0" and
-// the content, zlib-compressed at level.
-func writeLoose(w io.Writer, o plumbing.EncodedObject, level int) error {
-	pool := &zlibWriters[level+1]
-	zw, _ := pool.Get().(*zlib.Writer)
-	if zw == nil {
-		var err error
-		if zw, err = zlib.NewWriterLevel(w, level); err != nil {
-			return err
-		}
-	} else {
-		zw.Reset(w)
-	}
-	defer pool.Put(zw)
-	if _, err := fmt.Fprintf(zw, "%s %d\x00", o.Type(), o.Size()); err != nil {
-		return err
-	}
-	rd, err := o.Reader()
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(zw, rd)
-	rd.Close()
-	return errors.Join(err, zw.Close())
-}
-
-// looseBuffers buffer a loose object's file while it is written.
-var looseBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
-
-// zlibWriters keep compressors by level (index level+1) between objects:
-// setting one up costs more than compressing a memory.
-var zlibWriters [11]sync.Pool
-
-// placeReadOnly makes the temporary file tmp read-only, as git's object
-// files are, and renames it to path; tmp is removed when that fails.
-func placeReadOnly(tmp, path string) error {
-	err := os.Chmod(tmp, 0o444)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
-// writePack writes the objects of src as one pack and its index in
-// objects/pack, named by the pack's checksum as git names them: the pack is
-// in place before its index, so a reader that finds the index finds the
-// pack.
-func (d *diskObjects) writePack(src *memObjects) error {
-	hashes := src.hashes()
-	if len(hashes) == 0 {
-		return nil
-	}
-	dir := filepath.Join(d.dir, "pack")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	pack, err := os.CreateTemp(dir, "tmp_pack_")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(pack.Name()) // renamed away once written
-	// no delta search: the pack is written once and git gc repacks it
-	sum, err := packfile.NewEncoder(pack, src, false).Encode(hashes, 0)
-	var idx *idxfile.MemoryIndex
-	if err == nil {
-		idx, err = indexPack(pack)
-	}
-	if err = errors.Join(err, pack.Close()); err != nil {
-		return err
-	}
-	itmp, err := os.CreateTemp(dir, "tmp_idx_")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(itmp.Name())
-	_, err = idxfile.NewEncoder(itmp).Encode(idx)
-	if err = errors.Join(err, itmp.Close()); err != nil {
-		return err
-	}
-	base := filepath.Join(dir, "pack-"+sum.String())
-	if err := placeReadOnly(pack.Name(), base+".pack"); err != nil {
-		return err
-	}
-	if err := placeReadOnly(itmp.Name(), base+".idx"); err != nil {
-		return err
-	}
-	d.packs.close()
-	return nil
-}
-
-// indexPack reads the pack just written to f and returns its index.
-func indexPack(f *os.File) (*idxfile.MemoryIndex, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	w := new(idxfile.Writer)
-	parser, err := packfile.NewParser(packfile.NewScanner(f), w)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := parser.Parse(); err != nil {
-		return nil, err
-	}
-	return w.Index()
 }

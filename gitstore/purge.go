@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"io"
 	"os"
 	"os/exec"
@@ -15,8 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // PurgeReport says what a purge rewrote and what it proved.
@@ -307,11 +306,11 @@ func (p *purger) rewriteOne(c *gitCommit) (Hash, error) {
 		op := first(trailers(msg)[TrailerOp])
 		msg = "mem: " + op + " " + Clip(ids[0], MinShownPrefix) + " [purged]\n" + rest
 	}
-	if tree == Hash(c.TreeHash) && msg == c.Message && slices.Equal(parents, hashesOf(c.ParentHashes)) {
+	if tree == Hash(c.TreeHash) && msg == c.Message && slices.Equal(parents, c.ParentHashes) {
 		return Hash(c.Hash), nil
 	}
-	nc := &gitCommit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
-	o, err := p.repo.encodedObject(plumbing.CommitObject, nc.encode())
+	nc := &gitCommit{Author: c.Author, Committer: c.Committer, Message: msg, TreeHash: tree, ParentHashes: parents}
+	o, err := p.repo.encodedObject(gitobj.CommitObject, nc.Encode())
 	if err != nil {
 		return zeroHash, err
 	}
@@ -407,7 +406,7 @@ func (r *Repo) ReachableLeaks(ctx context.Context, texts []string) ([]string, er
 // looseText is the text field of a document that is not a valid memory, when
 // it has one within the size limits: what a purge must prove gone.
 func (r *Repo) looseText(h Hash) string {
-	o, err := r.object(plumbing.BlobObject, h)
+	o, err := r.object(gitobj.BlobObject, h)
 	if err != nil || o.Size() > MaxDocumentBytes {
 		return ""
 	}

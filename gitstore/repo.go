@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"github.com/git-mem/git-mem/internal/gitconfig"
+	"github.com/git-mem/git-mem/internal/gitobj"
 
 	"context"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 // Repo is one git repository as git-mem sees it: an object database, a ref
 // database, and where its directories are.
 type Repo struct {
-	objects objectDB
+	objects gitobj.DB
 	refs    refDB
 
 	// GitDir is the repository's git directory (per worktree); CommonDir holds
@@ -58,7 +59,7 @@ type Repo struct {
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
 func NewMemoryRepo() *Repo {
-	return &Repo{objects: newMemObjects(), refs: newMemRefs(), config: &Config{}, Now: time.Now, trees: &treeCache{}}
+	return &Repo{objects: gitobj.NewMemDB(), refs: newMemRefs(), config: &Config{}, Now: time.Now, trees: &treeCache{}}
 }
 
 // Open finds the repository containing dir, as git would: GIT_DIR when set,
@@ -127,10 +128,10 @@ func (r *Repo) reopenObjects() {
 	if r.CommonDir == "" {
 		return
 	}
-	if d, ok := r.objects.(*diskObjects); ok {
-		d.close()
+	if d, ok := r.objects.(*gitobj.DiskDB); ok {
+		d.Close()
 	}
-	r.objects = newDiskObjects(filepath.Join(r.CommonDir, "objects"), 0, looseCompression(r.config))
+	r.objects = gitobj.OpenDisk(filepath.Join(r.CommonDir, "objects"), looseCompression(r.config))
 }
 
 // OpenIn finds the repository containing dir by its files alone: unlike

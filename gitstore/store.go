@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Memory refs.
@@ -130,7 +129,7 @@ func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Ha
 		}
 		switch {
 		case errors.Is(err, errRefMoved):
-		case errors.Is(err, ErrCorrupt) && errors.Is(err, plumbing.ErrObjectNotFound):
+		case errors.Is(err, ErrCorrupt) && errors.Is(err, gitobj.ErrNotFound):
 			// A concurrent git gc may have repacked objects this process had
 			// listed as loose; reopen the object database and try again.
 			s.Repo.reopenObjects()
@@ -202,15 +201,15 @@ func (r *Repo) writeCommit(tree Hash, parents []Hash, msg string, when time.Time
 	return r.writeObject(o)
 }
 
-func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Time) (plumbing.EncodedObject, error) {
+func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Time) (*gitobj.Object, error) {
 	ids := r.identities()
 	sig := signature{Name: ids.author.name, Email: ids.author.email, When: when}
 	committer := signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
 	if r.CommitterNow != nil {
 		committer.When = r.CommitterNow().Truncate(time.Second)
 	}
-	c := &gitCommit{Author: sig, Committer: committer, Message: msg, TreeHash: plumbing.Hash(tree), ParentHashes: gitHashes(parents)}
-	return r.encodedObject(plumbing.CommitObject, c.encode())
+	c := &gitCommit{Author: sig, Committer: committer, Message: msg, TreeHash: tree, ParentHashes: parents}
+	return r.encodedObject(gitobj.CommitObject, c.Encode())
 }
 
 // Commit trailers.

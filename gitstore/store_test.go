@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
@@ -645,9 +644,9 @@ func TestCanonicalEncoding(t *testing.T) {
 // eachFanChange walks two fan-out trees' entries once, in id order, and
 // reports every id whose document differs, with its blob on each side.
 func TestEachFanChange(t *testing.T) {
-	h := func(b byte) plumbing.Hash { return plumbing.Hash{b} }
+	h := func(b byte) Hash { return Hash{b} }
 	e := func(id string, b byte) treeEntry {
-		return treeEntry{Name: id + ".json", Mode: filemode.Regular, Hash: h(b)}
+		return treeEntry{Name: id + ".json", Mode: gitobj.ModeRegular, Hash: h(b)}
 	}
 	tree := func(es ...treeEntry) *gitTree { return &gitTree{Entries: es} }
 	const a, b, c, d = "ab00000000000001", "ab00000000000002", "ab00000000000003", "ab00000000000004"
@@ -661,8 +660,8 @@ func TestEachFanChange(t *testing.T) {
 		{"a removed fan", tree(e(a, 1)), nil, []string{a + " 1 0"}},
 		{"unchanged", tree(e(a, 1), e(b, 2)), tree(e(a, 1), e(b, 2)), nil},
 		{"added, changed, removed", tree(e(a, 1), e(b, 2), e(d, 4)), tree(e(b, 5), e(c, 3), e(d, 4)), []string{a + " 1 0", b + " 2 5", c + " 0 3"}},
-		{"a document turned into a directory", tree(e(a, 1)), tree(treeEntry{Name: a + ".json", Mode: filemode.Dir, Hash: h(2)}), []string{a + " 1 0"}},
-		{"names that are no memory", tree(treeEntry{Name: "README", Mode: filemode.Regular, Hash: h(9)}, e(a, 1)), tree(e(a, 1), treeEntry{Name: "zz.json", Mode: filemode.Regular, Hash: h(8)}), nil},
+		{"a document turned into a directory", tree(e(a, 1)), tree(treeEntry{Name: a + ".json", Mode: gitobj.ModeDir, Hash: h(2)}), []string{a + " 1 0"}},
+		{"names that are no memory", tree(treeEntry{Name: "README", Mode: gitobj.ModeRegular, Hash: h(9)}, e(a, 1)), tree(e(a, 1), treeEntry{Name: "zz.json", Mode: gitobj.ModeRegular, Hash: h(8)}), nil},
 	}
 	for _, tc := range tests {
 		var got []string

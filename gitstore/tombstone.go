@@ -3,11 +3,9 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"sort"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Purge tombstones (docs/architecture.md, sharing). A purge records
@@ -64,7 +62,7 @@ func (r *Repo) tombstones(commit Hash) (map[string]bool, error) {
 		return nil, err
 	}
 	e := findEntry(root, purgedDir)
-	if e == nil || e.Mode != filemode.Dir {
+	if e == nil || e.Mode != gitobj.ModeDir {
 		return out, nil
 	}
 	t, err := r.readTree(Hash(e.Hash))
@@ -92,7 +90,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 	}
 	var stones []treeEntry
 	have := map[string]bool{}
-	if e := findEntryIn(entries, purgedDir); e != nil && e.Mode == filemode.Dir {
+	if e := findEntryIn(entries, purgedDir); e != nil && e.Mode == gitobj.ModeDir {
 		t, err := r.readTree(Hash(e.Hash))
 		if err != nil {
 			return zeroHash, err
@@ -111,7 +109,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 		if err != nil {
 			return zeroHash, err
 		}
-		stones = append(stones, treeEntry{Name: id, Mode: filemode.Regular, Hash: plumbing.Hash(h)})
+		stones = append(stones, treeEntry{Name: id, Mode: gitobj.ModeRegular, Hash: h})
 		added = true
 	}
 	if !added && !root.IsZero() {
@@ -121,7 +119,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 	if err != nil {
 		return zeroHash, err
 	}
-	return r.writeTree(setEntry(entries, purgedDir, filemode.Dir, th))
+	return r.writeTree(setEntry(entries, purgedDir, gitobj.ModeDir, th))
 }
 
 func findEntryIn(entries []treeEntry, name string) *treeEntry {

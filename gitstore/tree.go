@@ -1,19 +1,15 @@
 package gitstore
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // memoriesDir is the root tree entry holding the fan-out of memory documents.
@@ -30,7 +26,7 @@ func MemoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" 
 
 // wrapObjectErr turns a missing or unreadable object into ErrCorrupt with advice.
 func wrapObjectErr(what string, h Hash, err error) error {
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	if errors.Is(err, gitobj.ErrNotFound) {
 		return &DamagedError{What: what, Object: h.String(), Missing: true, Err: err}
 	}
 	return &DamagedError{What: what, Object: h.String(), Err: err}
@@ -43,41 +39,30 @@ type snapshot struct {
 	root   *gitTree // nil for an empty store
 	mems   *gitTree // nil when there are no memories
 	fans   map[string]*gitTree
-	pack   *memObjects // objects of a large change, written as one pack
+	pack   *gitobj.MemDB // objects of a large change, written as one pack
 }
 
-// object reads one object of type t (plumbing.AnyObject: of any type).
-func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	po, err := r.readRaw(t, h)
-	if err != nil {
-		return nil, err
-	}
-	o := &plumbing.MemoryObject{}
-	o.SetType(plumbing.ObjectType(po.typ))
-	_, err = o.Write(po.data)
-	return o, err
-}
-
-// readRaw reads one object of type t: another type is not found. An
-// object database on disk caches its list of packs; a concurrent git gc
-// may pack loose objects and delete the old packs under it, so on a miss
-// the database is reopened and the read retried, as git itself re-scans
-// its packs before declaring an object missing.
-func (r *Repo) readRaw(t plumbing.ObjectType, h Hash) (rawObject, error) {
-	po, err := r.objects.readRaw(h)
-	for retry := 0; err != nil && !errors.As(err, new(*tooLargeError)) && r.CommonDir != "" && retry < 3; retry++ {
+// object reads one object of type t (gitobj.AnyObject: of any type):
+// another type is not found. An object database on disk caches its list of
+// packs; a concurrent git gc may pack loose objects and delete the old
+// packs under it, so on a miss the database is reopened and the read
+// retried, as git itself re-scans its packs before declaring an object
+// missing.
+func (r *Repo) object(t gitobj.ObjectType, h Hash) (*gitobj.Object, error) {
+	po, err := r.objects.Read(h)
+	for retry := 0; err != nil && !errors.As(err, new(*gitobj.TooLargeError)) && r.CommonDir != "" && retry < 3; retry++ {
 		if retry > 0 {
 			time.Sleep(time.Duration(retry) * 5 * time.Millisecond)
 		}
 		r.reopenObjects()
-		po, err = r.objects.readRaw(h)
+		po, err = r.objects.Read(h)
 	}
-	if errors.Is(err, plumbing.ErrObjectNotFound) && r.fetchMissing(h) {
+	if errors.Is(err, gitobj.ErrNotFound) && r.fetchMissing(h) {
 		r.reopenObjects()
-		po, err = r.objects.readRaw(h)
+		po, err = r.objects.Read(h)
 	}
-	if err == nil && t != plumbing.AnyObject && plumbing.ObjectType(po.typ) != t {
-		return rawObject{}, errNotFound(h)
+	if err == nil && t != gitobj.AnyObject && po.Type != t {
+		return nil, errNotFound(h)
 	}
 	return po, err
 }
@@ -90,16 +75,15 @@ func (r *Repo) readTree(h Hash) (*gitTree, error) {
 	if t := r.trees.get(h); t != nil {
 		return t, nil
 	}
-	po, err := r.readRaw(plumbing.TreeObject, h)
+	po, err := r.object(gitobj.TreeObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
 	}
-	data := po.data
-	entries, err := decodeTreeEntries(data)
+	entries, err := gitobj.DecodeTree(po.Data)
 	if err != nil {
 		return nil, wrapObjectErr("tree", h, err)
 	}
-	t := &gitTree{Hash: plumbing.Hash(h), Entries: entries}
+	t := &gitTree{Hash: h, Entries: entries}
 	r.trees.put(t)
 	return t, nil
 }
@@ -175,59 +159,26 @@ func (c *treeCache) put(t *gitTree) {
 // putWritten keeps a tree just written from entries (sorted by
 // treeObject), which its writer may go on changing.
 func (c *treeCache) putWritten(h Hash, entries []treeEntry) {
-	c.put(&gitTree{Hash: plumbing.Hash(h), Entries: slices.Clone(entries)})
-}
-
-// errBadTree is a tree object that is not in git's format.
-var errBadTree = errors.New("malformed tree object")
-
-// decodeTreeEntries parses a tree's content: entries of "MODE NAME\x00"
-// and a 20-byte hash, as git writes them.
-func decodeTreeEntries(data []byte) ([]treeEntry, error) {
-	entries := make([]treeEntry, 0, len(data)/48+1)
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp <= 0 {
-			return nil, errBadTree
-		}
-		mode, err := filemode.New(string(data[:sp]))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errBadTree, err)
-		}
-		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
-		if nul <= 0 || len(data) < nul+1+len(plumbing.ZeroHash) {
-			return nil, errBadTree
-		}
-		e := treeEntry{Name: string(data[:nul]), Mode: mode}
-		copy(e.Hash[:], data[nul+1:])
-		entries = append(entries, e)
-		data = data[nul+1+len(plumbing.ZeroHash):]
-	}
-	return entries, nil
+	c.put(&gitTree{Hash: h, Entries: slices.Clone(entries)})
 }
 
 func (r *Repo) readCommit(h Hash) (*gitCommit, error) {
-	o, err := r.object(plumbing.CommitObject, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	o, err := r.object(gitobj.CommitObject, h)
+	if errors.Is(err, gitobj.ErrNotFound) {
 		// a ref set by hand to a blob or a tree is no missing commit
-		if other, err2 := r.objects.readRaw(h); err2 == nil {
-			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, plumbing.ObjectType(other.typ))
+		if other, err2 := r.objects.Read(h); err2 == nil {
+			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, other.Type)
 		}
 	}
 	if err != nil {
 		return nil, wrapObjectErr("commit", h, err)
 	}
-	if o.Type() != plumbing.CommitObject {
-		return nil, wrapObjectErr("commit", h, plumbing.ErrInvalidType)
+	if o.Type != gitobj.CommitObject {
+		return nil, wrapObjectErr("commit", h, gitobj.ErrInvalidType)
 	}
-	data, err := objectData(o, h)
+	c, err := gitobj.DecodeCommit(h, o.Data)
 	if err != nil {
-		return nil, err
-	}
-	c, err := decodeCommit(plumbing.Hash(h), data)
-	if err != nil {
-		return nil, wrapObjectErr("commit", h, err)
+		return nil, wrapObjectErr("commit", h, fmt.Errorf("%w: %w", ErrCorrupt, err))
 	}
 	return c, nil
 }
@@ -268,20 +219,13 @@ func findEntry(t *gitTree, name string) *treeEntry {
 	return nil
 }
 
-func sortName(e *treeEntry) string {
-	if e.Mode == filemode.Dir {
-		return e.Name + "/"
-	}
-	return e.Name
-}
-
 // fan returns the fan-out tree for a two-digit prefix, nil when absent.
 func (s *snapshot) fan(prefix string) (*gitTree, error) {
 	if t, ok := s.fans[prefix]; ok {
 		return t, nil
 	}
 	var t *gitTree
-	if e := findEntry(s.mems, prefix); e != nil && e.Mode == filemode.Dir {
+	if e := findEntry(s.mems, prefix); e != nil && e.Mode == gitobj.ModeDir {
 		var err error
 		if t, err = s.repo.readTree(Hash(e.Hash)); err != nil {
 			return nil, err
@@ -321,35 +265,21 @@ func (s *snapshot) get(id string) (*Memory, error) {
 }
 
 func (r *Repo) readBlob(h Hash) ([]byte, error) {
-	o, err := r.object(plumbing.BlobObject, h)
+	o, err := r.object(gitobj.BlobObject, h)
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
 	}
-	return objectData(o, h)
-}
-
-// objectData reads the content of an object read as h.
-func objectData(o plumbing.EncodedObject, h Hash) ([]byte, error) {
-	rd, err := o.Reader()
-	if err != nil {
-		return nil, wrapObjectErr("memory document", h, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, wrapObjectErr("memory document", h, err)
-	}
-	return data, nil
+	return o.Data, nil
 }
 
 // readMemory reads and checks the document of the memory with the full id
 // (its file name). An invalid document is a *DocumentError; a missing or
 // unreadable object is ErrCorrupt.
 func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
-	o, err := r.object(plumbing.BlobObject, h)
-	if tl := (*tooLargeError)(nil); errors.As(err, &tl) {
+	o, err := r.object(gitobj.BlobObject, h)
+	if tl := (*gitobj.TooLargeError)(nil); errors.As(err, &tl) {
 		// a teammate's oversized document is skipped like any invalid one
-		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", tl.size, MaxDocumentBytes)}
+		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", tl.Size, MaxDocumentBytes)}
 	}
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
@@ -357,11 +287,7 @@ func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
 	if o.Size() > MaxDocumentBytes {
 		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", o.Size(), MaxDocumentBytes)}
 	}
-	data, err := objectData(o, h)
-	if err != nil {
-		return nil, err
-	}
-	m, err := ValidateDocument(data, id)
+	m, err := ValidateDocument(o.Data, id)
 	if err != nil {
 		return nil, &DocumentError{ID: id, Blob: h, Reason: strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")}
 	}
@@ -421,7 +347,7 @@ func (s *snapshot) entries(fn func(id string, h Hash) error) error {
 		return nil
 	}
 	for _, fe := range s.mems.Entries {
-		if fe.Mode != filemode.Dir {
+		if fe.Mode != gitobj.ModeDir {
 			continue
 		}
 		t, err := s.fan(fe.Name)
@@ -474,11 +400,11 @@ func (s *snapshot) all() ([]*Memory, error) {
 // is written to a temporary file and renamed into its fan-out directory; a
 // concurrent git gc removes fan-out directories it emptied, so the rename can
 // find its directory gone: like git, try again (the directory is re-created).
-func (r *Repo) writeObject(o plumbing.EncodedObject) (Hash, error) {
-	h, err := r.objects.write(o)
+func (r *Repo) writeObject(o *gitobj.Object) (Hash, error) {
+	h, err := r.objects.Write(o)
 	for retry := 0; err != nil && errors.Is(err, os.ErrNotExist) && retry < 5; retry++ {
 		time.Sleep(time.Duration(retry+1) * time.Millisecond)
-		h, err = r.objects.write(o)
+		h, err = r.objects.Write(o)
 	}
 	return h, err
 }
@@ -491,8 +417,8 @@ func (r *Repo) writeBlob(data []byte) (Hash, error) {
 	return r.writeObject(o)
 }
 
-func (r *Repo) blobObject(data []byte) (plumbing.EncodedObject, error) {
-	return r.encodedObject(plumbing.BlobObject, data)
+func (r *Repo) blobObject(data []byte) (*gitobj.Object, error) {
+	return r.encodedObject(gitobj.BlobObject, data)
 }
 
 func (r *Repo) writeTree(entries []treeEntry) (Hash, error) {
@@ -507,35 +433,25 @@ func (r *Repo) writeTree(entries []treeEntry) (Hash, error) {
 	return h, err
 }
 
-func (r *Repo) treeObject(entries []treeEntry) (plumbing.EncodedObject, error) {
-	sortTreeEntries(entries)
-	data, err := encodeTree(entries)
+func (r *Repo) treeObject(entries []treeEntry) (*gitobj.Object, error) {
+	gitobj.SortTreeEntries(entries)
+	data, err := gitobj.EncodeTree(entries)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	return r.encodedObject(plumbing.TreeObject, data)
+	return r.encodedObject(gitobj.TreeObject, data)
 }
 
 // encodedObject is an object of type typ and content data, to be written.
-func (r *Repo) encodedObject(typ plumbing.ObjectType, data []byte) (plumbing.EncodedObject, error) {
-	o := &plumbing.MemoryObject{}
-	o.SetType(typ)
-	w, err := o.Writer()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return o, w.Close()
+func (r *Repo) encodedObject(typ gitobj.ObjectType, data []byte) (*gitobj.Object, error) {
+	return gitobj.NewObject(typ, data), nil
 }
 
 // put stores an object written by a change built on this snapshot: in its
 // pack when the change writes one (see writePack), else loose.
-func (s *snapshot) put(o plumbing.EncodedObject) (Hash, error) {
+func (s *snapshot) put(o *gitobj.Object) (Hash, error) {
 	if s.pack != nil {
-		return s.pack.write(o)
+		return s.pack.Write(o)
 	}
 	return s.repo.writeObject(o)
 }
@@ -563,7 +479,7 @@ func (s *snapshot) writeTree(entries []treeEntry) (Hash, error) {
 }
 
 // setEntry returns entries with name set to (mode, h), or removed when h is zero.
-func setEntry(entries []treeEntry, name string, mode filemode.FileMode, h Hash) []treeEntry {
+func setEntry(entries []treeEntry, name string, mode gitobj.FileMode, h Hash) []treeEntry {
 	out := make([]treeEntry, 0, len(entries)+1)
 	for _, e := range entries {
 		if e.Name != name {
@@ -571,7 +487,7 @@ func setEntry(entries []treeEntry, name string, mode filemode.FileMode, h Hash) 
 		}
 	}
 	if !h.IsZero() {
-		out = append(out, treeEntry{Name: name, Mode: mode, Hash: plumbing.Hash(h)})
+		out = append(out, treeEntry{Name: name, Mode: mode, Hash: h})
 	}
 	return out
 }
@@ -609,6 +525,6 @@ func (s *snapshot) writeRoot(memEntries []treeEntry) (Hash, error) {
 			return zeroHash, err
 		}
 	}
-	rootEntries = setEntry(rootEntries, memoriesDir, filemode.Dir, mh)
+	rootEntries = setEntry(rootEntries, memoriesDir, gitobj.ModeDir, mh)
 	return s.writeTree(rootEntries)
 }

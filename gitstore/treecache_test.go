@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +20,7 @@ func TestTreeCache(t *testing.T) {
 	entries := func(n int, tag string) []treeEntry {
 		out := make([]treeEntry, n)
 		for i := range out {
-			out[i] = treeEntry{Name: fmt.Sprintf("%s%05d.json", tag, i), Mode: filemode.Regular, Hash: plumbing.Hash(blob)}
+			out[i] = treeEntry{Name: fmt.Sprintf("%s%05d.json", tag, i), Mode: gitobj.ModeRegular, Hash: blob}
 		}
 		return out
 	}
@@ -31,7 +30,7 @@ func TestTreeCache(t *testing.T) {
 	want := append([]treeEntry(nil), written...)
 	written[0].Name = "changed.json" // the writer's slice is its own
 	objects := r.objects
-	r.objects = newMemObjects() // from the cache, not the objects
+	r.objects = gitobj.NewMemDB() // from the cache, not the objects
 	got, err := r.readTree(h)
 	require.NoError(t, err)
 	require.Equal(t, want, got.Entries)
@@ -74,7 +73,7 @@ func requireTipTreesCached(t *testing.T, r *Repo, id string) {
 	require.NoError(t, err)
 	c, err := r.readCommit(tip)
 	require.NoError(t, err)
-	r.objects = newMemObjects() // only the cache can answer
+	r.objects = gitobj.NewMemDB() // only the cache can answer
 	root, err := r.readTree(Hash(c.TreeHash))
 	require.NoError(t, err)
 	mems, err := r.readTree(Hash(findEntry(root, memoriesDir).Hash))

@@ -1,4 +1,4 @@
-package gitstore
+package gitobj
 
 import (
 	"bufio"
@@ -435,8 +435,8 @@ func (p *packReader) base(pf *packFile, offset int64, depth int) (rawObject, err
 
 // inflate reads size bytes of zlib data at offset.
 func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, error) {
-	if size > maxObjectBytes {
-		return nil, &tooLargeError{size}
+	if size > MaxObjectBytes {
+		return nil, &TooLargeError{size}
 	}
 	zr, err := p.inflater(io.NewSectionReader(f, offset, 1<<62))
 	if err != nil {
@@ -449,16 +449,17 @@ func (p *packReader) inflate(f *os.File, offset int64, size uint64) ([]byte, err
 	return out, nil
 }
 
-// maxObjectBytes is the largest object the reader inflates.
-const maxObjectBytes = MaxDocumentBytes * 64
+// MaxObjectBytes is the largest object the reader inflates: 64 MiB, 64
+// times the largest memory document.
+const MaxObjectBytes = 64 << 20
 
-// tooLargeError is an object past maxObjectBytes, left uninflated. Its
+// TooLargeError is an object past MaxObjectBytes, left uninflated. Its
 // size is in its header, so it is known without reading it: a memory
 // document that large is an invalid document, not a damaged store.
-type tooLargeError struct{ size uint64 }
+type TooLargeError struct{ Size uint64 }
 
-func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("object of %d bytes: larger than git-mem reads", e.size)
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("object of %d bytes: larger than git-mem reads", e.Size)
 }
 
 // inflater resets the reader's one decompressor to read src.
@@ -518,8 +519,8 @@ func (p *packReader) readLoose(h Hash) (rawObject, error) {
 	if !ok || !known || err != nil || b[0] != 0 {
 		return rawObject{}, fmt.Errorf("loose object %s: bad header %q", hex, head)
 	}
-	if size > maxObjectBytes {
-		return rawObject{}, &tooLargeError{size}
+	if size > MaxObjectBytes {
+		return rawObject{}, &TooLargeError{size}
 	}
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {
@@ -546,7 +547,7 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	}
 	srcSize, ok1 := varint()
 	dstSize, ok2 := varint()
-	if !ok1 || !ok2 || srcSize != uint64(len(base)) || dstSize > MaxDocumentBytes*64 {
+	if !ok1 || !ok2 || srcSize != uint64(len(base)) || dstSize > MaxObjectBytes {
 		return nil, bad
 	}
 	out := make([]byte, 0, dstSize)
