@@ -100,7 +100,8 @@ var importers = map[string][]string{
 	// reaches git through gitstore
 	"internal/gitconfig": {"gitstore"},
 	"internal/gitignore": {"gitstore"},
-	"internal/gitobj":    {"gitstore"},
+	"internal/gitobj":    {"gitstore", "internal/gitrefs"},
+	"internal/gitrefs":   {"gitstore"},
 }
 
 // imports: what a package of the module may import of the module, where the
@@ -120,6 +121,7 @@ var imports = map[string][]string{
 	"internal/gitconfig":       {},
 	"internal/gitignore":       {},
 	"internal/gitobj":          {},
+	"internal/gitrefs":         {"internal/gitobj"},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {

@@ -351,32 +351,3 @@ func TestSyncInAPartialClone(t *testing.T) {
 	require.Len(t, ms, 6)
 	require.Equal(t, w.texts(w.remote), w.texts(dir))
 }
-
-// FuzzLooseRefAsGit: whatever a loose memory ref file holds, git-mem reads
-// the commit git rev-parse reads from it, and an error where git finds the
-// ref broken.
-func FuzzLooseRefAsGit(f *testing.F) {
-	dir := gitInit(f)
-	runGit(f, dir, "commit", "-q", "--allow-empty", "-m", "one")
-	head := strings.TrimSpace(runGit(f, dir, "rev-parse", "HEAD"))
-	for _, seed := range []string{head + "\n", head, head + "  \n", strings.ToUpper(head) + "\n", head + " junk\n", "ref: refs/heads/main\n", "ref:refs/heads/main", "ref: refs/memory/none\n", "garbage\n", "\n" + head, head[:39] + "\n"} {
-		f.Add(seed)
-	}
-	path := filepath.Join(dir, ".git", "refs", "memory", "main")
-	require.NoError(f, os.MkdirAll(filepath.Dir(path), 0o755))
-	// the last content tried is no ref git must keep reading
-	f.Cleanup(func() { os.Remove(path) })
-	f.Fuzz(func(t *testing.T, content string) {
-		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-		want, gitErr := gitOut(dir, "rev-parse", "-q", "--verify", "refs/memory/main")
-		r, err := Open(dir)
-		require.NoError(t, err)
-		got, err := r.ResolveRef(RefMain)
-		if gitErr != nil {
-			require.True(t, err != nil || got.IsZero(), "git finds %q broken or missing; git-mem read %s", content, got)
-			return
-		}
-		require.NoError(t, err, "git reads %q as %s", content, want)
-		require.Equal(t, want, got.String(), "%q", content)
-	})
-}

@@ -2,16 +2,14 @@ package gitstore
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/gitrefs"
 )
 
 // holdLockEnv makes TestHelperHoldRefLock a child process that takes the ref
@@ -23,8 +21,7 @@ const holdLockEnv = "GITSTORE_TEST_HOLD_REF_LOCK"
 func TestHelperHoldRefLock(t *testing.T) {
 	r, err := Open(gitstoretest.Holding(t, holdLockEnv))
 	require.NoError(t, err)
-	d := r.refs.(*diskRefs)
-	_, _, err = d.lock(d.refPath(RefMain))
+	_, _, err = CreateLock(filepath.Join(r.CommonDir, filepath.FromSlash(RefMain)) + ".lock")
 	require.NoError(t, err)
 	gitstoretest.Hold()
 }
@@ -54,48 +51,11 @@ func TestAbandonedRefLock(t *testing.T) {
 	add(t, s, "The next memory, written right after the crash")
 	require.Less(t, time.Since(start), time.Second, "an abandoned lock must not cost the next writer seconds")
 	require.NoFileExists(t, lockPath)
-	require.Zero(t, LocksHeld())
+	require.Zero(t, gitrefs.LocksHeld())
 
 	tip := runGit(t, dir, "rev-parse", RefMain)
 	runGit(t, dir, "update-ref", RefMain, tip[:40])
 	runGit(t, dir, "fsck", "--no-progress")
-}
-
-// TestLiveLockIsNotBroken: a lock held by a live process (this one) or taken
-// by git without a holder line is waited for, not broken.
-func TestLiveLockIsNotBroken(t *testing.T) {
-	tests := []struct {
-		name    string
-		content string
-		want    bool
-	}{
-		{"this process", string(ownerLine()), false},
-		{"git's own lock", "", false},
-		{"a value being written", "0123456789012345678901234567890123456789\n", false},
-		{"another machine", "git-mem pid 999999999 on some-other-host\n", false},
-		{"a process that is gone", "git-mem pid " + deadPid(t) + " on " + hostname(t) + "\n", true},
-		{"garbage", "git-mem pid x on " + hostname(t) + "\n", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "main.lock")
-			require.NoError(t, os.WriteFile(p, []byte(tt.content), 0o644))
-			require.Equal(t, tt.want, LockAbandoned(p))
-		})
-	}
-}
-
-func hostname(t *testing.T) string {
-	h, err := os.Hostname()
-	require.NoError(t, err)
-	return h
-}
-
-// deadPid is the id of a process that ran and exited.
-func deadPid(t *testing.T) string {
-	cmd := exec.Command("git", "--version")
-	require.NoError(t, cmd.Run())
-	return strconv.Itoa(cmd.Process.Pid)
 }
 
 // TestWriteNeedsTimeBeforeDeadline: a write whose context ends too soon to
@@ -105,7 +65,7 @@ func TestWriteNeedsTimeBeforeDeadline(t *testing.T) {
 		add(t, s, "A memory before the deadline")
 		tip, err := s.Tip()
 		require.NoError(t, err)
-		ctx, cancel := context.WithTimeout(context.Background(), writeBudget/3)
+		ctx, cancel := context.WithTimeout(context.Background(), gitrefs.WriteBudget/3)
 		defer cancel()
 		_, err = s.Add(ctx, Writer{Agent: "test"}, NewMemory{Type: TypeFact, Text: "A memory with no time left"})
 		require.ErrorIs(t, err, context.DeadlineExceeded)

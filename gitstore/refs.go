@@ -1,358 +1,75 @@
 package gitstore
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
+
+	"github.com/git-mem/git-mem/internal/gitrefs"
 )
 
 // errRefMoved: the ref no longer holds the value the caller built on.
-var errRefMoved = errors.New("ref moved")
+var errRefMoved = gitrefs.ErrMoved
 
-// refDB reads and updates refs. Updates are compare-and-swap: the ref moves to
-// newHash only if it still holds oldHash (zero meaning "absent").
-type refDB interface {
-	read(name string) (Hash, error)
-	update(name string, newHash, oldHash Hash) error
-	list(prefix string) (map[string]Hash, error)
+// refDB reads and updates refs (internal/gitrefs) and reports a ref git
+// cannot read as ErrCorrupt, a lock kept by another writer as ErrBusy.
+// Updates are compare-and-swap: the ref moves to newHash only if it still
+// holds oldHash (zero meaning "absent").
+type refDB struct{ db gitrefs.DB }
+
+func (r refDB) read(name string) (Hash, error) {
+	h, err := r.db.Read(name)
+	return h, refError(err)
 }
 
-// diskRefs implements git's files ref backend: loose refs under the common dir,
-// then packed-refs. Updates follow git's lock protocol (create <ref>.lock with
-// O_EXCL, verify the old value, write, fsync, rename), so they interoperate with
-// every git command; go-git's own CheckAndSetReference rewrites refs in place
-// and loses concurrent writes (docs/architecture.md, storage).
-type diskRefs struct {
-	commonDir   string
-	lockTimeout time.Duration // how long to wait for another writer's lock
-	staleAfter  time.Duration // a lock older than this belongs to a dead writer
+func (r refDB) update(name string, newHash, oldHash Hash) error {
+	return refError(r.db.Update(name, newHash, oldHash))
 }
 
-func newDiskRefs(commonDir string) *diskRefs {
-	return &diskRefs{commonDir: commonDir, lockTimeout: 10 * time.Second, staleAfter: 10 * time.Second}
+func (r refDB) list(prefix string) (map[string]Hash, error) {
+	refs, err := r.db.List(prefix)
+	return refs, refError(err)
 }
 
-func (d *diskRefs) refPath(name string) string {
-	return filepath.Join(d.commonDir, filepath.FromSlash(name))
-}
-
-func (d *diskRefs) read(name string) (Hash, error) {
-	return d.resolve(name, 0)
-}
-
-func (d *diskRefs) resolve(name string, depth int) (Hash, error) {
-	if depth > 5 {
-		return zeroHash, fmt.Errorf("%w: symbolic ref %s nests too deeply", ErrCorrupt, name)
-	}
-	data, err := os.ReadFile(d.refPath(name))
+// refError gives gitrefs' errors gitstore's kinds.
+func refError(err error) error {
+	var re *gitrefs.Error
 	switch {
-	case err == nil:
-		target, h, ok := parseLooseRef(data)
-		switch {
-		case !ok:
-			return zeroHash, fmt.Errorf("%w: ref %s holds %q, not a commit id; run git fsck", ErrCorrupt, name, Summary(strings.TrimSpace(string(data)), 50))
-		case target != "":
-			if !strings.HasPrefix(target, "refs/") || strings.Contains(target, "..") {
-				return zeroHash, fmt.Errorf("%w: ref %s points at %q, not a ref; run git fsck", ErrCorrupt, name, Summary(target, 50))
-			}
-			return d.resolve(target, depth+1)
-		}
-		return h, nil
-	case errors.Is(err, os.ErrNotExist), isNotDir(err):
-		packed, err := d.packed()
-		if err != nil {
-			return zeroHash, err
-		}
-		return packed[name], nil
+	case !errors.As(err, &re):
+		return err
+	case re.Locked:
+		return fmt.Errorf("%w: %s", ErrBusy, re.Msg)
 	default:
-		return zeroHash, err
+		return fmt.Errorf("%w: %s", ErrCorrupt, re.Msg)
 	}
 }
 
-func isNotDir(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+// checkBudget fails when ctx has ended or ends too soon for a write to
+// finish.
+func checkBudget(ctx context.Context) error { return gitrefs.CheckBudget(ctx) }
+
+// LockAbandoned reports whether the lock file at path was taken by a git-mem
+// process of this machine that no longer runs. A lock without a holder line
+// (git's own, or one being written this instant) is never abandoned here.
+func LockAbandoned(path string) bool { return gitrefs.LockAbandoned(path) }
+
+// CreateLock creates the lock file path exclusively and names this process
+// as its holder. It fails with an error satisfying errors.Is(err,
+// os.ErrExist) when another holds it. The lock counts as held (see
+// WaitLocksReleased) until release is called.
+func CreateLock(path string) (f *os.File, release func(), err error) {
+	return gitrefs.CreateLock(path)
 }
 
-// packed reads packed-refs; a missing file means no packed refs.
-func (d *diskRefs) packed() (map[string]Hash, error) {
-	data, err := os.ReadFile(filepath.Join(d.commonDir, "packed-refs"))
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]Hash{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	refs := map[string]Hash{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		hash, name, ok := strings.Cut(line, " ")
-		if h, valid := parseHash(hash); ok && valid {
-			refs[name] = h
-		}
-	}
-	return refs, sc.Err()
-}
+// BeforeFirstLock has fn called once, before this process creates its
+// first lock file, so that what a process needs only while it holds one
+// (catching signals, to release it before exiting) costs nothing until
+// then. A main calls it before anything else runs.
+func BeforeFirstLock(fn func()) { gitrefs.BeforeFirstLock(fn) }
 
-func (d *diskRefs) list(prefix string) (map[string]Hash, error) {
-	out, err := d.packed()
-	if err != nil {
-		return nil, err
-	}
-	for name := range out {
-		if !strings.HasPrefix(name, prefix) {
-			delete(out, name)
-		}
-	}
-	root := d.refPath(strings.TrimSuffix(prefix, "/"))
-	err = filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if e.IsDir() || strings.HasSuffix(p, ".lock") {
-			return nil
-		}
-		rel, err := filepath.Rel(d.commonDir, p)
-		if err != nil {
-			return err
-		}
-		name := filepath.ToSlash(rel)
-		h, err := d.read(name)
-		if err == nil && !h.IsZero() {
-			out[name] = h
-		}
-		return nil
-	})
-	return out, err
-}
-
-func (d *diskRefs) update(name string, newHash, oldHash Hash) error {
-	path := d.refPath(name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return err
-	}
-	lock, release, err := d.lock(path)
-	if err != nil {
-		return err
-	}
-	lockPath := lock.Name()
-	committed := false
-	defer func() {
-		if !committed {
-			lock.Close()
-			os.Remove(lockPath)
-		}
-		release()
-	}()
-	cur, err := d.read(name)
-	if err != nil {
-		return err
-	}
-	if cur != oldHash {
-		return errRefMoved
-	}
-	if newHash.IsZero() {
-		if err := d.removePacked(name); err != nil {
-			return err
-		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	// the holder line gives way to the value, as git's protocol wants
-	if err := lock.Truncate(0); err != nil {
-		return err
-	}
-	if _, err := lock.WriteAt([]byte(newHash.String()+"\n"), 0); err != nil {
-		return err
-	}
-	if err := lock.Sync(); err != nil {
-		return err
-	}
-	if err := lock.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(lockPath, path); err != nil {
-		return err
-	}
-	committed = true
-	return nil
-}
-
-// lock creates path+".lock" exclusively (see CreateLock), waiting for another
-// writer to finish and breaking a lock left behind by a writer that died.
-// release must be called once the lock file is renamed or removed.
-func (d *diskRefs) lock(path string) (f *os.File, release func(), err error) {
-	lockPath := path + ".lock"
-	deadline := time.Now().Add(d.lockTimeout)
-	for {
-		f, release, err := CreateLock(lockPath)
-		if err == nil {
-			return f, release, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, nil, err
-		}
-		d.breakStaleLock(lockPath)
-		if time.Now().After(deadline) {
-			return nil, nil, fmt.Errorf("%w: %s stayed locked for %s; if no git or git-mem process is running, remove %s", ErrBusy, filepath.Base(path), d.lockTimeout, lockPath)
-		}
-		time.Sleep(time.Duration(500+rand.IntN(2500)) * time.Microsecond)
-	}
-}
-
-// breakStaleLock removes a lock file whose git-mem holder is gone
-// (LockAbandoned), or older than staleAfter: a live writer holds a ref lock
-// for milliseconds, so an old lock was left by a killed process. The lock is
-// first renamed aside and checked to be the same file, so a fresh lock taken
-// in between is put back rather than removed.
-func (d *diskRefs) breakStaleLock(lockPath string) {
-	st, err := os.Stat(lockPath)
-	if err != nil || (time.Since(st.ModTime()) < d.staleAfter && !LockAbandoned(lockPath)) {
-		return
-	}
-	aside := fmt.Sprintf("%s.stale-%d-%d", lockPath, os.Getpid(), rand.Int64())
-	if os.Rename(lockPath, aside) != nil {
-		return
-	}
-	if moved, err := os.Stat(aside); err == nil && !os.SameFile(st, moved) {
-		_ = os.Link(aside, lockPath)
-	}
-	os.Remove(aside)
-}
-
-// removePacked drops name from packed-refs under packed-refs.lock, as git does
-// when deleting a ref.
-func (d *diskRefs) removePacked(name string) error {
-	packedPath := filepath.Join(d.commonDir, "packed-refs")
-	lock, release, err := d.lock(packedPath)
-	if err != nil {
-		return err
-	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			lock.Close()
-			os.Remove(lock.Name())
-		}
-		release()
-	}()
-	data, err := os.ReadFile(packedPath)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	lines := strings.SplitAfter(string(data), "\n")
-	found := false
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if _, n, ok := strings.Cut(strings.TrimRight(line, "\n"), " "); ok && n == name && line[0] != '#' {
-			found = true
-			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "^") {
-				i++
-			}
-			continue
-		}
-		out.WriteString(line)
-	}
-	if !found {
-		return nil
-	}
-	if err := lock.Truncate(0); err != nil {
-		return err
-	}
-	if _, err := lock.WriteAt(out.Bytes(), 0); err != nil {
-		return err
-	}
-	if err := lock.Sync(); err != nil {
-		return err
-	}
-	if err := lock.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(lock.Name(), packedPath); err != nil {
-		return err
-	}
-	renamed = true
-	return nil
-}
-
-// memRefs is the ref database of an in-memory repository (tests, previews).
-type memRefs struct {
-	mu   sync.Mutex
-	refs map[string]Hash
-}
-
-func newMemRefs() *memRefs { return &memRefs{refs: map[string]Hash{}} }
-
-func (m *memRefs) read(name string) (Hash, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.refs[name], nil
-}
-
-func (m *memRefs) update(name string, newHash, oldHash Hash) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.refs[name] != oldHash {
-		return errRefMoved
-	}
-	if newHash.IsZero() {
-		delete(m.refs, name)
-	} else {
-		m.refs[name] = newHash
-	}
-	return nil
-}
-
-func (m *memRefs) list(prefix string) (map[string]Hash, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]Hash{}
-	for k, v := range m.refs {
-		if strings.HasPrefix(k, prefix) {
-			out[k] = v
-		}
-	}
-	return out, nil
-}
-
-// parseLooseRef reads a loose ref file as git does: the content up to a NUL
-// and without trailing blanks is "ref:" and the name of the ref it points
-// at (blanks between allowed), or 40 hex digits of either case, ended or
-// followed by a blank (FETCH_HEAD's form: what follows is not read).
-func parseLooseRef(data []byte) (target string, h Hash, ok bool) {
-	s, _, _ := strings.Cut(string(data), "\x00")
-	s = strings.TrimRight(s, gitSpaces)
-	if rest, isSym := strings.CutPrefix(s, "ref:"); isSym {
-		target = strings.TrimLeft(rest, gitSpaces)
-		return target, zeroHash, target != ""
-	}
-	if len(s) < 2*len(h) || len(s) > 2*len(h) && !strings.ContainsRune(gitSpaces, rune(s[2*len(h)])) {
-		return "", zeroHash, false
-	}
-	h, ok = parseHash(strings.ToLower(s[:2*len(h)]))
-	return "", h, ok
-}
-
-// gitSpaces are the bytes git's isspace knows.
-const gitSpaces = " \t\n\r"
+// WaitLocksReleased waits until this process holds no lock file (ref locks,
+// session note locks), or ctx ends; it reports whether none is held. A
+// process that is about to exit calls it so that it never leaves a lock
+// behind for the next writer.
+func WaitLocksReleased(ctx context.Context) bool { return gitrefs.WaitLocksReleased(ctx) }

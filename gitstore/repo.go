@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/git-mem/git-mem/internal/gitconfig"
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/gitrefs"
 
 	"context"
 	"fmt"
@@ -59,7 +60,7 @@ type Repo struct {
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
 func NewMemoryRepo() *Repo {
-	return &Repo{objects: gitobj.NewMemDB(), refs: newMemRefs(), config: &Config{}, Now: time.Now, trees: &treeCache{}}
+	return &Repo{objects: gitobj.NewMemDB(), refs: refDB{gitrefs.NewMem()}, config: &Config{}, Now: time.Now, trees: &treeCache{}}
 }
 
 // Open finds the repository containing dir, as git would: GIT_DIR when set,
@@ -102,7 +103,7 @@ func openGitDir(gitDir, workTree string) (*Repo, error) {
 		}
 	}
 	r := &Repo{
-		refs:      newDiskRefs(commonDir),
+		refs:      refDB{gitrefs.OpenDisk(commonDir)},
 		GitDir:    gitDir,
 		CommonDir: commonDir,
 		WorkTree:  workTree,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/gitrefs"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
@@ -556,7 +557,7 @@ func TestStaleLockIsBroken(t *testing.T) {
 
 	// A fresh lock is respected: the write waits, then reports the ref busy.
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
-	r.refs.(*diskRefs).lockTimeout = 50 * time.Millisecond
+	r.refs.db.(*gitrefs.Disk).LockTimeout = 50 * time.Millisecond
 	_, err = s.Add(context.Background(), Writer{}, NewMemory{Text: "third"})
 	require.ErrorIs(t, err, ErrBusy)
 	require.Contains(t, err.Error(), "main.lock")

@@ -33,6 +33,6 @@ go test -run '^$' -fuzz FuzzInstallConfig -fuzztime 20s ./install
 # check-ignore, loose ref files against git rev-parse
 go test -run '^$' -fuzz FuzzParseConfigAsGit -fuzztime 10s ./internal/gitconfig
 go test -run '^$' -fuzz FuzzIgnoreRulesAsGit -fuzztime 10s ./internal/gitignore
-go test -run '^$' -fuzz FuzzLooseRefAsGit -fuzztime 10s ./gitstore
+go test -run '^$' -fuzz FuzzLooseRefAsGit -fuzztime 10s ./internal/gitrefs
 # a memory's text of any shape survives export --format md and import
 go test -run '^$' -fuzz FuzzMarkdownRoundTrip -fuzztime 10s ./memfile

@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitstore
+package gitrefs
 
 import (
 	"errors"

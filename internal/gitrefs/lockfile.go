@@ -1,4 +1,4 @@
-package gitstore
+package gitrefs
 
 import (
 	"bytes"
@@ -154,16 +154,16 @@ func LocksHeld() int {
 	return n
 }
 
-// writeBudget is the least time left before a context's deadline for a
+// WriteBudget is the least time left before a context's deadline for a
 // write to start: objects, then the ref's lock, then its rename.
-const writeBudget = 30 * time.Millisecond
+const WriteBudget = 30 * time.Millisecond
 
-// checkBudget fails when ctx has ended or ends too soon for a write to finish.
-func checkBudget(ctx context.Context) error {
+// CheckBudget fails when ctx has ended or ends too soon for a write to finish.
+func CheckBudget(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < writeBudget {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < WriteBudget {
 		return fmt.Errorf("%w: %v left before the deadline, too little to write", context.DeadlineExceeded, time.Until(dl).Round(time.Millisecond))
 	}
 	return nil
