@@ -106,7 +106,7 @@ func TestOriginEncodedLastAndMerged(t *testing.T) {
 	other.Origin = nil
 	other.Updated = other.Updated.Add(time.Hour)
 	for _, pair := range [][2]*Memory{{&a, &other}, {&other, &a}} {
-		merged, err := MergeMemory(nil, pair[0], pair[1])
+		merged, err := mergeMemory(nil, pair[0], pair[1])
 		require.NoError(t, err)
 		require.Equal(t, back.Origin, merged.Origin)
 	}

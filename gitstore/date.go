@@ -21,10 +21,10 @@ var gitDateLayouts = []string{
 	"2006-01-02",
 }
 
-// ParseGitDate reads a date as git does in GIT_AUTHOR_DATE: "@<unix>
+// parseGitDate reads a date as git does in GIT_AUTHOR_DATE: "@<unix>
 // [<zone>]", "<unix> <zone>", RFC 2822, or ISO 8601 (a time without a zone
 // is UTC).
-func ParseGitDate(s string) (time.Time, error) {
+func parseGitDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	fields := strings.Fields(strings.TrimPrefix(s, "@"))
 	if len(fields) >= 1 && len(fields) <= 2 && (strings.HasPrefix(s, "@") || len(fields) == 2) {
@@ -54,14 +54,14 @@ func ParseGitDate(s string) (time.Time, error) {
 // getenv reads the environment.
 func (r *Repo) UseGitDates(getenv func(string) string) error {
 	if v := getenv("GIT_AUTHOR_DATE"); v != "" {
-		t, err := ParseGitDate(v)
+		t, err := parseGitDate(v)
 		if err != nil {
 			return fmt.Errorf("GIT_AUTHOR_DATE: %w", err)
 		}
 		r.Now = func() time.Time { return t }
 	}
 	if v := getenv("GIT_COMMITTER_DATE"); v != "" {
-		t, err := ParseGitDate(v)
+		t, err := parseGitDate(v)
 		if err != nil {
 			return fmt.Errorf("GIT_COMMITTER_DATE: %w", err)
 		}

@@ -27,13 +27,13 @@ func TestParseGitDate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseGitDate(tc.in)
+			got, err := parseGitDate(tc.in)
 			require.NoError(t, err)
 			require.True(t, tc.want.Equal(got), "got %s", got)
 		})
 	}
 	for _, bad := range []string{"", "yesterday", "@12x", "1741083630 +02", "2025-13-01"} {
-		_, err := ParseGitDate(bad)
+		_, err := parseGitDate(bad)
 		require.ErrorIs(t, err, ErrInvalid, bad)
 	}
 }

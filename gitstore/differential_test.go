@@ -51,11 +51,11 @@ func sameRefsAsGit(t *testing.T, dir string, r *Repo) {
 	require.NoError(t, err)
 	require.Equal(t, want, got, "the refs under refs/")
 	for name, h := range want {
-		one, err := r.ResolveRef(name)
+		one, err := r.resolveRef(name)
 		require.NoError(t, err, name)
 		require.Equal(t, h, one, name)
 	}
-	missing, err := r.ResolveRef("refs/memory/none")
+	missing, err := r.resolveRef("refs/memory/none")
 	require.NoError(t, err)
 	require.True(t, missing.IsZero())
 

@@ -207,7 +207,7 @@ func (r *Repo) staleLocks() []Finding {
 // and each invalid document of it (at most maxListedInvalid).
 func CheckPersonal() (Finding, []Finding) {
 	f := Finding{Check: "personal store"}
-	dir, err := PersonalDir()
+	dir, err := personalDir()
 	if err != nil {
 		f.Status, f.Message, f.Fix = FindingWarn, err.Error(), "set XDG_DATA_HOME"
 		return f, nil
@@ -259,7 +259,7 @@ type RemoteStatus struct {
 func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOptions) (*RemoteStatus, error) {
 	st := &RemoteStatus{Remote: rem}
 	var err error
-	if st.RemoteTip, err = r.LsRemote(ctx, rem, t); err != nil {
+	if st.RemoteTip, err = r.lsRemote(ctx, rem, t); err != nil {
 		return nil, err
 	}
 	if st.Tracking, err = r.refs.read(rem.TrackingRef()); err != nil {

@@ -16,14 +16,14 @@ const (
 	gcAutoPackLimitDefault = 50
 )
 
-// NeedsGC reports whether "git gc --auto" has work to do, estimated the way
+// needsGC reports whether "git gc --auto" has work to do, estimated the way
 // git estimates it: more loose objects than gc.auto (counted in the
 // objects/17 directory, one 256th of them), or more packs than
 // gc.autoPackLimit, and no collection is running. gc.auto 0 turns automatic
 // collection off. Every memory
 // written leaves a few loose objects (a blob, trees, a commit), so a store
 // that is never packed grows by tens of thousands of files.
-func (r *Repo) NeedsGC() bool {
+func (r *Repo) needsGC() bool {
 	if r.CommonDir == "" {
 		return false
 	}
@@ -70,13 +70,13 @@ func (r *Repo) NeedsGC() bool {
 	return false
 }
 
-// AutoGC runs "git gc --auto" on the repository when NeedsGC says it has
+// AutoGC runs "git gc --auto" on the repository when needsGC says it has
 // work. It starts git in the background and returns at once, unless
 // gc.autoDetach is false and wait allows it, in which case it waits as git
 // itself would. Writers call it after a write; hooks never do (their
 // deadline is the agent's time).
 func (r *Repo) AutoGC(ctx context.Context, wait bool) error {
-	if !r.NeedsGC() {
+	if !r.needsGC() {
 		return nil
 	}
 	git, err := exec.LookPath("git")
@@ -86,14 +86,14 @@ func (r *Repo) AutoGC(ctx context.Context, wait bool) error {
 	args := []string{"--git-dir", r.CommonDir, "gc", "--auto", "--quiet"}
 	if wait && r.Config() != nil && !r.Config().Bool("gc", "autoDetach", true) {
 		cmd := exec.CommandContext(ctx, git, args...)
-		cmd.Env = r.GitEnv()
+		cmd.Env = r.gitEnv()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git gc --auto: %w: %s", err, strings.TrimSpace(string(out)))
 		}
 		return nil
 	}
 	cmd := exec.Command(git, args...)
-	cmd.Env = r.GitEnv()
+	cmd.Env = r.gitEnv()
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("git gc --auto: %w", err)

@@ -125,7 +125,7 @@ func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.WorkTree}, args...)...)
-	cmd.Env = r.GitEnv("GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Env = r.gitEnv("GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -253,7 +253,7 @@ func (m *Memory) check() error {
 	if err := ValidateType(m.Type); err != nil {
 		return bad("unknown type %s", quoteShort(m.Type))
 	}
-	if err := ValidateSource(m.Source); err != nil {
+	if err := validateSource(m.Source); err != nil {
 		return bad("unknown source %s", quoteShort(m.Source))
 	}
 	if strings.TrimSpace(m.Text) == "" {
@@ -438,8 +438,8 @@ func ValidateType(t string) error {
 	return fmt.Errorf("%w: unknown type %q; use one of %s", ErrInvalid, t, strings.Join(Types, ", "))
 }
 
-// ValidateSource checks a source against Sources.
-func ValidateSource(s string) error {
+// validateSource checks a source against Sources.
+func validateSource(s string) error {
 	for _, k := range Sources {
 		if s == k {
 			return nil
@@ -541,10 +541,10 @@ func checkPath(p string) error {
 	return nil
 }
 
-// NormalizePaths turns paths into clean repository-relative forward-slash
+// normalizePaths turns paths into clean repository-relative forward-slash
 // paths, and rejects control characters, paths longer than MaxPathBytes and
 // more than MaxPaths paths.
-func NormalizePaths(paths []string) ([]string, error) {
+func normalizePaths(paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, p := range paths {

@@ -66,8 +66,8 @@ type MergeResult struct {
 	Rejected []*DocumentError
 }
 
-// Incoming is the number of memories the merge brought or changed in ours.
-func (m *MergeResult) Incoming() int {
+// incoming is the number of memories the merge brought or changed in ours.
+func (m *MergeResult) incoming() int {
 	return len(m.New) + len(m.Changed) + len(m.Merged) + len(m.Removed) + len(m.Revived)
 }
 
@@ -565,7 +565,7 @@ func (r *Repo) mergeTrees(res *MergeResult, ours, theirs Hash, bases []Hash) (Ha
 					break
 				}
 			}
-			merged, err := MergeMemory(bm, om, tm)
+			merged, err := mergeMemory(bm, om, tm)
 			if err != nil {
 				return err
 			}
@@ -676,9 +676,9 @@ func sortedFans(m map[string][]string) []string {
 	return out
 }
 
-// MergeMemory merges two versions a and b of the same memory, both changed
+// mergeMemory merges two versions a and b of the same memory, both changed
 // since base (nil when the merge base did not have it). It is commutative:
-// MergeMemory(base, a, b) and MergeMemory(base, b, a) encode to the same bytes.
+// mergeMemory(base, a, b) and mergeMemory(base, b, a) encode to the same bytes.
 //
 // The content (text, type, tags, paths, source, tentative, pinned) is taken
 // three-way: from the side that changed it since base, else from the version
@@ -686,7 +686,7 @@ func sortedFans(m map[string][]string) []string {
 // confirmation made later does not undo a revision made on the other side.
 // Events and reinforcement dates are united; a closed valid time stays closed;
 // the creation fields (author, agent, session, created, anchor, origin) are kept.
-func MergeMemory(base, a, b *Memory) (*Memory, error) {
+func mergeMemory(base, a, b *Memory) (*Memory, error) {
 	if a.ID != b.ID || (base != nil && base.ID != a.ID) {
 		return nil, fmt.Errorf("%w: cannot merge memory %s with %s", ErrInvalid, a.ID, b.ID)
 	}
@@ -837,7 +837,7 @@ func mergeReinforced(a, b []time.Time) []time.Time {
 // per memory merged from both sides or kept against a forget.
 func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (Hash, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.Incoming(), "memory", "memories"))
+	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.incoming(), "memory", "memories"))
 	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), p.Theirs.Short(), into, p.Ours.Short())
 	b.WriteString(wrap(p.Summary(oneLine(opt.From))+".", 72) + "\n")
 	if len(p.Dropped) > 0 {

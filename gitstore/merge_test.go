@@ -76,7 +76,7 @@ func (f *mtFixture) has(s *Store, id string) bool {
 	f.t.Helper()
 	rd, err := s.Read()
 	require.NoError(f.t, err)
-	ids, err := rd.Resolve(id)
+	ids, err := rd.resolve(id)
 	require.NoError(f.t, err)
 	return len(ids) == 1
 }
@@ -343,7 +343,7 @@ func TestMergeCases(t *testing.T) {
 			kind: MergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.False(t, f.has(f.ours, id["m"]))
-				require.Zero(t, res.Incoming())
+				require.Zero(t, res.incoming())
 			},
 		},
 		{
@@ -474,9 +474,9 @@ func TestMergeMemoryIsCommutative(t *testing.T) {
 	b.ValidTo, b.SupersededBy = &end, "fedcba9876543210"
 	b.Events = []Event{{Op: EventSupersede, At: t0.Add(3 * time.Minute), Agent: "b"}, {Op: EventConfirm, At: t0.Add(2 * time.Minute), Agent: "a"}}
 	b.Reinforced = []time.Time{t0, t0.Add(time.Hour)}
-	ab, err := MergeMemory(base, &a, &b)
+	ab, err := mergeMemory(base, &a, &b)
 	require.NoError(t, err)
-	ba, err := MergeMemory(base, &b, &a)
+	ba, err := mergeMemory(base, &b, &a)
 	require.NoError(t, err)
 	x, _ := ab.Encode()
 	y, _ := ba.Encode()
@@ -490,8 +490,8 @@ func TestMergeMemoryIsCommutative(t *testing.T) {
 	a2, b2 := *base, *base
 	a2.Text, b2.Text = "left", "right"
 	a2.Updated, b2.Updated = t0.Add(time.Minute), t0.Add(time.Minute)
-	m1, _ := MergeMemory(base, &a2, &b2)
-	m2, _ := MergeMemory(base, &b2, &a2)
+	m1, _ := mergeMemory(base, &a2, &b2)
+	m2, _ := mergeMemory(base, &b2, &a2)
 	require.Equal(t, m1.Text, m2.Text)
 }
 

@@ -87,10 +87,10 @@ var credRe = lazyRegexp(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
 // RedactURL removes user names, passwords and tokens from URLs in s.
 func RedactURL(s string) string { return credRe().ReplaceAllString(s, "$1") }
 
-// CheckRemoteArg refuses a remote name or URL that git would read as an option
+// checkRemoteArg refuses a remote name or URL that git would read as an option
 // (a leading "-"), as a remote helper ("ext::sh -c …" and every other
 // "<transport>::" form), or whose host would reach ssh as an option.
-func CheckRemoteArg(s string) error {
+func checkRemoteArg(s string) error {
 	shown := RedactURL(s)
 	switch {
 	case strings.TrimSpace(s) == "":
@@ -259,7 +259,7 @@ func rewritesURLs(cfg map[string][]string) bool {
 // else git config mem.remote, else the current branch's upstream remote
 // (branch.<b>.remote), else origin. A configured remote name is used with its
 // URLs; anything else is taken as a URL or a path. Names and URLs that git
-// would read as options or remote helpers are refused (CheckRemoteArg), as are
+// would read as options or remote helpers are refused (checkRemoteArg), as are
 // configured URLs of that form, also after url.<base>.insteadOf rewriting.
 func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 	cfg, err := r.gitConfigList(ctx)
@@ -280,7 +280,7 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 	if arg == "" {
 		arg, how = "origin", "default"
 	}
-	if err := CheckRemoteArg(arg); err != nil {
+	if err := checkRemoteArg(arg); err != nil {
 		return nil, err
 	}
 	rem := &Remote{arg: arg, How: how}
@@ -303,7 +303,7 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 			}
 		}
 		for _, u := range urls {
-			if err := CheckRemoteArg(u); err != nil {
+			if err := checkRemoteArg(u); err != nil {
 				return nil, fmt.Errorf("remote %s: %w; fix its URL with git remote set-url %s URL", arg, err, arg)
 			}
 		}
@@ -320,7 +320,7 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 			return nil, fmt.Errorf("%w: %v", ErrRemote, err)
 		}
 		if u := strings.TrimSpace(string(out)); u != "" {
-			if err := CheckRemoteArg(u); err != nil {
+			if err := checkRemoteArg(u); err != nil {
 				return nil, fmt.Errorf("remote %s is rewritten by url.*.insteadOf: %w", RedactURL(arg), err)
 			}
 		}
@@ -397,9 +397,9 @@ func (rem *Remote) remoteConfig() []string {
 	return []string{"remote." + rem.Name + ".mirror=false"}
 }
 
-// LsRemote asks the remote where its refs/memory/main points, without
+// lsRemote asks the remote where its refs/memory/main points, without
 // fetching anything; zero when the remote has no memory.
-func (r *Repo) LsRemote(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
+func (r *Repo) lsRemote(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
 	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, RefMain)
 	if err != nil {
 		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)

@@ -276,11 +276,11 @@ func TestCheckRemoteArgRefusals(t *testing.T) {
 		"fd::17", "foo+bar::x", "ssh://-oProxyCommand=x/repo", "ssh://user@-oProxyCommand=x/repo", "-host:repo",
 		"git@-oProxyCommand=x:repo", "origin\nx", "",
 	} {
-		require.ErrorIs(t, CheckRemoteArg(bad), ErrInvalid, "%q", bad)
+		require.ErrorIs(t, checkRemoteArg(bad), ErrInvalid, "%q", bad)
 	}
 	for _, ok := range []string{"origin", "team/memory", "../remote.git", "/srv/git/x.git", "file:///srv/x.git",
 		"ssh://git@example.com/x.git", "git@example.com:x.git", "https://example.com/x.git", "C:/repos/x"} {
-		require.NoError(t, CheckRemoteArg(ok), "%q", ok)
+		require.NoError(t, checkRemoteArg(ok), "%q", ok)
 	}
 	require.Equal(t, "https://example.com/x.git", RedactURL("https://user:s3cret@example.com/x.git"))
 	require.Equal(t, "fatal: unable to access 'https://h/x/'", RedactURL("fatal: unable to access 'https://tok@h/x/'"))

@@ -158,10 +158,10 @@ func OpenIn(dir string) (*Repo, error) {
 // worktree or index than the one of its working directory.
 var redirectVars = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES"}
 
-// GitEnv is the environment of a git command run for this repository, plus
+// gitEnv is the environment of a git command run for this repository, plus
 // extra: the process's, without the redirecting variables for a repository
 // opened by OpenIn.
-func (r *Repo) GitEnv(extra ...string) []string {
+func (r *Repo) gitEnv(extra ...string) []string {
 	env := os.Environ()
 	if r.isolated {
 		env = slices.DeleteFunc(env, func(kv string) bool {
@@ -250,9 +250,9 @@ func isGitDir(d string) bool {
 	return err == nil && st.IsDir()
 }
 
-// PersonalDir is where the personal store lives:
+// personalDir is where the personal store lives:
 // $XDG_DATA_HOME/git-mem/personal.git, by default ~/.local/share/git-mem/personal.git.
-func PersonalDir() (string, error) {
+func personalDir() (string, error) {
 	base := os.Getenv("XDG_DATA_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
@@ -267,7 +267,7 @@ func PersonalDir() (string, error) {
 // OpenPersonal opens the personal store. With create it is initialised when
 // missing and created reports that; without, a missing store is ErrEmptyStore.
 func OpenPersonal(create bool) (r *Repo, created bool, err error) {
-	dir, err := PersonalDir()
+	dir, err := personalDir()
 	if err != nil {
 		return nil, false, err
 	}
@@ -325,8 +325,8 @@ func (r *Repo) Head() Anchor {
 	return Anchor{}
 }
 
-// ResolveRef returns the commit a ref points to, zero when the ref does not exist.
-func (r *Repo) ResolveRef(name string) (Hash, error) { return r.refs.read(name) }
+// resolveRef returns the commit a ref points to, zero when the ref does not exist.
+func (r *Repo) resolveRef(name string) (Hash, error) { return r.refs.read(name) }
 
 // ListRefs returns the refs under prefix (e.g. "refs/memory/").
 func (r *Repo) ListRefs(prefix string) (map[string]Hash, error) { return r.refs.list(prefix) }

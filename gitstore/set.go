@@ -127,7 +127,7 @@ func (s *Set) Locate(prefix string) (*Store, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		ids, err := rd.Resolve(prefix)
+		ids, err := rd.resolve(prefix)
 		if err != nil {
 			return nil, "", err
 		}

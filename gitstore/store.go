@@ -306,9 +306,9 @@ func (rd *Reader) BlobHashes() (map[string]Hash, error) {
 	return out, err
 }
 
-// Resolve returns the full ids starting with prefix (lower-cased, at least
+// resolve returns the full ids starting with prefix (lower-cased, at least
 // MinPrefixLen hex digits).
-func (rd *Reader) Resolve(prefix string) ([]string, error) {
+func (rd *Reader) resolve(prefix string) ([]string, error) {
 	p, err := normalizePrefix(prefix)
 	if err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func TestStoreAddGetList(t *testing.T) {
 		require.Len(t, list, 2)
 		require.Equal(t, "The API listens on port 8080", list[0].Text, "newest first")
 
-		ids, err := rd.Resolve(m.ID[:6])
+		ids, err := rd.resolve(m.ID[:6])
 		require.NoError(t, err)
 		require.Equal(t, []string{m.ID}, ids)
 	})

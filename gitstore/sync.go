@@ -159,7 +159,7 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 		var lease *Hash
 		switch {
 		case opt.Force:
-			cur, err := r.LsRemote(ctx, rem, opt.TransportOptions)
+			cur, err := r.lsRemote(ctx, rem, opt.TransportOptions)
 			if err != nil {
 				return nil, err
 			}

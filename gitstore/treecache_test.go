@@ -69,7 +69,7 @@ func TestTreeCacheKeepsAWritesTrees(t *testing.T) {
 // of its main ref's tip down to the memory id.
 func requireTipTreesCached(t *testing.T, r *Repo, id string) {
 	t.Helper()
-	tip, err := r.ResolveRef(RefMain)
+	tip, err := r.resolveRef(RefMain)
 	require.NoError(t, err)
 	c, err := r.readCommit(tip)
 	require.NoError(t, err)

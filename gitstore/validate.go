@@ -25,7 +25,7 @@ func (n *NewMemory) Validate() error {
 		n.Source = SourceUser
 	}
 	n.Source = strings.ToLower(n.Source)
-	if err := ValidateSource(n.Source); err != nil {
+	if err := validateSource(n.Source); err != nil {
 		return err
 	}
 	if err := ValidateText(n.Text); err != nil {
@@ -43,7 +43,7 @@ func (n *NewMemory) Validate() error {
 	if n.Tags, err = NormalizeTags(n.Tags); err != nil {
 		return err
 	}
-	if n.Paths, err = NormalizePaths(n.Paths); err != nil {
+	if n.Paths, err = normalizePaths(n.Paths); err != nil {
 		return err
 	}
 	if n.Keys, err = NormalizeKeys(n.Keys); err != nil {

@@ -174,12 +174,12 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 			require.NoError(t, err)
 			// the bad document's own prefix: the good memory's random id may
 			// share a shorter one
-			ids, err := rd.Resolve(bad[:6])
+			ids, err := rd.resolve(bad[:6])
 			require.NoError(t, err)
 			require.Equal(t, []string{bad}, ids, "the old reader still sees it")
 			rd, err = s.Read()
 			require.NoError(t, err)
-			ids, err = rd.Resolve(bad[:6])
+			ids, err = rd.resolve(bad[:6])
 			require.NoError(t, err)
 			require.Empty(t, ids)
 			for _, f := range r.CheckMemoryRefs(ctx) {
