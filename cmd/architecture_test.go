@@ -98,10 +98,11 @@ var importers = map[string][]string{
 	"index/evaluation/dataset": {"index/evaluation", "cmd"},
 	// git's plumbing is the memory model's alone: every other package
 	// reaches git through gitstore
-	"internal/gitconfig": {"gitstore"},
-	"internal/gitignore": {"gitstore"},
-	"internal/gitobj":    {"gitstore", "internal/gitrefs"},
-	"internal/gitrefs":   {"gitstore"},
+	"internal/gitobj":      {"gitstore", "internal/gitrefs", "internal/gitworktree"},
+	"internal/gitrefs":     {"gitstore"},
+	"internal/gitignore":   {"gitstore", "internal/gitworktree"},
+	"internal/gitconfig":   {"gitstore", "internal/gitworktree"},
+	"internal/gitworktree": {"gitstore"},
 }
 
 // imports: what a package of the module may import of the module, where the
@@ -122,6 +123,7 @@ var imports = map[string][]string{
 	"internal/gitignore":       {},
 	"internal/gitobj":          {},
 	"internal/gitrefs":         {"internal/gitobj"},
+	"internal/gitworktree":     {"internal/gitconfig", "internal/gitignore", "internal/gitobj"},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {

@@ -1,10 +1,12 @@
 // Package gitstore owns the memory model and its storage as commits on
 // refs/memory/* inside a git repository. git's plumbing is below it, in
 // packages of its own: the object database and the commit and tree codec
-// (internal/gitobj, the only importer of go-git), the config reader
-// (internal/gitconfig) and the ignore rules (internal/gitignore); no other
-// package imports them. Its API names none of go-git's types: objects are
-// named by Hash (cmd/architecture_test.go checks it).
+// (internal/gitobj, the only importer of go-git), refs and lock files
+// (internal/gitrefs), the config reader (internal/gitconfig), the ignore
+// rules (internal/gitignore) and the proof of a clean worktree
+// (internal/gitworktree); no package outside them but gitstore imports
+// them. Its API names none of go-git's types: objects are named by Hash
+// (cmd/architecture_test.go checks it).
 //
 // # Refs
 //
@@ -143,8 +145,8 @@
 // Recall and the hooks ask which files the worktree is changing
 // (WorktreeStatus: git status's answer). A clean worktree of up to 500
 // tracked files is proven so from the index, the files' stat data and the
-// ignore rules, as git status would (worktree.go, internal/gitignore);
-// anything else runs git status.
+// ignore rules, as git status would (internal/gitworktree); anything
+// else runs git status.
 //
 // # Time
 //

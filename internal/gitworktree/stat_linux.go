@@ -1,4 +1,4 @@
-package gitstore
+package gitworktree
 
 import "syscall"
 
@@ -13,7 +13,7 @@ func statFile(path string, link bool) (fileStat, error) {
 		err = syscall.Stat(path, &st)
 	}
 	if err != nil {
-		return fileStat{}, errWorktreeUnproven
+		return fileStat{}, ErrUnproven
 	}
 	fs := fileStat{
 		size: uint32(st.Size), ino: uint32(st.Ino), uid: st.Uid, gid: st.Gid,

@@ -1,7 +1,7 @@
 //go:build !linux
 
-package gitstore
+package gitworktree
 
 // statFile is not implemented here: the worktree proof gives up, and git
 // status decides.
-func statFile(string, bool) (fileStat, error) { return fileStat{}, errWorktreeUnproven }
+func statFile(string, bool) (fileStat, error) { return fileStat{}, ErrUnproven }
