@@ -65,7 +65,7 @@ func (r *Repo) UseGitDates(getenv func(string) string) error {
 		if err != nil {
 			return fmt.Errorf("GIT_COMMITTER_DATE: %w", err)
 		}
-		r.CommitterNow = func() time.Time { return t }
+		r.committerNow = func() time.Time { return t }
 	}
 	return nil
 }

@@ -66,13 +66,13 @@ func first(vs []string) string {
 func changeOf(c *gitCommit) Change {
 	t := trailers(c.Message)
 	subject, _, _ := strings.Cut(c.Message, "\n")
-	op := first(t[TrailerOp])
+	op := first(t[trailerOp])
 	if op == "" && len(c.ParentHashes) > 1 {
 		op = "merge"
 	}
 	return Change{
-		Commit: Hash(c.Hash), Time: c.Committer.When, Op: op, IDs: t[TrailerID],
-		Agent: first(t[TrailerAgent]), Session: first(t[TrailerSession]),
+		Commit: Hash(c.Hash), Time: c.Committer.When, Op: op, IDs: t[trailerID],
+		Agent: first(t[trailerAgent]), Session: first(t[trailerSession]),
 		Author:  c.Author.Name + " <" + c.Author.Email + ">",
 		Subject: subject, Merge: len(c.ParentHashes) > 1,
 	}

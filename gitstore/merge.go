@@ -862,14 +862,14 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 	ids := append(append([]string(nil), p.Merged...), p.Revived...)
 	sort.Strings(ids)
 	for _, id := range ids {
-		b.WriteString(TrailerID + ": " + id + "\n")
+		b.WriteString(trailerID + ": " + id + "\n")
 	}
-	b.WriteString(TrailerOp + ": " + OpMerge + "\n")
+	b.WriteString(trailerOp + ": " + OpMerge + "\n")
 	if w.Agent != "" {
-		b.WriteString(TrailerAgent + ": " + oneLine(w.Agent) + "\n")
+		b.WriteString(trailerAgent + ": " + oneLine(w.Agent) + "\n")
 	}
 	if w.Session != "" {
-		b.WriteString(TrailerSession + ": " + oneLine(w.Session) + "\n")
+		b.WriteString(trailerSession + ": " + oneLine(w.Session) + "\n")
 	}
 	when := p.oursTime
 	if p.theirsTime.After(when) {

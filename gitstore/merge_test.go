@@ -305,7 +305,7 @@ func TestMergeCases(t *testing.T) {
 				c, err := f.repo.readCommit(res.Commit)
 				require.NoError(t, err)
 				require.Contains(t, c.Message, "Kept although forgotten on one side")
-				require.Contains(t, c.Message, TrailerID+": "+id["m"])
+				require.Contains(t, c.Message, trailerID+": "+id["m"])
 			},
 		},
 		{
@@ -416,7 +416,7 @@ func TestMergeCases(t *testing.T) {
 			c, err := f.repo.readCommit(res.Commit)
 			require.NoError(t, err)
 			require.Equal(t, []Hash{oursBefore, theirs}, c.ParentHashes, "ours first")
-			require.Contains(t, c.Message, TrailerOp+": "+OpMerge)
+			require.Contains(t, c.Message, trailerOp+": "+OpMerge)
 			require.True(t, strings.HasPrefix(c.Message, "mem: merge them: "), c.Message)
 			oc, _ := f.repo.readCommit(oursBefore)
 			tc2, _ := f.repo.readCommit(theirs)

@@ -274,7 +274,7 @@ func (p *purger) rewriteOne(c *gitCommit) (Hash, error) {
 			parents = append(parents, np)
 		}
 	}
-	ids := trailers(c.Message)[TrailerID]
+	ids := trailers(c.Message)[trailerID]
 	aboutIt := false
 	for _, id := range ids {
 		aboutIt = aboutIt || p.ids[id]
@@ -303,7 +303,7 @@ func (p *purger) rewriteOne(c *gitCommit) (Hash, error) {
 	msg := c.Message
 	if len(ids) > 0 && p.ids[ids[0]] {
 		_, rest, _ := strings.Cut(msg, "\n")
-		op := first(trailers(msg)[TrailerOp])
+		op := first(trailers(msg)[trailerOp])
 		msg = "mem: " + op + " " + Clip(ids[0], MinShownPrefix) + " [purged]\n" + rest
 	}
 	if tree == Hash(c.TreeHash) && msg == c.Message && slices.Equal(parents, c.ParentHashes) {

@@ -38,9 +38,9 @@ type Repo struct {
 	// isolated: opened by OpenIn; its git commands drop the redirecting
 	// variables of the environment.
 	isolated bool
-	// CommitterNow, when set, dates commits' committer (GIT_COMMITTER_DATE);
+	// committerNow, when set, dates commits' committer (GIT_COMMITTER_DATE);
 	// otherwise the committer date is the author date.
-	CommitterNow func() time.Time
+	committerNow func() time.Time
 
 	identOnce sync.Once
 	ident     identityConfig // user, author and committer settings, as git reads them

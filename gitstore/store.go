@@ -205,8 +205,8 @@ func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Tim
 	ids := r.identities()
 	sig := signature{Name: ids.author.name, Email: ids.author.email, When: when}
 	committer := signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
-	if r.CommitterNow != nil {
-		committer.When = r.CommitterNow().Truncate(time.Second)
+	if r.committerNow != nil {
+		committer.When = r.committerNow().Truncate(time.Second)
 	}
 	c := &gitCommit{Author: sig, Committer: committer, Message: msg, TreeHash: tree, ParentHashes: parents}
 	return r.encodedObject(gitobj.CommitObject, c.Encode())
@@ -214,11 +214,11 @@ func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Tim
 
 // Commit trailers.
 const (
-	TrailerID       = "Memory-Id"
-	TrailerOp       = "Memory-Op"
-	TrailerAgent    = "Agent"
-	TrailerSession  = "Session"
-	TrailerSubagent = "Subagent"
+	trailerID       = "Memory-Id"
+	trailerOp       = "Memory-Op"
+	trailerAgent    = "Agent"
+	trailerSession  = "Session"
+	trailerSubagent = "Subagent"
 )
 
 // commitMessage renders "mem: <op> <short id> <subject>" and the trailers.
@@ -233,17 +233,17 @@ func commitMessage(tx *Tx, w Writer) string {
 	}
 	b.WriteString("\n\n")
 	for _, id := range tx.ids {
-		b.WriteString(TrailerID + ": " + id + "\n")
+		b.WriteString(trailerID + ": " + id + "\n")
 	}
-	b.WriteString(TrailerOp + ": " + tx.op + "\n")
+	b.WriteString(trailerOp + ": " + tx.op + "\n")
 	if w.Agent != "" {
-		b.WriteString(TrailerAgent + ": " + oneLine(w.Agent) + "\n")
+		b.WriteString(trailerAgent + ": " + oneLine(w.Agent) + "\n")
 	}
 	if w.Subagent != "" {
-		b.WriteString(TrailerSubagent + ": " + oneLine(w.Subagent) + "\n")
+		b.WriteString(trailerSubagent + ": " + oneLine(w.Subagent) + "\n")
 	}
 	if w.Session != "" {
-		b.WriteString(TrailerSession + ": " + oneLine(w.Session) + "\n")
+		b.WriteString(trailerSession + ": " + oneLine(w.Session) + "\n")
 	}
 	for _, t := range tx.extra {
 		b.WriteString(oneLine(t) + "\n")

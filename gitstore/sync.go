@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// PushPatience bounds how long a push keeps pulling, merging and pushing
+// pushPatience bounds how long a push keeps pulling, merging and pushing
 // again while other clones' pushes land first. Time, not a count: with many
 // writers on one remote each round trip takes longer, and a count ran out
 // while every writer was still making progress.
-var PushPatience = 5 * time.Minute
+var pushPatience = 5 * time.Minute
 
 // pushBackoff is the wait before retry attempt (0-based) after losing a race
 // for the remote's ref: exponential backoff in slots of one round trip (the
@@ -135,12 +135,12 @@ type PushResult struct {
 // Push sends refs/memory/main to the remote's refs/memory/main, and nothing
 // else (never refs/memory/private). When the remote has memory this
 // repository lacks, the push is rejected by git; Push then waits a jittered,
-// growing moment, pulls, merges and pushes again, for up to PushPatience (a
+// growing moment, pulls, merges and pushes again, for up to pushPatience (a
 // remote ref locked by a concurrent push is retried the same way). It never
 // forces unless opt.Force.
 func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions) (*PushResult, error) {
 	res := &PushResult{Remote: rem}
-	give := time.Now().Add(PushPatience)
+	give := time.Now().Add(pushPatience)
 	attempt := 0
 	roundTrip := time.Now() // when the last pull, merge and push began
 	for ; ; attempt++ {
@@ -214,7 +214,7 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 		}
 	}
 	return nil, &BusyError{Op: BusyPush, Remote: rem.Display,
-		Reason: fmt.Sprintf("%s kept moving while pushing (%d attempts in %v)", rem.Display, attempt+1, PushPatience)}
+		Reason: fmt.Sprintf("%s kept moving while pushing (%d attempts in %v)", rem.Display, attempt+1, pushPatience)}
 }
 
 // sleepCtx waits d, or until ctx ends.

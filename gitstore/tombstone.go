@@ -28,8 +28,8 @@ import (
 // purgedDir is the root tree entry that holds the tombstones.
 const purgedDir = "purged"
 
-// TrailerPurged names the memory a tombstone commit records as purged.
-const TrailerPurged = "Memory-Purged"
+// trailerPurged names the memory a tombstone commit records as purged.
+const trailerPurged = "Memory-Purged"
 
 // tombstoneDoc is the blob of purged/<id>.
 func tombstoneDoc(id string) []byte { return []byte(`{"id":"` + id + `"}` + "\n") }
@@ -163,7 +163,7 @@ func (r *Repo) recordTombstone(ctx context.Context, id string) error {
 		}
 		msg := "mem: " + OpPurge + " " + Clip(id, MinShownPrefix) + " [purged]\n\n" +
 			"The memory was purged: a pull removes it from every clone's history.\n\n" +
-			TrailerPurged + ": " + id + "\n" + TrailerOp + ": " + OpPurge + "\n"
+			trailerPurged + ": " + id + "\n" + trailerOp + ": " + OpPurge + "\n"
 		commit, err := r.writeCommit(tree, parents, msg, r.Now().UTC())
 		if err != nil {
 			return err
