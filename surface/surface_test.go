@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,7 +57,8 @@ func TestOpenStoresTakesTheClockAndTheGitDates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, isolated := range []bool{false, true} {
-				set, err := surface.OpenStores(gitRepo(t), isolated, surface.Clock{Now: func() time.Time { return now }, Dates: tc.dates})
+				dir := gitRepo(t)
+				set, err := surface.OpenStores(dir, isolated, surface.Clock{Now: func() time.Time { return now }, Dates: tc.dates})
 				if tc.wantErr != "" {
 					require.ErrorContains(t, err, tc.wantErr)
 					continue
@@ -65,11 +67,25 @@ func TestOpenStoresTakesTheClockAndTheGitDates(t *testing.T) {
 				require.NotNil(t, set.Repo)
 				require.Nil(t, set.Personal)
 				require.True(t, tc.wantAuthor.Equal(set.Repo.Now()), "author time %s", set.Repo.Now())
-				committer := set.Repo.Now
-				if set.Repo.CommitterNow != nil {
-					committer = set.Repo.CommitterNow
+				// the commit a write makes carries both dates
+				store, err := set.Writable(gitstore.ScopeProject)
+				require.NoError(t, err)
+				_, err = store.Add(context.Background(), gitstore.Writer{Agent: "test"}, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The release train leaves on Thursdays.", Source: gitstore.SourceUser})
+				require.NoError(t, err)
+				out, err := exec.Command("git", "-C", dir, "log", "-1", "--format=%aI %cI", store.Ref).CombinedOutput()
+				require.NoError(t, err, "%s", out)
+				var author, committer time.Time
+				for i, f := range strings.Fields(string(out)) {
+					at, err := time.Parse(time.RFC3339, f)
+					require.NoError(t, err)
+					if i == 0 {
+						author = at
+					} else {
+						committer = at
+					}
 				}
-				require.True(t, tc.wantCommitter.Equal(committer()), "committer time %s", committer())
+				require.True(t, tc.wantAuthor.Equal(author), "author date %s", author)
+				require.True(t, tc.wantCommitter.Equal(committer), "committer date %s", committer)
 			}
 		})
 	}
