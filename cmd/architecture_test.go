@@ -96,6 +96,9 @@ var importers = map[string][]string{
 	// the eval harness is git mem eval's: no hook or server links it
 	"index/evaluation":         {"cmd"},
 	"index/evaluation/dataset": {"index/evaluation", "cmd"},
+	// the recall snapshot's file format is index's: it reads and writes
+	// the file, and ranks from it
+	"index/snapshot": {"index"},
 	// git's plumbing is the memory model's alone: every other package
 	// reaches git through gitstore
 	"internal/gitobj":      {"gitstore", "internal/gitrefs", "internal/gitworktree"},
@@ -124,6 +127,9 @@ var imports = map[string][]string{
 	"internal/gitobj":          {},
 	"internal/gitrefs":         {"internal/gitobj"},
 	"internal/gitworktree":     {"internal/gitconfig", "internal/gitignore", "internal/gitobj"},
+	// the snapshot's format needs the memory model only, never index's
+	// analysis or ranking
+	"index/snapshot": {"gitstore"},
 }
 
 func TestOwnedPackagesImportOnlyTheirs(t *testing.T) {

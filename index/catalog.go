@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 // Summary is what listing and counting need of a memory, read from the
@@ -64,7 +65,7 @@ type Counts struct {
 // scan calls fn with each live memory's summary fields, in no order,
 // without building a summary: key and typ are valid only during the call.
 func (c *Catalog) scan(fn func(key, typ []byte, created, validTo int64)) error {
-	err := c.v.base.scanSummaries(func(i int, key, typ []byte, created, validTo int64) {
+	err := c.v.base.ScanSummaries(func(i int, key, typ []byte, created, validTo int64) {
 		if !c.v.dropped[uint64(i)] {
 			fn(key, typ, created, validTo)
 		}
@@ -80,7 +81,7 @@ func (c *Catalog) scan(fn func(key, typ []byte, created, validTo int64)) error {
 		if err != nil {
 			return err
 		}
-		fn([]byte(sm.key), []byte(sm.typ), sm.created, sm.validTo)
+		fn([]byte(sm.Key), []byte(sm.Type), sm.Created, sm.ValidTo)
 	}
 	return nil
 }
@@ -143,11 +144,11 @@ func count(ctx context.Context, set *gitstore.Set, now time.Time, acc Access) (m
 	return out, nil
 }
 
-func summaryOf(sm docSum) Summary {
-	s := Summary{Scope: scopeOfKey(sm.key), Type: sm.typ, Created: time.Unix(sm.created, 0).UTC(), key: sm.key}
-	_, s.ID, _ = strings.Cut(sm.key, ":")
-	if sm.validTo != 0 {
-		s.ValidTo = time.Unix(sm.validTo, 0).UTC()
+func summaryOf(sm snapshot.Summary) Summary {
+	s := Summary{Scope: scopeOfKey(sm.Key), Type: sm.Type, Created: time.Unix(sm.Created, 0).UTC(), key: sm.Key}
+	_, s.ID, _ = strings.Cut(sm.Key, ":")
+	if sm.ValidTo != 0 {
+		s.ValidTo = time.Unix(sm.ValidTo, 0).UTC()
 	}
 	return s
 }
@@ -196,7 +197,7 @@ func (c *Catalog) Newest(limit int, typ string, all bool, now time.Time) (shown 
 			return
 		}
 		i := sort.Search(len(shown), func(i int) bool { return !newer(shown[i], created, id) })
-		sm := summaryOf(docSum{key: string(key), typ: string(t), created: created, validTo: validTo})
+		sm := summaryOf(snapshot.Summary{Key: string(key), Type: string(t), Created: created, ValidTo: validTo})
 		if len(shown) < limit {
 			shown = append(shown, Summary{})
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 // DuplicateSimilarity is the similarity at or above which a new memory is a
@@ -155,7 +156,7 @@ func remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w g
 			// no snapshot to count in (a store without a directory): the
 			// most relevant memories to the text, as recall ranks them
 			var res *Result
-			err := faultsAsErrors(func() (err error) {
+			err := snapshot.FaultsAsErrors(func() (err error) {
 				res, err = Recall(ctx, set, Options{Query: n.Text, Limit: 10, NoStale: true, Point: Unfiltered, noEngine: true, Access: acc})
 				return err
 			})

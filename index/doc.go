@@ -13,7 +13,7 @@
 //
 //   - the engine's index (Source "index"), when one is wired in: brought up
 //     to date with the ref tips first (see index/bleveindex);
-//   - the recall snapshot (Source "snapshot", snapshot.go): one file beside
+//   - the recall snapshot (Source "snapshot", index/snapshot): one file beside
 //     the index directory, <git common dir>/mem/recall.snapshot, read in
 //     parts (only the dictionary blocks and postings of the query's terms and
 //     the returned memories' JSON; the hooks map the dictionary and

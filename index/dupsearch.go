@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 // dupCandidates is how many memories, those sharing the most of a new
@@ -28,7 +29,7 @@ const _ uint8 = MaxQueryTerms
 // candidate) cost tens of milliseconds at 100,000 memories of common
 // words, at every write. A text of more than MaxQueryTerms distinct terms
 // is counted on the rarest of them. ok is false when the snapshot cannot
-// be read, a fault reading its map included (faultsAsErrors): the caller
+// be read, a fault reading its map included (snapshot.FaultsAsErrors): the caller
 // then asks recall.
 //
 // It returns the view it counted in (nil when ok is false), for the
@@ -38,7 +39,7 @@ func similarInSnapshot(ctx context.Context, set *gitstore.Set, scope gitstore.Sc
 	if path == "" {
 		return nil, 0, nil, false
 	}
-	err := faultsAsErrors(func() error {
+	err := snapshot.FaultsAsErrors(func() error {
 		var err error
 		if v, err = syncSnapshot(ctx, path, set.Stores(), acc); err != nil {
 			return err

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -26,7 +25,7 @@ type Progress func(done, total int)
 // Engine is a persistent full-text index of a set's stores that Recall
 // consults first when one is wired in with UseEngine. Package bleveindex
 // provides the bleve one; a binary that never calls UseEngine (git-mem, the
-// hook binary) links none and recalls from the snapshot (snapshot.go).
+// hook binary) links none and recalls from the snapshot (index/snapshot).
 type Engine interface {
 	// Open brings the index in dir up to date with the stores' tips and
 	// returns a corpus reading it; rebuilt reports a rebuild from scratch.
@@ -193,15 +192,6 @@ func Dir(set *gitstore.Set) string {
 // full.
 func StoreKey(s *gitstore.Store) string {
 	return string(s.Scope) + " " + s.Ref
-}
-
-// recordedStoreKey reads a store key a snapshot recorded. Earlier versions
-// appended the repository's directory after the ref; such a key reads as
-// today's, so that upgrading does not rebuild every snapshot.
-func recordedStoreKey(k string) string {
-	scope, rest, _ := strings.Cut(k, " ")
-	ref, _, _ := strings.Cut(rest, " ")
-	return scope + " " + ref
 }
 
 // Tips reads the commit each store's ref points at ("" for none), by StoreKey.

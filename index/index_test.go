@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index/evaluation/dataset"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 func TestQueryTerms(t *testing.T) {
@@ -259,7 +260,7 @@ func TestSnapshotRebuiltWhenNeeded(t *testing.T) {
 			// every memory and postings list: whatever the query reads is damaged
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
-			for i := snapHeader; i < len(data)/2; i += 7 {
+			for i := snapshot.HeaderSize; i < len(data)/2; i += 7 {
 				data[i] ^= 0x5a
 			}
 			require.NoError(t, os.WriteFile(path, data, 0o644))

@@ -67,12 +67,12 @@ func dropKeptView(path string) {
 // loaded. On Windows none is: a file held open there cannot be replaced
 // by another process's new snapshot.
 func keepOrClose(acc Access, path string, v *snapView) {
-	if !acc.KeepViews || v.base.file == nil || v.damaged || runtime.GOOS == "windows" {
+	if !acc.KeepViews || v.base.Info() == nil || v.damaged || runtime.GOOS == "windows" {
 		v.close()
 		return
 	}
-	v.base.seen = nil
-	v.base.dropSummaries()
+	v.base.ForgetLoaded()
+	v.base.DropSummaries()
 	keptView.mu.Lock()
 	old := keptView.v
 	keptView.path, keptView.v = path, v

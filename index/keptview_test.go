@@ -44,12 +44,12 @@ func TestKeptView(t *testing.T) {
 	remember(keep, "The payroll export runs at 02:00 UTC on the batch host.")
 	first := kept()
 	require.NotNil(t, first, "a write with KeepViews keeps its view")
-	require.Nil(t, first.base.seen, "without the documents the call loaded")
+	require.Zero(t, first.base.Loaded(), "without the documents the call loaded")
 
 	oc := remember(keep, "The API is deployed to Fly.io from the release branch by GitHub Actions.")
 	require.NotNil(t, oc.PossibleDuplicateOf, "the duplicate check loaded a memory of the base")
 	require.Same(t, first, kept(), "the next write brings the kept view forward and keeps it")
-	require.Nil(t, first.base.seen, "without the documents that write loaded")
+	require.Zero(t, first.base.Loaded(), "without the documents that write loaded")
 
 	other := "Feature flags are read from the flags service at start-up."
 	remember(Access{}, other) // as another process would

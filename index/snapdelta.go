@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"math"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 // A write does not rewrite the snapshot: it appends one segment to a delta
@@ -94,7 +94,7 @@ func removeSnapshot(path string) error {
 // snapView is a snapshot with its delta applied: the corpus recall ranks
 // from. Base documents keep their numbers; added documents follow them.
 type snapView struct {
-	base   *snapshot
+	base   *snapshot.File
 	tips   map[string]string
 	ndocs  int
 	tokens int
@@ -137,19 +137,19 @@ type deltaDoc struct {
 	// handful of terms and the delta holds thousands
 	tf   termFreqs
 	enc  []byte
-	sum  *docSum // nil: read from raw when needed
+	sum  *snapshot.Summary // nil: read from raw when needed
 	dead bool
 }
 
 // freqs are the document's terms, decoded the first time.
 func (d *deltaDoc) freqs() termFreqs {
 	if d.enc != nil {
-		r := byteReader{b: d.enc}
-		k := r.uvarint()
+		r := snapshot.NewDecoder(d.enc, 0)
+		k := r.Uvarint()
 		d.tf = make(termFreqs, 0, min(k, uint64(len(d.enc))))
-		for ; k > 0 && r.err == nil; k-- {
-			t := r.bytes(int(r.uvarint()))
-			if n := r.uvarint(); r.err == nil {
+		for ; k > 0 && r.Err() == nil; k-- {
+			t := r.Bytes(int(r.Uvarint()))
+			if n := r.Uvarint(); r.Err() == nil {
 				d.tf = append(d.tf, termFreq{string(t), int32(n)})
 			}
 		}
@@ -173,31 +173,31 @@ func (d *deltaDoc) matching(want map[string]*deltaTerm, fn func(dt *deltaTerm, n
 		}
 		return
 	}
-	r := byteReader{b: d.enc}
-	for k := r.uvarint(); k > 0 && r.err == nil; k-- {
-		t := r.bytes(int(r.uvarint()))
-		n := r.uvarint()
-		if dt := want[string(t)]; dt != nil && r.err == nil {
+	r := snapshot.NewDecoder(d.enc, 0)
+	for k := r.Uvarint(); k > 0 && r.Err() == nil; k-- {
+		t := r.Bytes(int(r.Uvarint()))
+		n := r.Uvarint()
+		if dt := want[string(t)]; dt != nil && r.Err() == nil {
 			fn(dt, int(n))
 		}
 	}
 }
 
 // summary is the document's summary, decoded from its JSON the first time.
-func (d *deltaDoc) summary() (docSum, error) {
+func (d *deltaDoc) summary() (snapshot.Summary, error) {
 	if d.sum == nil {
 		m, err := gitstore.DecodeMemory(d.raw)
 		if err != nil {
-			return docSum{}, fmt.Errorf("%w: document %s: %v", ErrSnapshot, d.key, err)
+			return snapshot.Summary{}, fmt.Errorf("%w: document %s: %v", ErrSnapshot, d.key, err)
 		}
-		sm := sumOf(d.key, m)
+		sm := snapshot.SummaryOf(d.key, m)
 		d.sum = &sm
 	}
 	return *d.sum, nil
 }
 
-func newView(base *snapshot) *snapView {
-	return &snapView{base: base, tips: base.tips, ndocs: base.ndocs, tokens: base.tokens,
+func newView(base *snapshot.File) *snapView {
+	return &snapView{base: base, tips: base.Tips(), ndocs: base.Docs(), tokens: base.Tokens(),
 		dropped: map[uint64]bool{}, droppedKeys: map[string]bool{}, addedKey: map[string]int{}}
 }
 
@@ -215,17 +215,17 @@ func openView(path string, mapped bool) (*snapView, error) {
 	return v, nil
 }
 
-func (v *snapView) close() { v.base.close() }
+func (v *snapView) close() { v.base.Close() }
 
 // unchanged reports whether the files at path are still the base and the
 // delta this view read: no other process wrote a segment or a new base
 // since, so bringing the view forward continues from what is on disk.
 func (v *snapView) unchanged(path string) bool {
-	if v.base.file == nil || v.damaged {
+	if v.base.Info() == nil || v.damaged {
 		return false
 	}
 	st, err := os.Stat(path)
-	if err != nil || !os.SameFile(st, v.base.file) || st.Size() != v.base.size {
+	if err != nil || !os.SameFile(st, v.base.Info()) || st.Size() != v.base.Size() {
 		return false
 	}
 	dst, err := os.Stat(deltaPath(path))
@@ -254,7 +254,7 @@ func (v *snapView) readDelta(data []byte) {
 	var at []byte // the tips the last applied segment ended at, as written
 	current := func() map[string]string {
 		if at != nil {
-			v.tips, at = readTips(&byteReader{b: at}), nil
+			v.tips, at = decodeTips(at), nil
 		}
 		return v.tips
 	}
@@ -265,40 +265,41 @@ func (v *snapView) readDelta(data []byte) {
 			return
 		}
 		n := int(le.Uint32(data[off+4:]))
-		if n > len(data)-off-12 || crc32.Checksum(data[off+12:off+12+n], snapCRC) != le.Uint32(data[off+8:]) {
+		if n > len(data)-off-12 || snapshot.Checksum(data[off+12:off+12+n]) != le.Uint32(data[off+8:]) {
 			v.damaged = true
 			return
 		}
 		body := data[off+12 : off+12+n]
 		off += 12 + n
-		if len(body) < 12 || le.Uint32(body) != v.base.crc || int64(le.Uint64(body[4:])) != v.base.size {
+		if len(body) < 12 || le.Uint32(body) != v.base.CRC() || int64(le.Uint64(body[4:])) != v.base.Size() {
 			continue // beside another base
 		}
-		r := &byteReader{b: body, off: 12}
+		d := snapshot.NewDecoder(body, 12)
+		r := &d
 		from := skipTips(r)
 		to := skipTips(r)
-		if r.err != nil {
+		if r.Err() != nil {
 			v.damaged = true
 			return
 		}
-		if !(at != nil && bytes.Equal(from, at)) && !SameTips(readTips(&byteReader{b: from}), current()) {
+		if !(at != nil && bytes.Equal(from, at)) && !SameTips(decodeTips(from), current()) {
 			continue
 		}
 		sg := &segment{}
-		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
-			d := &deltaDoc{key: r.str(), baseDoc: int(r.uvarint()) - 1}
+		for i, k := 0, r.Uvarint(); uint64(i) < k && r.Err() == nil; i++ {
+			d := &deltaDoc{key: r.Str(), baseDoc: int(r.Uvarint()) - 1}
 			if d.baseDoc >= 0 {
 				d.n, d.enc = skipTerms(r)
 			}
 			sg.drops = append(sg.drops, d)
 		}
-		for i, k := 0, r.uvarint(); uint64(i) < k && r.err == nil; i++ {
-			d := &deltaDoc{key: r.str(), baseDoc: -1}
-			d.raw = r.bytes(int(r.uvarint()))
+		for i, k := 0, r.Uvarint(); uint64(i) < k && r.Err() == nil; i++ {
+			d := &deltaDoc{key: r.Str(), baseDoc: -1}
+			d.raw = r.Bytes(int(r.Uvarint()))
 			d.n, d.enc = skipTerms(r)
 			sg.puts = append(sg.puts, d)
 		}
-		if r.err != nil || (sg.drops == nil && sg.puts == nil && bytes.Equal(from, to)) {
+		if r.Err() != nil || (sg.drops == nil && sg.puts == nil && bytes.Equal(from, to)) {
 			v.damaged = true
 			return
 		}
@@ -308,45 +309,42 @@ func (v *snapView) readDelta(data []byte) {
 }
 
 // skipTips reads past a segment's tips and returns them as written.
-func skipTips(r *byteReader) []byte {
-	start := r.off
-	for i, n := 0, r.uvarint(); uint64(i) < n && r.err == nil; i++ {
-		r.bytes(int(r.uvarint()))
-		r.bytes(int(r.uvarint()))
+func skipTips(r *snapshot.Decoder) []byte {
+	start := r.Off()
+	for i, n := 0, r.Uvarint(); uint64(i) < n && r.Err() == nil; i++ {
+		r.Bytes(int(r.Uvarint()))
+		r.Bytes(int(r.Uvarint()))
 	}
-	if r.err != nil {
+	if r.Err() != nil {
 		return nil
 	}
-	return r.b[start:r.off]
+	return r.Data()[start:r.Off()]
 }
 
-func readTips(r *byteReader) map[string]string {
-	tips := map[string]string{}
-	for i, n := 0, r.uvarint(); uint64(i) < n && r.err == nil; i++ {
-		k := recordedStoreKey(r.str())
-		tips[k] = r.str()
-	}
-	return tips
+// decodeTips reads tips as a segment holds them.
+func decodeTips(b []byte) map[string]string {
+	r := snapshot.NewDecoder(b, 0)
+	return r.Tips()
 }
 
 // skipTerms reads a document's length and walks past its terms, returning
 // them as written (their count, then each term and its frequency).
-func skipTerms(r *byteReader) (int, []byte) {
-	n := int(r.uvarint())
-	start := r.off
-	k := r.uvarint()
-	if r.err != nil || k > uint64(len(r.b)) {
-		r.err = errShort
+func skipTerms(r *snapshot.Decoder) (int, []byte) {
+	n := int(r.Uvarint())
+	start := r.Off()
+	k := r.Uvarint()
+	if r.Err() != nil || k > uint64(len(r.Data())) {
+		r.Fail()
 		return 0, nil
 	}
-	for i := uint64(0); i < k && r.err == nil; i++ {
-		r.bytes(int(r.uvarint()))
-		r.uvarint()
+	for i := uint64(0); i < k && r.Err() == nil; i++ {
+		r.Bytes(int(r.Uvarint()))
+		r.Uvarint()
 	}
-	if r.err != nil {
+	if r.Err() != nil {
 		return 0, nil
 	}
-	return n, r.b[start:r.off]
+	return n, r.Data()[start:r.Off()]
 }
 
 // apply applies a segment that starts from the view's state.
@@ -374,7 +372,7 @@ func (v *snapView) remove(d *deltaDoc) {
 		v.kill(i)
 		return
 	}
-	if d.baseDoc < 0 || d.baseDoc >= v.base.ndocs || v.dropped[uint64(d.baseDoc)] {
+	if d.baseDoc < 0 || d.baseDoc >= v.base.Docs() || v.dropped[uint64(d.baseDoc)] {
 		return
 	}
 	v.dropped[uint64(d.baseDoc)] = true
@@ -404,7 +402,7 @@ func (v *snapView) segmentFor(tips map[string]string, ch *snapChanges) (*segment
 	for _, k := range drops {
 		d := &deltaDoc{key: k, baseDoc: -1}
 		if _, ok := v.addedKey[k]; !ok && !v.droppedKeys[k] {
-			doc, raw, err := v.base.find(k)
+			doc, raw, err := v.base.Find(k)
 			if err != nil {
 				return nil, err
 			}
@@ -428,13 +426,13 @@ func (v *snapView) segmentFor(tips map[string]string, ch *snapChanges) (*segment
 	for _, k := range puts {
 		p := ch.put[k]
 		sum := p.sum
-		sum.key = k
+		sum.Key = k
 		sg.puts = append(sg.puts, &deltaDoc{key: k, baseDoc: -1, raw: p.raw, n: p.n, tf: p.tf, sum: &sum})
 	}
 	return sg, nil
 }
 
-func (sg *segment) encode(base *snapshot) []byte {
+func (sg *segment) encode(base *snapshot.File) []byte {
 	le := binary.LittleEndian
 	appendStr := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
 	appendTips := func(b []byte, tips map[string]string) []byte {
@@ -456,8 +454,8 @@ func (sg *segment) encode(base *snapshot) []byte {
 		}
 		return b
 	}
-	body := le.AppendUint32(nil, base.crc)
-	body = le.AppendUint64(body, uint64(base.size))
+	body := le.AppendUint32(nil, base.CRC())
+	body = le.AppendUint64(body, uint64(base.Size()))
 	body = appendTips(appendTips(body, sg.from), sg.to)
 	body = binary.AppendUvarint(body, uint64(len(sg.drops)))
 	for _, d := range sg.drops {
@@ -472,7 +470,7 @@ func (sg *segment) encode(base *snapshot) []byte {
 	}
 	out := append([]byte(deltaMagic), make([]byte, 8)...)
 	le.PutUint32(out[4:], uint32(len(body)))
-	le.PutUint32(out[8:], crc32.Checksum(body, snapCRC))
+	le.PutUint32(out[8:], snapshot.Checksum(body))
 	return append(out, body...)
 }
 
@@ -527,31 +525,7 @@ func (v *snapView) fold(tips map[string]string, ch *snapChanges) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	return v.base.apply(tips, all)
-}
-
-// find looks a key up in the base: its document number and JSON, or -1.
-func (s *snapshot) find(key string) (int, []byte, error) {
-	var ferr error
-	var raw []byte
-	i := sort.Search(s.ndocs, func(i int) bool {
-		k, r, err := s.doc(i)
-		if err != nil {
-			ferr = err
-			return true
-		}
-		if k == key {
-			raw = r
-		}
-		return k >= key
-	})
-	if ferr != nil {
-		return -1, nil, ferr
-	}
-	if raw == nil {
-		return -1, nil, nil
-	}
-	return i, raw, nil
+	return applyChanges(v.base, tips, all)
 }
 
 // the corpus and loader of the view
@@ -560,7 +534,7 @@ func (v *snapView) docCount() int { return v.ndocs }
 
 // docNumbers is the size of the view's document numbers: the base's and
 // the delta's added documents, dropped ones included.
-func (v *snapView) docNumbers() int { return v.base.ndocs + len(v.added) }
+func (v *snapView) docNumbers() int { return v.base.Docs() + len(v.added) }
 
 func (v *snapView) avgLen() float64 {
 	if v.ndocs == 0 {
@@ -618,7 +592,7 @@ func (v *snapView) term(term string) *deltaTerm {
 }
 
 func (v *snapView) df(term string) (int, error) {
-	n, err := v.base.df(term)
+	n, err := v.base.DF(term)
 	if err != nil {
 		return 0, err
 	}
@@ -629,7 +603,7 @@ func (v *snapView) df(term string) (int, error) {
 }
 
 func (v *snapView) postings(term string, fn func(doc uint64, tf, dl int)) error {
-	if err := v.base.postings(term, v.undropped(fn)); err != nil {
+	if err := v.base.Postings(term, v.undropped(fn)); err != nil {
 		return err
 	}
 	v.addedPostings(term, fn)
@@ -642,8 +616,8 @@ var _ amongReader = (*snapView)(nil)
 // that contain term: the base's among them, and every document the delta
 // added with term (a few).
 func (v *snapView) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
-	inBase, _ := slices.BinarySearch(docs, uint64(v.base.ndocs))
-	if err := v.base.postingsAmong(term, docs[:inBase], v.undropped(fn)); err != nil {
+	inBase, _ := slices.BinarySearch(docs, uint64(v.base.Docs()))
+	if err := v.base.PostingsAmong(term, docs[:inBase], v.undropped(fn)); err != nil {
 		return err
 	}
 	v.addedPostings(term, fn)
@@ -666,16 +640,16 @@ func (v *snapView) undropped(fn func(doc uint64, tf, dl int)) func(doc uint64, t
 func (v *snapView) addedPostings(term string, fn func(doc uint64, tf, dl int)) {
 	if dt := v.term(term); dt != nil {
 		for _, p := range dt.added {
-			fn(uint64(v.base.ndocs+int(p.doc)), int(p.tf), normLen(lenAsNorm(v.added[p.doc].n)))
+			fn(uint64(v.base.Docs()+int(p.doc)), int(p.tf), normLen(lenAsNorm(v.added[p.doc].n)))
 		}
 	}
 }
 
 func (v *snapView) external(doc uint64) (string, error) {
-	if doc < uint64(v.base.ndocs) {
-		return v.base.external(doc)
+	if doc < uint64(v.base.Docs()) {
+		return v.base.External(doc)
 	}
-	i := int(doc) - v.base.ndocs
+	i := int(doc) - v.base.Docs()
 	if i >= len(v.added) || v.added[i].dead {
 		return "", fmt.Errorf("%w: no document %d", ErrSnapshot, doc)
 	}
@@ -693,14 +667,14 @@ func (v *snapView) load(key string) (*entry, error) {
 	if v.droppedKeys[key] {
 		return nil, fmt.Errorf("%w: %w: %s", ErrSnapshot, ErrNoDocument, key)
 	}
-	return v.base.load(key)
+	return loadSnapshotDoc(v.base, key)
 }
 
 var _ loader = (*snapView)(nil)
 
 // viewOf reads an encoded snapshot held in memory, with no delta.
 func viewOf(data []byte) (*snapView, error) {
-	s, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
+	s, err := readSnapshot(data)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -109,18 +108,6 @@ func TestSnapshotSurvivesAMovedRepository(t *testing.T) {
 	require.Equal(t, before, after, "the snapshot was read, not rebuilt")
 	_, err = os.Stat(deltaPath(path))
 	require.True(t, os.IsNotExist(err), "nothing was brought forward")
-}
-
-// TestRecordedStoreKey: keys recorded with the repository's directory
-// (earlier versions) read as today's.
-func TestRecordedStoreKey(t *testing.T) {
-	for _, tc := range []struct{ recorded, want string }{
-		{"project refs/memory/main", "project refs/memory/main"},
-		{"project refs/memory/main /srv/app/.git", "project refs/memory/main"},
-		{"personal refs/memory/main /home/a b/.local/share/git-mem/personal.git", "personal refs/memory/main"},
-	} {
-		require.Equal(t, tc.want, recordedStoreKey(tc.recorded), tc.recorded)
-	}
 }
 
 // TestRememberBringsItsViewForward: a write's duplicate check and its
@@ -289,50 +276,6 @@ func TestFoldAt(t *testing.T) {
 	}
 }
 
-// TestDictionaryBlocksAreCheckedOnce: a lookup keeps the dictionary block
-// it read and checked, so the next lookup in the same block does not read
-// it again (its copy in the file may since have changed: the snapshot
-// answers as it was checked); a pass over every block keeps none.
-func TestDictionaryBlocksAreCheckedOnce(t *testing.T) {
-	_, path := snapshotRepo(t)
-	clean, err := os.ReadFile(path)
-	require.NoError(t, err)
-	open := func(data []byte) *snapshot {
-		s, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
-		require.NoError(t, err)
-		return s
-	}
-	s := open(clean)
-	var terms []string
-	require.NoError(t, s.eachTerm(0, false, func(term []byte, _ termInfo) bool {
-		terms = append(terms, string(term))
-		return len(terms) < 2
-	}))
-	require.Len(t, terms, 2, "the first block holds two terms")
-	want, err := s.findTerm(terms[1])
-	require.NoError(t, err)
-	require.True(t, want.exists)
-
-	data := bytes.Clone(clean)
-	s = open(data)
-	_, err = s.findTerm(terms[0])
-	require.NoError(t, err)
-	data[s.blocks[0].off] ^= 0xff // the block's first byte, after it was checked
-	got, err := s.findTerm(terms[1])
-	require.NoError(t, err, "the block checked by the first lookup answers the second")
-	require.Equal(t, want, got)
-
-	_, err = open(data).findTerm(terms[1])
-	require.ErrorIs(t, err, ErrSnapshot, "a new reader checks the block again")
-
-	data = bytes.Clone(clean)
-	s = open(data)
-	require.NoError(t, s.eachTerm(0, false, func([]byte, termInfo) bool { return true }))
-	data[s.blocks[0].off] ^= 0xff
-	_, err = s.findTerm(terms[0])
-	require.ErrorIs(t, err, ErrSnapshot, "a pass over the blocks keeps none")
-}
-
 // TestPostingsAmong: a view reads a term's postings among some documents
 // as the documents' share of its full postings: the base's exactly those
 // asked about that hold the term (dropped ones left out), and every
@@ -368,7 +311,7 @@ func TestPostingsAmong(t *testing.T) {
 		every[i] = uint64(i)
 	}
 	holding := slices.Sorted(maps.Keys(all))
-	nbase := uint64(v.base.ndocs)
+	nbase := uint64(v.base.Docs())
 	for _, tc := range []struct {
 		name string
 		docs []uint64
@@ -402,85 +345,6 @@ func TestPostingsAmong(t *testing.T) {
 					require.Equal(t, p, got[doc], "document %d holds the term", doc)
 				}
 			}
-		})
-	}
-}
-
-// TestSummaryTableIsCheckedOnce: a snapshot scans its summary table
-// again (list does, for the shown ids' neighbours) from what it read and
-// checked the first time; a new reader checks it again.
-func TestSummaryTableIsCheckedOnce(t *testing.T) {
-	_, path := snapshotRepo(t)
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	open := func() *snapshot {
-		s, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
-		require.NoError(t, err)
-		return s
-	}
-	count := func(s *snapshot) (int, error) {
-		n := 0
-		err := s.scanSummaries(func(int, []byte, []byte, int64, int64) { n++ })
-		return n, err
-	}
-	s := open()
-	n, err := count(s)
-	require.NoError(t, err)
-	require.Equal(t, s.ndocs, n)
-
-	data[s.sumOff] ^= 0xff // the table's first byte, after it was checked
-	again, err := count(s)
-	require.NoError(t, err, "the table read and checked once answers again")
-	require.Equal(t, n, again)
-	_, err = count(open())
-	require.ErrorIs(t, err, ErrSnapshot, "a new reader checks the table again")
-}
-
-// TestSummaryTableFromTheFile: a snapshot read from its file reads the
-// summary table (through a map of its own where the system has them) as
-// the table's bytes say, checks it, and turns a file truncated under it
-// into an ErrSnapshot error, not a crash.
-func TestSummaryTableFromTheFile(t *testing.T) {
-	r := newTestRepo(t)
-	genStore(t, r.main, 500, 7) // a table of several pages
-	require.NoError(t, Refresh(context.Background(), r.set))
-	path := SnapshotPath(r.set)
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	inMemory, err := readSnapshot(bytes.NewReader(data), int64(len(data)))
-	require.NoError(t, err)
-	want, err := inMemory.summaries()
-	require.NoError(t, err)
-	require.Greater(t, inMemory.sumLen, 3*os.Getpagesize())
-
-	for _, tc := range []struct {
-		name  string
-		spoil func(s *snapshot)
-		fails bool
-	}{
-		{"as written", func(*snapshot) {}, false},
-		{"a byte changed", func(s *snapshot) {
-			b := bytes.Clone(data)
-			b[s.sumOff+int64(s.sumLen)/2] ^= 0xff
-			require.NoError(t, os.WriteFile(path, b, 0o644))
-		}, true},
-		{"truncated", func(s *snapshot) {
-			require.NoError(t, os.Truncate(path, s.sumOff+1))
-		}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.NoError(t, os.WriteFile(path, data, 0o644))
-			s, err := openSnapshot(path, false)
-			require.NoError(t, err)
-			defer s.close()
-			tc.spoil(s)
-			got, err := s.summaries()
-			if tc.fails {
-				require.ErrorIs(t, err, ErrSnapshot)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, want, got)
 		})
 	}
 }

@@ -1,9 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 // syncSnapshot returns the snapshot at path, with its delta, up to date
@@ -110,7 +109,7 @@ func (v *snapView) forward(ctx context.Context, path string, stores []*gitstore.
 			return nil, err
 		}
 		data := sg.encode(v.base)
-		limit := foldAt(v.base.size)
+		limit := foldAt(v.base.Size())
 		if acc.DeferFolds {
 			limit = max(limit, deferredFoldAt)
 		}
@@ -134,11 +133,11 @@ func (v *snapView) foldInto(path string, tips map[string]string, ch *snapChanges
 	if err != nil {
 		return nil, err
 	}
-	base, err := readSnapshot(bytes.NewReader(full), int64(len(full)))
-	if err != nil || base.crc != v.base.crc {
+	base, err := readSnapshot(full)
+	if err != nil || base.CRC() != v.base.CRC() {
 		return nil, fmt.Errorf("%w: the snapshot changed while it was read", ErrSnapshot)
 	}
-	v.base.close()
+	v.base.Close()
 	v.base = base // in memory from here: closing it again is harmless
 	data, err := v.fold(tips, ch)
 	if err != nil {
@@ -216,20 +215,20 @@ func advanceStore(ch *snapChanges, s *gitstore.Store, oldTip string, had bool, t
 // copied and their postings renumbered, term by term, in one pass merged
 // with the new documents' postings; nothing is analyzed again but the new
 // documents.
-func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error) {
+func applyChanges(s *snapshot.File, tips map[string]string, ch *snapChanges) ([]byte, error) {
 	putKeys := make([]string, 0, len(ch.put))
 	for k := range ch.put {
 		putKeys = append(putKeys, k)
 	}
 	sort.Strings(putKeys)
-	baseSums, err := s.summaries()
+	baseSums, err := s.Summaries()
 	if err != nil {
 		return nil, err
 	}
 	var keys []string
 	var raws [][]byte
-	var sums []docSum
-	oldToNew := make([]int, s.ndocs)
+	var sums []snapshot.Summary
+	oldToNew := make([]int, s.Docs())
 	putID := make(map[string]int, len(putKeys))
 	j := 0
 	addPut := func(upTo string, all bool) {
@@ -238,12 +237,12 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 			keys = append(keys, putKeys[j])
 			raws = append(raws, ch.put[putKeys[j]].raw)
 			sm := ch.put[putKeys[j]].sum
-			sm.key = putKeys[j]
+			sm.Key = putKeys[j]
 			sums = append(sums, sm)
 		}
 	}
-	for i := 0; i < s.ndocs; i++ {
-		k, raw, err := s.doc(i)
+	for i := 0; i < s.Docs(); i++ {
+		k, raw, err := s.Doc(i)
 		if err != nil {
 			return nil, err
 		}
@@ -260,39 +259,39 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 	addPut("", true)
 	// the new documents' postings, by term
 	tokens := 0
-	added := map[string][]post{}
+	added := map[string][]snapshot.Post{}
 	for _, k := range putKeys {
 		d := ch.put[k]
 		tokens += d.n
 		dl := int32(normLen(lenAsNorm(d.n)))
 		for _, e := range d.tf {
-			added[e.term] = append(added[e.term], post{int32(putID[k]), e.n, dl})
+			added[e.term] = append(added[e.term], snapshot.Post{Doc: int32(putID[k]), TF: e.n, DL: dl})
 		}
 	}
 	addedTerms := make([]string, 0, len(added))
 	for t := range added {
 		addedTerms = append(addedTerms, t)
-		sort.Slice(added[t], func(a, b int) bool { return added[t][a].doc < added[t][b].doc })
+		sort.Slice(added[t], func(a, b int) bool { return added[t][a].Doc < added[t][b].Doc })
 	}
 	sort.Strings(addedTerms)
-	hint := int(s.size + s.size/8)
+	hint := int(s.Size() + s.Size()/8)
 	for _, d := range ch.put {
 		hint += len(d.raw) + 8*len(d.tf)
 	}
-	var kept, merged []post
-	data, err := encodeParts(tips, keys, raws, sums, 0, hint, func(emit func(string, []post)) error {
+	var kept, merged []snapshot.Post
+	data, err := snapshot.Encode(snapStamp(), tips, keys, raws, sums, 0, hint, func(emit func(string, []snapshot.Post)) error {
 		a := 0
-		for bi := range s.blocks {
+		for bi := range s.Blocks() {
 			var ferr error
-			err := s.eachTerm(bi, false, func(tb []byte, ti termInfo) bool {
+			err := s.EachTerm(bi, false, func(tb []byte, ti snapshot.TermInfo) bool {
 				t := string(tb)
 				for ; a < len(addedTerms) && addedTerms[a] < t; a++ {
 					emit(addedTerms[a], added[addedTerms[a]])
 				}
 				kept = kept[:0]
-				ferr = s.postingsOf(ti, func(doc uint64, tf, dl int) {
+				ferr = s.PostingsOf(ti, func(doc uint64, tf, dl int) {
 					if n := oldToNew[doc]; n >= 0 {
-						kept = append(kept, post{int32(n), int32(tf), int32(dl)})
+						kept = append(kept, snapshot.Post{Doc: int32(n), TF: int32(tf), DL: int32(dl)})
 						tokens += tf
 					}
 				})
@@ -323,16 +322,15 @@ func (s *snapshot) apply(tips map[string]string, ch *snapChanges) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	binary.LittleEndian.PutUint64(data[32:], uint64(tokens))
-	binary.LittleEndian.PutUint32(data[12:], snapChecksum(data))
+	snapshot.SetTokens(data, tokens)
 	return data, nil
 }
 
 // mergePosts merges two postings lists ascending by document into out.
-func mergePosts(out, a, b []post) []post {
+func mergePosts(out, a, b []snapshot.Post) []snapshot.Post {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
-		if j == len(b) || i < len(a) && a[i].doc < b[j].doc {
+		if j == len(b) || i < len(a) && a[i].Doc < b[j].Doc {
 			out = append(out, a[i])
 			i++
 		} else {
@@ -362,9 +360,9 @@ func closeView(v *snapView) {
 // what v read, v is brought forward instead of the snapshot being read
 // again (at 100,000 memories, reading its table of contents and delta is
 // a sixth of an add). A fault reading a mapped snapshot is an error
-// (faultsAsErrors).
+// (snapshot.FaultsAsErrors).
 func refreshFrom(ctx context.Context, set *gitstore.Set, v *snapView, acc Access) error {
-	return faultsAsErrors(func() error { return refreshView(ctx, set, v, acc) })
+	return snapshot.FaultsAsErrors(func() error { return refreshView(ctx, set, v, acc) })
 }
 
 func refreshView(ctx context.Context, set *gitstore.Set, v *snapView, acc Access) error {
@@ -400,7 +398,7 @@ func refreshView(ctx context.Context, set *gitstore.Set, v *snapView, acc Access
 // and folds are not deferred: a Refresh with nothing to write still folds,
 // which is how a warm-up takes the fold off the hooks.
 func closeFolding(path string, v *snapView, acc Access) error {
-	if v.deltaSize > foldAt(v.base.size) && !acc.DeferFolds {
+	if v.deltaSize > foldAt(v.base.Size()) && !acc.DeferFolds {
 		nv, err := v.foldInto(path, v.tips, newSnapChanges())
 		if err != nil {
 			v.close()
@@ -434,7 +432,7 @@ func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs in
 			}
 			// the snapshot counts a copy: the engine keeps the terms' order
 			terms := append([]string(nil), d.Terms...)
-			ch.put[d.Key] = &snapDoc{raw: d.Raw, n: len(terms), tf: countTerms(terms, ch.terms), sum: sumOf("", d.Memory)}
+			ch.put[d.Key] = &snapDoc{raw: d.Raw, n: len(terms), tf: countTerms(terms, ch.terms), sum: snapshot.SummaryOf("", d.Memory)}
 			return yield(d)
 		})
 	}

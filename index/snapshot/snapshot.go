@@ -1,4 +1,4 @@
-package index
+package snapshot
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,61 +16,29 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 )
 
-// The snapshot is a second, compact cache of the index: one file holding
-// what ranking needs (per-term postings with document lengths, the
-// memories' canonical JSON), laid out so that a recall reads only the
-// header, a small table of contents, the dictionary blocks and postings of
-// its own terms, and the JSON of the memories it returns. It lets a process
-// that links no engine (the hook binary) rank exactly like the bleve index
-// and the scan (the same corpus: same terms, same quantized lengths, same
-// counts) without reading every blob of a store. It records the ref tips it
-// reflects and is brought forward by tree diffs in plain Go (snapsync.go),
-// atomically replaced each time; deleting it is always safe.
-//
-// Layout (integers little-endian, offsets from the start of the file):
-//
-//	0   magic "GMSNAP\x00\n"
-//	8   u32 version (snapshotFormat*1000 + MappingVersion)
-//	12  u32 CRC-32 of bytes 16-64 and of the table of contents
-//	16  u64 file length
-//	24  u32 documents, u32 terms, u64 total term count
-//	40  u64 offset and u32 length of the table of contents, u64 offset of the document table
-//	60  u32 CRC-32C of the thesaurus, whose phrases are part of the analysis
-//	64  data: each document's key followed by its JSON; each term's postings
-//	    (uvarint document delta, frequency and length as scoring reads it,
-//	    quantized like bleve's norm)
-//	    document table, 20 bytes a document, ascending by key: u64 offset,
-//	    u32 key length, u32 JSON length, u32 CRC-32 of key and JSON
-//	    dictionary blocks of snapBlock terms, ascending: per term uvarint
-//	    length and the term, uvarint postings offset, length, document
-//	    frequency and CRC-32
-//	    summary table, a document after another in the document table's
-//	    order: key, type, creation and end of validity (Unix seconds, 0:
-//	    none), what list and stats read instead of decoding every memory
-//	    table of contents: uvarint-counted tips (store key, commit); the
-//	    CRC-32 of each block of snapBlock documents of the table; uvarint-
-//	    counted dictionary blocks (offset, length, CRC-32, first term); the
-//	    summary table's offset, length and CRC-32
-//
-// The header and the table of contents are checked when the file is
-// opened, the file's length against the header (truncation), and every
-// block, memory and postings list against its own checksum when it is
-// read. A missing, truncated, corrupt or other-version snapshot is rebuilt
-// from the stores; one whose tips differ from the refs is brought forward
-// first, so it never answers for another state of the stores.
+// The layout and its checks are described in doc.go.
 const (
 	snapshotMagic  = "GMSNAP\x00\n"
 	snapshotFormat = 5
-	snapHeader     = 64
+	HeaderSize     = 64 // bytes before the data
 	snapDocSize    = 20
 	snapBlock      = 64
 )
 
-var snapshotVersion = uint32(snapshotFormat*1000 + MappingVersion)
+// Stamp is what a snapshot must have been written with to be read: the
+// version of the document mapping (index.MappingVersion) and the print of
+// the analysis (index.AnalysisPrint). A snapshot of another stamp is
+// ErrUnusable, and rebuilt.
+type Stamp struct {
+	Mapping  uint32
+	Analysis uint32
+}
 
-// ErrSnapshot marks a snapshot file that cannot be used (missing, of
+func (st Stamp) version() uint32 { return uint32(snapshotFormat*1000) + st.Mapping }
+
+// ErrUnusable marks a snapshot file that cannot be used (missing, of
 // another version, truncated or corrupt).
-var ErrSnapshot = errors.New("recall snapshot unusable")
+var ErrUnusable = errors.New("recall snapshot unusable")
 
 // snapCRC is the snapshot's and the delta's checksum: CRC-32 (IEEE), whose
 // tables a process sets up in microseconds; CRC-32C's take about 0.2 ms,
@@ -81,25 +48,10 @@ var snapCRC = crc32.IEEETable
 // postingsBuffers hold the bytes of a postings list while it is decoded.
 var postingsBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// SnapshotPath is where the recall snapshot of a set lives
-// (gitstore.MemDir.Snapshot; "" when the set has no directory).
-func SnapshotPath(set *gitstore.Set) string {
-	switch {
-	case set == nil:
-		return ""
-	case set.Repo != nil:
-		return set.Repo.Mem().Snapshot()
-	case set.Personal != nil:
-		return set.Personal.Mem().Snapshot()
-	}
-	return ""
-}
-
-// snapshot is an open snapshot file (or one just encoded in memory); it
-// implements loader.
-type snapshot struct {
+// File is an open snapshot file (or one just encoded in memory).
+type File struct {
 	r      io.ReaderAt
-	mapped []byte // the file's content, when mapped (Access.Map)
+	mapped []byte // the file's content, when mapped (index's Access.Map)
 	// pieces reads documents and their table from a mapped file by the
 	// piece: they lie scattered, and each would cost a fault on a page of
 	// the map of its own, where a read costs a call and fills a slab
@@ -120,13 +72,13 @@ type snapshot struct {
 	sumLen int
 	sumCRC uint32
 	// caches of what was read and checked
-	sums       []docSum
+	sums       []Summary
 	sumTable   []byte // the summary table, once read and checked
 	unmapSums  func() // unmaps sumTable, when it is a map of its own
 	docBlocks  map[int][]byte
 	dictBlocks map[int][]byte
-	termInfos  map[string]termInfo
-	seen       map[string][]byte // JSON by key of the documents external found
+	termInfos  map[string]TermInfo
+	seen       map[string][]byte // JSON by key of the documents External found
 }
 
 type termBlock struct {
@@ -136,16 +88,17 @@ type termBlock struct {
 	crc   uint32
 }
 
-type termInfo struct {
+// TermInfo is where a term's postings lie, and how many documents hold it.
+type TermInfo struct {
 	off    int64
 	n, df  int
 	crc    uint32
 	exists bool
 }
 
-// openSnapshot opens the snapshot at path and checks its header and table
+// Open opens the snapshot at path and checks its header and table
 // of contents; mapped reads its dictionary and postings through a memory
-// map (Access.Map).
+// map (index's Access.Map).
 //
 // A mapped snapshot reads its dictionary and postings through a read-only
 // memory map that is never unmapped, where the system has them: what a
@@ -161,11 +114,11 @@ type termInfo struct {
 // snapshot is replaced by renaming a new file over it, never rewritten in
 // place, so neither a map nor the open file changes under its reader; one
 // truncated by another program faults, which its readers turn into an error
-// (faultsAsErrors, or the hooks' own recovery).
-func openSnapshot(path string, mapped bool) (*snapshot, error) {
+// (FaultsAsErrors, or the hooks' own recovery).
+func Open(path string, mapped bool, stamp Stamp) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+		return nil, fmt.Errorf("%w: %v", ErrUnusable, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -174,7 +127,7 @@ func openSnapshot(path string, mapped bool) (*snapshot, error) {
 	}
 	if mapped && st.Size() > 0 {
 		if data, err := mapFile(f, st.Size()); err == nil {
-			s, err := readSnapshot(bytes.NewReader(data), st.Size())
+			s, err := Read(bytes.NewReader(data), st.Size(), stamp)
 			if err != nil {
 				f.Close()
 				return nil, err
@@ -183,7 +136,7 @@ func openSnapshot(path string, mapped bool) (*snapshot, error) {
 			return s, nil
 		}
 	}
-	s, err := readSnapshot(f, st.Size())
+	s, err := Read(f, st.Size(), stamp)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -192,15 +145,16 @@ func openSnapshot(path string, mapped bool) (*snapshot, error) {
 	return s, nil
 }
 
-func (s *snapshot) close() {
-	s.dropSummaries()
+// Close closes the file and lets go of the summary table.
+func (s *File) Close() {
+	s.DropSummaries()
 	if s.closer != nil {
 		s.closer.Close()
 	}
 }
 
-// dropSummaries lets go of the summary table read and its summaries.
-func (s *snapshot) dropSummaries() {
+// DropSummaries lets go of the summary table read and its summaries.
+func (s *File) DropSummaries() {
 	if s.unmapSums != nil {
 		s.unmapSums()
 		s.unmapSums = nil
@@ -208,70 +162,68 @@ func (s *snapshot) dropSummaries() {
 	s.sumTable, s.sums = nil, nil
 }
 
-func readSnapshot(r io.ReaderAt, size int64) (*snapshot, error) {
-	head := make([]byte, snapHeader)
+func Read(r io.ReaderAt, size int64, stamp Stamp) (*File, error) {
+	head := make([]byte, HeaderSize)
 	if _, err := r.ReadAt(head, 0); err != nil || string(head[:8]) != snapshotMagic {
-		return nil, fmt.Errorf("%w: not a snapshot", ErrSnapshot)
+		return nil, fmt.Errorf("%w: not a snapshot", ErrUnusable)
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(head[8:]); v != snapshotVersion {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
+	if v := le.Uint32(head[8:]); v != stamp.version() {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrUnusable, v, stamp.version())
 	}
-	if le.Uint32(head[60:]) != AnalysisPrint() {
-		return nil, fmt.Errorf("%w: written with another thesaurus", ErrSnapshot)
+	if le.Uint32(head[60:]) != stamp.Analysis {
+		return nil, fmt.Errorf("%w: written with another thesaurus", ErrUnusable)
 	}
 	if n := le.Uint64(head[16:]); int64(n) != size {
-		return nil, fmt.Errorf("%w: %d bytes, the header says %d (truncated?)", ErrSnapshot, size, n)
+		return nil, fmt.Errorf("%w: %d bytes, the header says %d (truncated?)", ErrUnusable, size, n)
 	}
 	tocOff, tocLen := int64(le.Uint64(head[40:])), int64(le.Uint32(head[48:]))
-	if tocOff < snapHeader || tocOff+tocLen > size {
-		return nil, fmt.Errorf("%w: table of contents out of range", ErrSnapshot)
+	if tocOff < HeaderSize || tocOff+tocLen > size {
+		return nil, fmt.Errorf("%w: table of contents out of range", ErrUnusable)
 	}
 	toc := make([]byte, tocLen)
 	if _, err := r.ReadAt(toc, tocOff); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+		return nil, fmt.Errorf("%w: %v", ErrUnusable, err)
 	}
 	if crc32.Update(crc32.Checksum(head[16:], snapCRC), snapCRC, toc) != le.Uint32(head[12:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrUnusable)
 	}
-	s := &snapshot{r: r, size: size, crc: le.Uint32(head[12:]), tips: map[string]string{},
+	s := &File{r: r, size: size, crc: le.Uint32(head[12:]),
 		ndocs: int(le.Uint32(head[24:])), nterms: int(le.Uint32(head[28:])),
 		tokens: int(le.Uint64(head[32:])), docOff: int64(le.Uint64(head[52:]))}
-	br := &byteReader{b: toc}
-	for i, n := 0, br.uvarint(); uint64(i) < n && br.err == nil; i++ {
-		k := recordedStoreKey(br.str())
-		s.tips[k] = br.str()
-	}
+	br := &Decoder{b: toc}
+	s.tips = br.Tips()
 	// the tables are made at their size: at 100,000 memories, growing them
 	// touched twice the memory, and a page first touched costs a new
 	// process more than reading it
 	nblocks := (s.ndocs + snapBlock - 1) / snapBlock
 	if nblocks > len(toc) { // each checksum takes a byte of the table at least
-		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
+		return nil, fmt.Errorf("%w: bad table of contents", ErrUnusable)
 	}
 	s.docCRC = make([]uint32, 0, nblocks)
 	for range nblocks {
-		s.docCRC = append(s.docCRC, uint32(br.uvarint()))
+		s.docCRC = append(s.docCRC, uint32(br.Uvarint()))
 	}
-	n := br.uvarint()
+	n := br.Uvarint()
 	if n > uint64(len(toc)) { // each block takes bytes of the table
-		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
+		return nil, fmt.Errorf("%w: bad table of contents", ErrUnusable)
 	}
 	s.blocks = make([]termBlock, 0, n)
 	for i := uint64(0); i < n && br.err == nil; i++ {
-		b := termBlock{off: int64(br.uvarint()), n: int(br.uvarint()), crc: uint32(br.uvarint())}
-		b.first = br.str()
+		b := termBlock{off: int64(br.Uvarint()), n: int(br.Uvarint()), crc: uint32(br.Uvarint())}
+		b.first = br.Str()
 		s.blocks = append(s.blocks, b)
 	}
-	s.sumOff, s.sumLen, s.sumCRC = int64(br.uvarint()), int(br.uvarint()), uint32(br.uvarint())
-	if br.err != nil || s.docOff < snapHeader || s.docOff+int64(s.ndocs*snapDocSize) > size || s.sumOff+int64(s.sumLen) > size {
-		return nil, fmt.Errorf("%w: bad table of contents", ErrSnapshot)
+	s.sumOff, s.sumLen, s.sumCRC = int64(br.Uvarint()), int(br.Uvarint()), uint32(br.Uvarint())
+	if br.err != nil || s.docOff < HeaderSize || s.docOff+int64(s.ndocs*snapDocSize) > size || s.sumOff+int64(s.sumLen) > size {
+		return nil, fmt.Errorf("%w: bad table of contents", ErrUnusable)
 	}
 	return s, nil
 }
 
-// byteReader reads uvarint-encoded data, remembering the first error.
-type byteReader struct {
+// Decoder reads uvarint-encoded data, remembering the first error; the
+// delta's segments are read with it too.
+type Decoder struct {
 	b   []byte
 	off int
 	err error
@@ -279,7 +231,22 @@ type byteReader struct {
 
 var errShort = errors.New("short data")
 
-func (r *byteReader) uvarint() uint64 {
+// NewDecoder reads b from off.
+func NewDecoder(b []byte, off int) Decoder { return Decoder{b: b, off: off} }
+
+// Err is the first error met, if any.
+func (r *Decoder) Err() error { return r.err }
+
+// Off is where the next read starts.
+func (r *Decoder) Off() int { return r.off }
+
+// Data is the whole of what r reads.
+func (r *Decoder) Data() []byte { return r.b }
+
+// Fail makes r short of data, as a count past what it holds is.
+func (r *Decoder) Fail() { r.err = errShort }
+
+func (r *Decoder) Uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
@@ -292,7 +259,7 @@ func (r *byteReader) uvarint() uint64 {
 	return v
 }
 
-func (r *byteReader) bytes(n int) []byte {
+func (r *Decoder) Bytes(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
@@ -305,18 +272,18 @@ func (r *byteReader) bytes(n int) []byte {
 	return out
 }
 
-func (r *byteReader) str() string { return string(r.bytes(int(r.uvarint()))) }
+func (r *Decoder) Str() string { return string(r.Bytes(int(r.Uvarint()))) }
 
 // read reads n bytes at off and checks them against crc.
-func (s *snapshot) read(off int64, n int, crc uint32) ([]byte, error) {
+func (s *File) read(off int64, n int, crc uint32) ([]byte, error) {
 	return s.readInto(nil, off, n, crc)
 }
 
 // readInto is read into buf's memory when it has room; from a mapped
 // file, it is the map's memory, which is read-only.
-func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, error) {
+func (s *File) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, error) {
 	if off < 0 || n < 0 || off+int64(n) > s.size {
-		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
+		return nil, fmt.Errorf("%w: offset out of range", ErrUnusable)
 	}
 	var b []byte
 	if s.mapped != nil {
@@ -328,11 +295,11 @@ func (s *snapshot) readInto(buf []byte, off int64, n int, crc uint32) ([]byte, e
 		}
 		b = b[:n]
 		if _, err := s.r.ReadAt(b, off); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+			return nil, fmt.Errorf("%w: %v", ErrUnusable, err)
 		}
 	}
 	if crc32.Checksum(b, snapCRC) != crc {
-		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
+		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrUnusable, off)
 	}
 	return b, nil
 }
@@ -343,31 +310,31 @@ const pieceSlab = 32 << 10
 // readPiece reads a small piece its callers keep (a document, a block of
 // the document table): from a mapped file by a read call into the current
 // slab, else as read does.
-func (s *snapshot) readPiece(off int64, n int, crc uint32) ([]byte, error) {
+func (s *File) readPiece(off int64, n int, crc uint32) ([]byte, error) {
 	if s.pieces == nil {
 		return s.read(off, n, crc)
 	}
 	if off < 0 || n < 0 || off+int64(n) > s.size {
-		return nil, fmt.Errorf("%w: offset out of range", ErrSnapshot)
+		return nil, fmt.Errorf("%w: offset out of range", ErrUnusable)
 	}
 	if len(s.slab)+n > cap(s.slab) {
 		s.slab = make([]byte, 0, max(pieceSlab, n))
 	}
 	b := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
 	if _, err := s.pieces.ReadAt(b, off); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+		return nil, fmt.Errorf("%w: %v", ErrUnusable, err)
 	}
 	if crc32.Checksum(b, snapCRC) != crc {
-		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, off)
+		return nil, fmt.Errorf("%w: checksum mismatch at %d", ErrUnusable, off)
 	}
 	s.slab = s.slab[:len(s.slab)+n]
 	return b, nil
 }
 
-// doc reads a document's key and JSON.
-func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
+// Doc reads document i's key and JSON.
+func (s *File) Doc(i int) (key string, raw []byte, err error) {
 	if i < 0 || i >= s.ndocs {
-		return "", nil, fmt.Errorf("%w: no document %d", ErrSnapshot, i)
+		return "", nil, fmt.Errorf("%w: no document %d", ErrUnusable, i)
 	}
 	bi := i / snapBlock
 	blk, ok := s.docBlocks[bi]
@@ -391,13 +358,13 @@ func (s *snapshot) doc(i int) (key string, raw []byte, err error) {
 	return string(b[:klen]), b[klen:], nil
 }
 
-// eachTerm calls fn for every term of dictionary block bi; the term's
+// EachTerm calls fn for every term of dictionary block bi; the term's
 // bytes are the block's, valid during the call (a lookup compares them
 // without making a string of each). keep keeps the checked block for the
 // next lookup in it: a query's terms, expanded, fall in a few blocks (at
 // 10,000 memories a prompt's 69 lookups in 5), each read and checksummed
 // once rather than at every lookup; a pass over every block keeps none.
-func (s *snapshot) eachTerm(bi int, keep bool, fn func(term []byte, ti termInfo) bool) error {
+func (s *File) EachTerm(bi int, keep bool, fn func(term []byte, ti TermInfo) bool) error {
 	data, ok := s.dictBlocks[bi]
 	if !ok {
 		b := s.blocks[bi]
@@ -412,74 +379,68 @@ func (s *snapshot) eachTerm(bi int, keep bool, fn func(term []byte, ti termInfo)
 			s.dictBlocks[bi] = data
 		}
 	}
-	r := &byteReader{b: data}
+	r := &Decoder{b: data}
 	for r.off < len(data) && r.err == nil {
-		t := r.bytes(int(r.uvarint()))
-		ti := termInfo{off: int64(r.uvarint()), n: int(r.uvarint()), df: int(r.uvarint()), crc: uint32(r.uvarint()), exists: true}
+		t := r.Bytes(int(r.Uvarint()))
+		ti := TermInfo{off: int64(r.Uvarint()), n: int(r.Uvarint()), df: int(r.Uvarint()), crc: uint32(r.Uvarint()), exists: true}
 		if r.err == nil && !fn(t, ti) {
 			return nil
 		}
 	}
 	if r.err != nil {
-		return fmt.Errorf("%w: dictionary block %d", ErrSnapshot, bi)
+		return fmt.Errorf("%w: dictionary block %d", ErrUnusable, bi)
 	}
 	return nil
 }
 
 // findTerm looks a term up in its dictionary block.
-func (s *snapshot) findTerm(term string) (termInfo, error) {
+func (s *File) findTerm(term string) (TermInfo, error) {
 	if ti, ok := s.termInfos[term]; ok {
 		return ti, nil
 	}
-	var found termInfo
+	var found TermInfo
 	bi := sort.Search(len(s.blocks), func(i int) bool { return s.blocks[i].first > term }) - 1
 	if bi >= 0 {
-		err := s.eachTerm(bi, true, func(t []byte, ti termInfo) bool {
+		err := s.EachTerm(bi, true, func(t []byte, ti TermInfo) bool {
 			if string(t) == term {
 				found = ti
 			}
 			return string(t) < term
 		})
 		if err != nil {
-			return termInfo{}, err
+			return TermInfo{}, err
 		}
 	}
 	if s.termInfos == nil {
-		s.termInfos = map[string]termInfo{}
+		s.termInfos = map[string]TermInfo{}
 	}
 	s.termInfos[term] = found
 	return found, nil
 }
 
-func (s *snapshot) docCount() int { return s.ndocs }
-
-func (s *snapshot) avgLen() float64 {
-	if s.ndocs == 0 {
-		return 1
-	}
-	return float64(s.tokens) / float64(s.ndocs)
-}
-
-func (s *snapshot) df(term string) (int, error) {
+// DF is the number of documents holding term.
+func (s *File) DF(term string) (int, error) {
 	ti, err := s.findTerm(term)
 	return ti.df, err
 }
 
-func (s *snapshot) postings(term string, fn func(doc uint64, tf, dl int)) error {
+// Postings calls fn for each posting of term: document number, the term's
+// frequency and the document's length as scoring reads it.
+func (s *File) Postings(term string, fn func(doc uint64, tf, dl int)) error {
 	ti, err := s.findTerm(term)
 	if err != nil || !ti.exists {
 		return err
 	}
-	return s.postingsOf(ti, fn)
+	return s.PostingsOf(ti, fn)
 }
 
-// postingsAmong calls fn for the documents of docs (ascending) that
+// PostingsAmong calls fn for the documents of docs (ascending) that
 // contain term. The list is still decoded from its start, but a document
 // is compared with the next of docs rather than handed to fn, and decoding
 // stops past the last of them: scoring asks this of a common word once its
 // candidates are few, and at 100,000 memories such a word's list runs to
 // tens of thousands of documents.
-func (s *snapshot) postingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
+func (s *File) PostingsAmong(term string, docs []uint64, fn func(doc uint64, tf, dl int)) error {
 	ti, err := s.findTerm(term)
 	if err != nil || !ti.exists || len(docs) == 0 {
 		return err
@@ -487,13 +448,14 @@ func (s *snapshot) postingsAmong(term string, docs []uint64, fn func(doc uint64,
 	return s.postingsListed(ti, docs, fn)
 }
 
-func (s *snapshot) postingsOf(ti termInfo, fn func(doc uint64, tf, dl int)) error {
+// PostingsOf is Postings of a term EachTerm found.
+func (s *File) PostingsOf(ti TermInfo, fn func(doc uint64, tf, dl int)) error {
 	return s.postingsListed(ti, nil, fn)
 }
 
 // postingsListed calls fn for the postings of ti: all of them when among is
 // nil, else those of the documents of among (ascending).
-func (s *snapshot) postingsListed(ti termInfo, among []uint64, fn func(doc uint64, tf, dl int)) error {
+func (s *File) postingsListed(ti TermInfo, among []uint64, fn func(doc uint64, tf, dl int)) error {
 	// the lists of a query are decoded one after the other, into one buffer:
 	// a hook's new memory costs more than the decoding
 	bp := postingsBuffers.Get().(*[]byte)
@@ -520,14 +482,14 @@ func (s *snapshot) postingsListed(ti termInfo, among []uint64, fn func(doc uint6
 			}
 			x, n := binary.Uvarint(b[off:])
 			if n <= 0 {
-				return fmt.Errorf("%w: postings at %d", ErrSnapshot, ti.off)
+				return fmt.Errorf("%w: postings at %d", ErrUnusable, ti.off)
 			}
 			v[j] = x
 			off += n
 		}
 		doc += v[0]
 		if doc >= uint64(s.ndocs) {
-			return fmt.Errorf("%w: postings at %d", ErrSnapshot, ti.off)
+			return fmt.Errorf("%w: postings at %d", ErrUnusable, ti.off)
 		}
 		if among != nil {
 			for len(among) > 0 && among[0] < doc {
@@ -545,11 +507,13 @@ func (s *snapshot) postingsListed(ti termInfo, among []uint64, fn func(doc uint6
 	return nil
 }
 
-func (s *snapshot) external(doc uint64) (string, error) {
+// External is the key of document doc; the document's JSON is kept for
+// Raw, as ranking loads the documents it found.
+func (s *File) External(doc uint64) (string, error) {
 	if doc >= uint64(s.ndocs) {
-		return "", fmt.Errorf("%w: no document %d", ErrSnapshot, doc)
+		return "", fmt.Errorf("%w: no document %d", ErrUnusable, doc)
 	}
-	k, raw, err := s.doc(int(doc))
+	k, raw, err := s.Doc(int(doc))
 	if err == nil {
 		if s.seen == nil {
 			s.seen = map[string][]byte{}
@@ -559,138 +523,54 @@ func (s *snapshot) external(doc uint64) (string, error) {
 	return k, err
 }
 
-// load returns a memory by key: ranking loads the documents external
-// found, so they come from its cache; others are searched for.
-func (s *snapshot) load(key string) (*entry, error) {
-	raw, ok := s.seen[key]
-	if !ok {
-		var err error
-		if _, raw, err = s.find(key); err != nil {
-			return nil, err
+// Raw returns a memory's JSON by key: ranking loads the documents External
+// found, so they come from its cache; others are searched for. ok is false
+// when the snapshot has no such document.
+func (s *File) Raw(key string) (raw []byte, ok bool, err error) {
+	if raw, ok := s.seen[key]; ok {
+		return raw, true, nil
+	}
+	if _, raw, err = s.Find(key); err != nil {
+		return nil, false, err
+	}
+	return raw, raw != nil, nil
+}
+
+// Find looks a key up: its document number and JSON, or -1.
+func (s *File) Find(key string) (int, []byte, error) {
+	var ferr error
+	var raw []byte
+	i := sort.Search(s.ndocs, func(i int) bool {
+		k, r, err := s.Doc(i)
+		if err != nil {
+			ferr = err
+			return true
 		}
-		if raw == nil {
-			return nil, fmt.Errorf("%w: %w: %s", ErrSnapshot, ErrNoDocument, key)
+		if k == key {
+			raw = r
 		}
-	}
-	m, err := gitstore.DecodeMemory(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: document %s: %v", ErrSnapshot, key, err)
-	}
-	return &entry{key: key, scope: scopeOfKey(key), m: m}, nil
-}
-
-// snapDoc is one document while a snapshot is being built.
-type snapDoc struct {
-	raw []byte // canonical JSON
-	n   int    // number of terms, repeats included
-	tf  termFreqs
-	sum docSum
-}
-
-func newSnapDoc(m *gitstore.Memory, in interner) (*snapDoc, error) {
-	raw, err := m.Encode()
-	if err != nil {
-		return nil, err
-	}
-	return analyzedDoc(m, raw, in), nil
-}
-
-// analyzedDoc is a memory with its canonical JSON raw, analyzed; in, when
-// not nil, shares the term strings between documents.
-func analyzedDoc(m *gitstore.Memory, raw []byte, in interner) *snapDoc {
-	terms := docTerms(m, analyzer{})
-	return &snapDoc{raw: raw, n: len(terms), tf: countTerms(terms, in), sum: sumOf("", m)}
-}
-
-// termFreq is a term of a document and how often it occurs there.
-type termFreq struct {
-	term string
-	n    int32
-}
-
-// termFreqs are a document's distinct terms in ascending order with their
-// counts: a slice, not a map, as a rebuild holds one per memory.
-type termFreqs []termFreq
-
-// countTerms counts terms (it sorts them in place).
-func countTerms(terms []string, in interner) termFreqs {
-	sort.Strings(terms)
-	var out termFreqs
-	for i, t := range terms {
-		if i > 0 && t == terms[i-1] {
-			out[len(out)-1].n++
-			continue
-		}
-		out = append(out, termFreq{in.of(t), 1})
-	}
-	return slices.Clip(out)
-}
-
-func compareTermFreq(a, b termFreq) int { return strings.Compare(a.term, b.term) }
-
-// interner shares equal term strings while a snapshot is built, so that
-// 100,000 memories do not each hold their own copy of common words.
-type interner map[string]string
-
-func (in interner) of(s string) string {
-	if in == nil {
-		return s
-	}
-	if v, ok := in[s]; ok {
-		return v
-	}
-	in[s] = s
-	return s
-}
-
-// post is one posting while a snapshot is written: document number, term
-// frequency and document length as scoring reads it.
-type post struct{ doc, tf, dl int32 }
-
-// encodeSnapshot writes documents by key as a snapshot reflecting tips.
-func encodeSnapshot(tips map[string]string, docs map[string]*snapDoc) []byte {
-	keys := make([]string, 0, len(docs))
-	for k := range docs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	raws := make([][]byte, len(keys))
-	sums := make([]docSum, len(keys))
-	postings := map[string][]post{}
-	tokens := 0
-	for i, k := range keys {
-		d := docs[k]
-		raws[i] = d.raw
-		sums[i] = d.sum
-		sums[i].key = k
-		tokens += d.n
-		dl := int32(normLen(lenAsNorm(d.n)))
-		for _, e := range d.tf {
-			postings[e.term] = append(postings[e.term], post{int32(i), e.n, dl})
-		}
-		d.tf = nil // the documents are this function's now: let them go as they are read
-	}
-	terms := make([]string, 0, len(postings))
-	for t := range postings {
-		terms = append(terms, t)
-	}
-	sort.Strings(terms)
-	out, _ := encodeParts(tips, keys, raws, sums, tokens, 0, func(emit func(string, []post)) error {
-		for _, t := range terms {
-			emit(t, postings[t]) // ascending: documents were visited in order
-		}
-		return nil
+		return k >= key
 	})
-	return out
+	if ferr != nil {
+		return -1, nil, ferr
+	}
+	if raw == nil {
+		return -1, nil, nil
+	}
+	return i, raw, nil
 }
 
-// encodeParts lays a snapshot out: keys (ascending) with their JSON and
+// Post is one posting while a snapshot is written: document number, term
+// frequency and document length as scoring reads it.
+type Post struct{ Doc, TF, DL int32 }
+
+// Encode lays a snapshot out: keys (ascending) with their JSON and
 // summaries, the total term count, and the terms, which eachTerm emits in ascending order,
 // each with its postings by ascending document.
 // sizeHint is the expected size of the file (0: unknown).
-func encodeParts(tips map[string]string, keys []string, raws [][]byte, sums []docSum, tokens, sizeHint int, eachTerm func(emit func(string, []post)) error) ([]byte, error) {
+func Encode(st Stamp, tips map[string]string, keys []string, raws [][]byte, sums []Summary, tokens, sizeHint int, eachTerm func(emit func(string, []Post)) error) ([]byte, error) {
 	le := binary.LittleEndian
-	out := make([]byte, snapHeader, max(sizeHint, snapHeader))
+	out := make([]byte, HeaderSize, max(sizeHint, HeaderSize))
 	docTable := make([]byte, 0, len(keys)*snapDocSize)
 	for i, k := range keys {
 		off := len(out)
@@ -706,16 +586,16 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, sums []do
 		crc        uint32
 	}
 	var dict []dictEntry
-	err := eachTerm(func(t string, ps []post) {
+	err := eachTerm(func(t string, ps []Post) {
 		if len(ps) == 0 {
 			return
 		}
 		off, prev := len(out), int32(0)
 		for _, p := range ps {
-			out = binary.AppendUvarint(out, uint64(p.doc-prev))
-			out = binary.AppendUvarint(out, uint64(p.tf))
-			out = binary.AppendUvarint(out, uint64(p.dl))
-			prev = p.doc
+			out = binary.AppendUvarint(out, uint64(p.Doc-prev))
+			out = binary.AppendUvarint(out, uint64(p.TF))
+			out = binary.AppendUvarint(out, uint64(p.DL))
+			prev = p.Doc
 		}
 		dict = append(dict, dictEntry{t, off, len(out) - off, len(ps), crc32.Checksum(out[off:], snapCRC)})
 	})
@@ -767,7 +647,7 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, sums []do
 	tocOff := len(out)
 	out = append(out, toc...)
 	copy(out, snapshotMagic)
-	le.PutUint32(out[8:], snapshotVersion)
+	le.PutUint32(out[8:], st.version())
 	le.PutUint64(out[16:], uint64(len(out)))
 	le.PutUint32(out[24:], uint32(len(keys)))
 	le.PutUint32(out[28:], uint32(len(dict)))
@@ -775,49 +655,61 @@ func encodeParts(tips map[string]string, keys []string, raws [][]byte, sums []do
 	le.PutUint64(out[40:], uint64(tocOff))
 	le.PutUint32(out[48:], uint32(len(toc)))
 	le.PutUint64(out[52:], uint64(docOff))
-	le.PutUint32(out[60:], AnalysisPrint())
+	le.PutUint32(out[60:], st.Analysis)
 	le.PutUint32(out[12:], snapChecksum(out))
 	return out, nil
 }
+
+// SetTokens sets the total term count of an encoded snapshot, for a writer
+// that counts them while Encode lays the terms out, and seals the header
+// again.
+func SetTokens(data []byte, tokens int) {
+	binary.LittleEndian.PutUint64(data[32:], uint64(tokens))
+	binary.LittleEndian.PutUint32(data[12:], snapChecksum(data))
+}
+
+// Checksum is the snapshot's and its delta's checksum of b.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, snapCRC) }
 
 // snapChecksum is the checksum of a snapshot's header (from byte 16) and
 // table of contents.
 func snapChecksum(data []byte) uint32 {
 	le := binary.LittleEndian
 	toc := data[le.Uint64(data[40:]):][:le.Uint32(data[48:])]
-	return crc32.Update(crc32.Checksum(data[16:snapHeader], snapCRC), snapCRC, toc)
+	return crc32.Update(crc32.Checksum(data[16:HeaderSize], snapCRC), snapCRC, toc)
 }
 
-// docSum is what listing and counting need of a document, kept in the
+// Summary is what listing and counting need of a document, kept in the
 // snapshot's summary table so that neither decodes the memory.
-type docSum struct {
-	key, typ         string
-	created, validTo int64 // Unix seconds; validTo 0: none
+type Summary struct {
+	Key, Type        string
+	Created, ValidTo int64 // Unix seconds; ValidTo 0: none
 }
 
-func sumOf(key string, m *gitstore.Memory) docSum {
-	s := docSum{key: key, typ: m.Type, created: m.Created.Unix()}
+// SummaryOf is the summary of memory m under key.
+func SummaryOf(key string, m *gitstore.Memory) Summary {
+	s := Summary{Key: key, Type: m.Type, Created: m.Created.Unix()}
 	if m.ValidTo != nil {
-		s.validTo = m.ValidTo.Unix()
+		s.ValidTo = m.ValidTo.Unix()
 	}
 	return s
 }
 
-func appendSum(b []byte, s docSum) []byte {
-	b = append(binary.AppendUvarint(b, uint64(len(s.key))), s.key...)
-	b = append(binary.AppendUvarint(b, uint64(len(s.typ))), s.typ...)
-	b = binary.AppendVarint(b, s.created)
-	return binary.AppendVarint(b, s.validTo)
+func appendSum(b []byte, s Summary) []byte {
+	b = append(binary.AppendUvarint(b, uint64(len(s.Key))), s.Key...)
+	b = append(binary.AppendUvarint(b, uint64(len(s.Type))), s.Type...)
+	b = binary.AppendVarint(b, s.Created)
+	return binary.AppendVarint(b, s.ValidTo)
 }
 
-// summaries reads the summary table, one entry per document.
-func (s *snapshot) summaries() ([]docSum, error) {
+// Summaries reads the summary table, one entry per document.
+func (s *File) Summaries() ([]Summary, error) {
 	if s.sums != nil || s.ndocs == 0 {
 		return s.sums, nil
 	}
-	sums := make([]docSum, 0, s.ndocs)
-	err := s.scanSummaries(func(_ int, key, typ []byte, created, validTo int64) {
-		sums = append(sums, docSum{key: string(key), typ: string(typ), created: created, validTo: validTo})
+	sums := make([]Summary, 0, s.ndocs)
+	err := s.ScanSummaries(func(_ int, key, typ []byte, created, validTo int64) {
+		sums = append(sums, Summary{Key: string(key), Type: string(typ), Created: created, ValidTo: validTo})
 	})
 	if err != nil {
 		return nil, err
@@ -826,7 +718,7 @@ func (s *snapshot) summaries() ([]docSum, error) {
 	return sums, nil
 }
 
-// scanSummaries calls fn with each summary of the table by position,
+// ScanSummaries calls fn with each summary of the table by position,
 // without keeping them: key and typ are valid only during the call. Counting
 // needs no string per memory.
 //
@@ -835,52 +727,52 @@ func (s *snapshot) summaries() ([]docSum, error) {
 // has them: at 100,000 memories it is megabytes, and a map of the page
 // cache costs a command far fewer faults than a copy into memory it
 // touches first. A fault reading the map (the file truncated by something
-// other than git-mem) is an ErrSnapshot error.
-func (s *snapshot) scanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) error {
+// other than git-mem) is an ErrUnusable error.
+func (s *File) ScanSummaries(fn func(i int, key, typ []byte, created, validTo int64)) error {
 	if s.ndocs == 0 {
 		return nil
 	}
-	err := faultsAsErrors(func() error {
+	err := FaultsAsErrors(func() error {
 		if s.sumTable == nil {
 			if err := s.readSummaries(); err != nil {
 				return err
 			}
 		}
-		r := &byteReader{b: s.sumTable}
+		r := &Decoder{b: s.sumTable}
 		for i := range s.ndocs {
-			key := r.bytes(int(r.uvarint()))
-			typ := r.bytes(int(r.uvarint()))
-			created := r.varint()
-			validTo := r.varint()
+			key := r.Bytes(int(r.Uvarint()))
+			typ := r.Bytes(int(r.Uvarint()))
+			created := r.Varint()
+			validTo := r.Varint()
 			if r.err != nil {
-				return fmt.Errorf("%w: summary table", ErrSnapshot)
+				return fmt.Errorf("%w: summary table", ErrUnusable)
 			}
 			fn(i, key, typ, created, validTo)
 		}
 		return nil
 	})
-	if errors.Is(err, errMapFault) {
-		s.dropSummaries()
+	if errors.Is(err, ErrMapFault) {
+		s.DropSummaries()
 	}
 	return err
 }
 
-// errMapFault is the error of a fault reading a mapped snapshot: its file
+// ErrMapFault is the error of a fault reading a mapped snapshot: its file
 // was truncated under the map by something other than git-mem (git-mem
 // replaces a snapshot by renaming a new file over it).
-var errMapFault = errors.New("the snapshot file changed under git-mem while it was read")
+var ErrMapFault = errors.New("the snapshot file changed under git-mem while it was read")
 
-// faultsAsErrors runs fn, reading mapped snapshots on this goroutine, with
-// a fault reading a map an ErrSnapshot error (errMapFault) where it would
+// FaultsAsErrors runs fn, reading mapped snapshots on this goroutine, with
+// a fault reading a map an ErrUnusable error (ErrMapFault) where it would
 // otherwise end the process with SIGBUS.
-func faultsAsErrors(fn func() error) (err error) {
+func FaultsAsErrors(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			if _, fault := p.(interface{ Addr() uintptr }); !fault {
 				panic(p)
 			}
-			err = fmt.Errorf("%w: %w", ErrSnapshot, errMapFault)
+			err = fmt.Errorf("%w: %w", ErrUnusable, ErrMapFault)
 		}
 	}()
 	return fn()
@@ -888,13 +780,13 @@ func faultsAsErrors(fn func() error) (err error) {
 
 // readSummaries reads and checks the summary table: mapped, when the
 // snapshot is read from a file the system can map, else read.
-func (s *snapshot) readSummaries() error {
+func (s *File) readSummaries() error {
 	if f, ok := s.r.(*os.File); ok && s.mapped == nil {
 		if data, unmap, err := mapRange(f, s.sumOff, s.sumLen); err == nil {
 			s.sumTable, s.unmapSums = data, unmap
 			if crc32.Checksum(data, snapCRC) != s.sumCRC {
-				s.dropSummaries()
-				return fmt.Errorf("%w: checksum mismatch at %d", ErrSnapshot, s.sumOff)
+				s.DropSummaries()
+				return fmt.Errorf("%w: checksum mismatch at %d", ErrUnusable, s.sumOff)
 			}
 			return nil
 		}
@@ -907,7 +799,7 @@ func (s *snapshot) readSummaries() error {
 	return nil
 }
 
-func (r *byteReader) varint() int64 {
+func (r *Decoder) Varint() int64 {
 	if r.err != nil {
 		return 0
 	}
@@ -919,3 +811,54 @@ func (r *byteReader) varint() int64 {
 	r.off += n
 	return v
 }
+
+// Tips reads uvarint-counted tips (store key, commit), as the table of
+// contents and the delta's segments hold them.
+func (r *Decoder) Tips() map[string]string {
+	tips := map[string]string{}
+	for i, n := 0, r.Uvarint(); uint64(i) < n && r.err == nil; i++ {
+		k := recordedStoreKey(r.Str())
+		tips[k] = r.Str()
+	}
+	return tips
+}
+
+// recordedStoreKey reads a store key a snapshot recorded. Earlier versions
+// appended the repository's directory after the ref; such a key reads as
+// today's, so that upgrading does not rebuild every snapshot.
+func recordedStoreKey(k string) string {
+	scope, rest, _ := strings.Cut(k, " ")
+	ref, _, _ := strings.Cut(rest, " ")
+	return scope + " " + ref
+}
+
+// Tips are the ref tips the snapshot reflects, by store key.
+func (s *File) Tips() map[string]string { return s.tips }
+
+// Docs is the number of documents.
+func (s *File) Docs() int { return s.ndocs }
+
+// Tokens is the total term count of the documents.
+func (s *File) Tokens() int { return s.tokens }
+
+// CRC is the header's checksum: which base a delta extends.
+func (s *File) CRC() uint32 { return s.crc }
+
+// Size is the file's length.
+func (s *File) Size() int64 { return s.size }
+
+// Info describes the file read, nil for a snapshot read from memory.
+func (s *File) Info() os.FileInfo { return s.file }
+
+// Blocks is the number of dictionary blocks (EachTerm).
+func (s *File) Blocks() int { return len(s.blocks) }
+
+// ForgetLoaded lets go of the documents External found.
+func (s *File) ForgetLoaded() { s.seen = nil }
+
+// Loaded is the number of documents External found and the snapshot holds.
+func (s *File) Loaded() int { return len(s.seen) }
+
+// Mapped reports whether the dictionary and postings are read through a
+// memory map.
+func (s *File) Mapped() bool { return s.mapped != nil }
