@@ -274,8 +274,8 @@ func (v *snapView) readDelta(data []byte) {
 		if len(body) < 12 || le.Uint32(body) != v.base.CRC() || int64(le.Uint64(body[4:])) != v.base.Size() {
 			continue // beside another base
 		}
-		d := snapshot.NewDecoder(body, 12)
-		r := &d
+		dec := snapshot.NewDecoder(body, 12)
+		r := &dec
 		from := skipTips(r)
 		to := skipTips(r)
 		if r.Err() != nil {
