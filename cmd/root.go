@@ -26,9 +26,9 @@ func mainWith(args []string) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
-	// most commands allocate a few megabytes and exit within tens of
-	// milliseconds: the collector waits until they have run for
-	// shortCommandTime (at 100,000 memories an add collected once, for 2 ms)
+	// most commands allocate a few megabytes and exit soon after: the
+	// collector waits until they have run for shortCommandTime, so a short
+	// command spends nothing on a collection it never needed
 	hooks.HoldCollector(softMemoryLimit, shortCommandTime)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -13,10 +13,9 @@ import (
 // This file holds the git facts recall needs about the code, not the memory
 // refs: which files changed since a memory's anchor commit (staleness) and
 // which files the worktree is changing (ranking boost). Walking file history
-// with go-git means diffing trees commit by commit; the git CLI does it with
-// its commit-graph and pathspec machinery in a few milliseconds, so these use
-// the git executable (except for a worktree proven clean from its files,
-// worktree.go). Without one (or outside a worktree) they report nothing.
+// by hand means diffing trees commit by commit; the git CLI does it with
+// its commit-graph and pathspec machinery, so these use the git executable
+// (except for a worktree proven clean from its files, worktree.go). Without one (or outside a worktree) they report nothing.
 
 // CommitTime returns the committer time of a commit of this repository.
 func (r *Repo) CommitTime(h Hash) (time.Time, error) {
@@ -99,7 +98,7 @@ var statusArgs = []string{"status", "--porcelain=v1", "-z", "--untracked-files=n
 
 // StartWorktreeStatus starts, in the background, the look at the worktree
 // WorktreeStatus returns (the proof of a clean worktree, else git status,
-// 10 to 15 ms on a small worktree): a session-start hook starts it as soon
+// a process of its own): a session-start hook starts it as soon
 // as it knows the repository and reads its caches meanwhile. The next
 // WorktreeStatus waits for it; the one after that looks again.
 func (r *Repo) StartWorktreeStatus(ctx context.Context) {

@@ -73,8 +73,8 @@ var holdOnce sync.Once
 // SignalContext is the context of a process started for one hook event:
 // SIGINT and SIGTERM cancel it, so that the hook releases the locks it
 // holds before it exits. The signals are caught from the process's first
-// lock on (gitstore.BeforeFirstLock): catching them costs a hook about
-// 0.8 ms (os/signal starts three threads), and a hook that holds no lock
+// lock on (gitstore.BeforeFirstLock): catching them costs a hook the
+// threads os/signal starts, and a hook that holds no lock
 // leaves nothing behind when a signal ends it at once. Only a main calls
 // it, before anything else.
 func SignalContext() (context.Context, context.CancelFunc) {

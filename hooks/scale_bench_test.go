@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -142,9 +143,20 @@ func BenchmarkScale(b *testing.B) {
 	if out := os.Getenv("GIT_MEM_BENCH_OUT"); out != "" {
 		head := fmt.Sprintf("Written by scripts/bench.sh: medians of %d interleaved runs per command; "+
 			"each ratio is to a no-op Go binary started the same way in the same run.\n\n", runs)
-		must(b, os.WriteFile(out, []byte(head+table.String()), 0o644))
+		// the figures kept by hand below the table stay
+		var kept []byte
+		if old, err := os.ReadFile(out); err == nil {
+			if i := bytes.Index(old, []byte(handKeptHeading)); i >= 0 {
+				kept = append([]byte("\n"), old[i:]...)
+			}
+		}
+		must(b, os.WriteFile(out, append([]byte(head+table.String()), kept...), 0o644))
 	}
 }
+
+// handKeptHeading starts the part of docs/bench-scale.md written by hand,
+// which BenchmarkScale keeps when it writes the table above it.
+const handKeptHeading = "## Figures behind the design"
 
 func label(v int) string {
 	if v == 0 {

@@ -24,7 +24,7 @@ import (
 // format packages (packfile and idxfile), loose objects by git-mem; the
 // database around them is git-mem's own, so that no binary
 // links go-git's storage packages, whose configuration parser and URL
-// tables cost every process some 2 ms before main (docs/architecture.md,
+// tables every process would initialize before main (docs/architecture.md,
 // storage).
 type DB interface {
 	// Read returns the object h, or an error wrapping ErrNotFound when the
