@@ -5,9 +5,9 @@
 //
 // It owns three things (docs/architecture.md, "Embeddings"):
 //
-//   - the client: a minimal HTTP/1.1 POST over package net (plain http, a
-//     local model), so the hook binary links no net/http and pays no new
-//     start-up cost; the key, when there is one, comes only from the
+//   - the client: a minimal HTTP/1.1 POST over a socket of its own (plain
+//     http, a local model; dial_unix.go), so the hook binary links neither
+//     net/http nor package net and pays no new start-up cost; the key, when there is one, comes only from the
 //     environment variable mem.embed.keyEnv names, and is never logged;
 //     the headers and body it accepts are bounded (an endless header line
 //     or body is cut off at the bound, never buffered until the deadline),

@@ -68,9 +68,9 @@ func (r *Repo) readIdentityConfig() identityConfig {
 		}
 		return cfg
 	}
-	// git is asked only when the files say more than go-git reads (an
-	// include, or settings given by git -c to a calling git): a process
-	// costs a few milliseconds, which a hook's deadline feels
+	// git is asked only when the files say more than internal/gitconfig
+	// reads (an include, or settings given by git -c to a calling git): a
+	// process started is time a hook's deadline feels
 	if !r.config.HasIncludes() && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
 		return fromFiles()
 	}

@@ -21,8 +21,8 @@ func unsetenv(t *testing.T, k string) {
 
 // TestIdentityMatchesGitCommit: memory commits are authored and committed as
 // git commit would in the same repository, including identities that the
-// global config pulls in with include and includeIf, which go-git's config
-// reader does not follow.
+// global config pulls in with include and includeIf, which git-mem's config
+// reader (internal/gitconfig) does not follow.
 func TestIdentityMatchesGitCommit(t *testing.T) {
 	const global = `[user]
 	name = Home Person
