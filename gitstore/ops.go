@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// Ops recorded in the Memory-Op trailer.
+// Ops recorded in the Memory-Op trailer. A confirmation, a dispute and a
+// reinforcement record their event's name (EventConfirm, EventDispute,
+// EventReinforce).
 const (
 	OpAdd       = "add"
 	OpRevise    = "revise"
-	OpConfirm   = "confirm"
-	OpDispute   = "dispute"
 	OpSupersede = "supersede"
 	OpForget    = "forget"
 	OpMerge     = "merge"
