@@ -260,7 +260,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 // TestImportSkipsInstallBlock: the block git mem install writes into
 // CLAUDE.md is about git-mem, not the project: import leaves it out.
 func TestImportSkipsInstallBlock(t *testing.T) {
-	claude := install.SetInstructions([]byte("# Project\n\n- Bookings are stored in UTC, always.\n"))
+	// the block as install appends it to a file: after a blank line
+	claude := []byte("# Project\n\n- Bookings are stored in UTC, always.\n\n" +
+		install.InstructionsBegin + "\n" + install.Instructions + "\n" + install.InstructionsEnd + "\n")
 	items, err := memfile.Parse("CLAUDE.md", claude)
 	require.NoError(t, err)
 	require.Len(t, items, 1)

@@ -351,3 +351,6 @@ func TestSyncInAPartialClone(t *testing.T) {
 	require.Len(t, ms, 6)
 	require.Equal(t, w.texts(w.remote), w.texts(dir))
 }
+
+// resolveRef returns the commit a ref points to, zero when the ref does not exist.
+func (r *Repo) resolveRef(name string) (Hash, error) { return r.refs.read(name) }

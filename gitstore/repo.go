@@ -325,9 +325,6 @@ func (r *Repo) Head() Anchor {
 	return Anchor{}
 }
 
-// resolveRef returns the commit a ref points to, zero when the ref does not exist.
-func (r *Repo) resolveRef(name string) (Hash, error) { return r.refs.read(name) }
-
 // ListRefs returns the refs under prefix (e.g. "refs/memory/").
 func (r *Repo) ListRefs(prefix string) (map[string]Hash, error) { return r.refs.list(prefix) }
 

@@ -45,12 +45,6 @@ func (a *Activity) Empty(m *Marker) bool {
 	return a.To == m.Head && a.State == m.Head+":"+m.Digest
 }
 
-// Activity compares the repository now with the session's start marker.
-func (s *Sessions) Activity(ctx context.Context, m *Marker) (*Activity, error) {
-	a := s.current(ctx, m)
-	return a, s.commits(ctx, a)
-}
-
 // current is HEAD and the worktree now, without the commits made.
 func (s *Sessions) current(ctx context.Context, m *Marker) *Activity {
 	head := s.Repo.Head()

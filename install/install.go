@@ -77,16 +77,6 @@ func (o InstallOptions) scope() agents.Scope {
 
 func (o InstallOptions) codexHome() string { return o.scope().CodexDir() }
 
-// Paths lists the files install writes for the options: hooks, MCP server
-// and instruction files (some may be the same file).
-func Paths(o InstallOptions) (hooksFile, mcpFile, instrFile string, err error) {
-	sp, err := spec(o)
-	if err != nil {
-		return "", "", "", err
-	}
-	return sp.HooksFile(o.scope()), sp.MCPFile(o.scope()), sp.InstructionsFile(o.scope()), nil
-}
-
 func spec(o InstallOptions) (agentSpec, error) {
 	cfg, ok := agents.ConfigOf(o.Agent)
 	sp := agentSpec{cfg}

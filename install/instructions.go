@@ -35,31 +35,11 @@ git mem command):
 - Before you finish, hand off: memory_handoff (git mem handoff --done … --next …
   --warn …) so the next session on this branch starts where you stopped.`
 
-// SetInstructions returns the file with the instruction block in place:
+// setInstructions returns the file with the instruction block in place:
 // the first existing block is replaced, later copies removed, and a missing
 // block appended after a blank line (after a line break alone when the
-// file does not end with one, so that RemoveInstructions gives it back as
-// it was). A file whose begin marker has no end marker is returned as it is
-// (see setInstructions).
-func SetInstructions(old []byte) []byte {
-	out, err := setInstructions(old)
-	if err != nil {
-		return old
-	}
-	return out
-}
-
-// RemoveInstructions returns the file without the instruction block and the
-// line break install put before it; nil when nothing else is left. A file
-// whose begin marker has no end marker is returned as it is.
-func RemoveInstructions(old []byte) []byte {
-	out, err := removeInstructions(old)
-	if err != nil {
-		return old
-	}
-	return out
-}
-
+// file does not end with one, so that removeInstructions gives it back as
+// it was). A file whose begin marker has no end marker is an error.
 func setInstructions(old []byte) ([]byte, error) {
 	block := InstructionsBegin + "\n" + Instructions + "\n" + InstructionsEnd + "\n"
 	s := string(old)
@@ -88,6 +68,9 @@ func setInstructions(old []byte) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// removeInstructions returns the file without the instruction block and the
+// line break install put before it; nil when nothing else is left. A file
+// whose begin marker has no end marker is an error.
 func removeInstructions(old []byte) ([]byte, error) {
 	s := string(old)
 	blocks, err := findBlocks(s)

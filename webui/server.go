@@ -89,15 +89,6 @@ func (s *Server) Listen() error {
 	return nil
 }
 
-// Addrs are the addresses listened on.
-func (s *Server) Addrs() []net.Addr {
-	out := make([]net.Addr, len(s.lns))
-	for i, ln := range s.lns {
-		out[i] = ln.Addr()
-	}
-	return out
-}
-
 // URL is the page's address, token included: what the command prints
 // and opens.
 func (s *Server) URL() string {

@@ -148,12 +148,6 @@ func WaitLocksReleased(ctx context.Context) bool {
 	}
 }
 
-// LocksHeld is the number of lock files this process holds.
-func LocksHeld() int {
-	n, _ := heldLocks.state()
-	return n
-}
-
 // WriteBudget is the least time left before a context's deadline for a
 // write to start: objects, then the ref's lock, then its rename.
 const WriteBudget = 30 * time.Millisecond
