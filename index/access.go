@@ -22,8 +22,8 @@ type Access struct {
 	// (the file truncated under it) is an error, never a crash.
 	Map bool
 	// DeferFolds appends snapshot writes to the delta rather than fold it
-	// (up to deferredFoldAt): a fold at 100,000 memories takes about a
-	// second, longer than a hook may take. FoldDue then tells the hook to
+	// (up to deferredFoldAt): a fold at 100,000 memories takes longer than
+	// a hook may. FoldDue then tells the hook to
 	// leave the fold to a warm-up in the background, whose Refresh folds.
 	DeferFolds bool
 	// KeepViews keeps the view of the snapshot a write brings forward open

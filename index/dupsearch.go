@@ -26,8 +26,8 @@ const _ uint8 = MaxQueryTerms
 // ones compared, counted from those terms' postings. That costs one pass
 // over the postings and a counter per memory, where ranking the text as a
 // query (BM25 over every group, synonyms and concepts, tables of every
-// candidate) cost tens of milliseconds at 100,000 memories of common
-// words, at every write. A text of more than MaxQueryTerms distinct terms
+// candidate) would cost far more at 100,000 memories of common words, at
+// every write. A text of more than MaxQueryTerms distinct terms
 // is counted on the rarest of them. ok is false when the snapshot cannot
 // be read, a fault reading its map included (snapshot.FaultsAsErrors): the caller
 // then asks recall.

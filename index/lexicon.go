@@ -14,9 +14,9 @@ import (
 // glossary.txt and concepts.txt are written by people, and lexicon.txt is
 // what they analyze to (every word stemmed, every phrase joined), generated
 // by "go test ./index -run TestLexicon -update" and checked by the same test.
-// Analyzing some ten thousand words costs tens of milliseconds, and even
-// reading the compiled lines into maps costs one, which a hook process would
-// pay at every prompt: lookups are binary searches over the sorted lines.
+// Analyzing some ten thousand words, or even reading the compiled lines
+// into maps, would cost a hook process more than the rest of a prompt, at
+// every prompt: lookups are binary searches over the sorted lines.
 //
 // lexicon.txt lines, tab-separated, sorted:
 //

@@ -41,7 +41,7 @@ func (st Stamp) version() uint32 { return uint32(snapshotFormat*1000) + st.Mappi
 var ErrUnusable = errors.New("recall snapshot unusable")
 
 // snapCRC is the snapshot's and the delta's checksum: CRC-32 (IEEE), whose
-// tables a process sets up in microseconds; CRC-32C's take about 0.2 ms,
+// tables cost a process next to nothing to set up; CRC-32C's cost more,
 // paid by every hook before it reads a byte.
 var snapCRC = crc32.IEEETable
 
