@@ -66,7 +66,7 @@ them is an error.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&o.json, "json", false, "print JSON")
-	f.StringVar(&o.baseline, "baseline", "", "recall sets: the floors to hold the run to (a file NewSetBaseline wrote)")
+	f.StringVar(&o.baseline, "baseline", "", "recall sets: the floors to hold the run to (in the format of fixtures/eval/sets-baseline.json)")
 	f.BoolVar(&o.ablation, "ablation", false, "also run with stemming, splitting, the thesaurus, re-ranking and the confidence switched off")
 	f.StringVar(&o.misses, "misses", "", "list the queries of this split (or all) that failed at the explicit point")
 	f.StringSliceVar(&o.projects, "project", nil, "run only this project (repeatable)")

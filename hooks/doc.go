@@ -51,7 +51,7 @@
 // Both print the same output: recall ranks the same way from the index
 // (git-mem) or from the recall snapshot (git-mem-hook), and both keep the
 // start cache and the snapshot current in plain Go when they are stale.
-// Writes refresh the snapshot (session notes here, index.Remember for
+// Writes refresh the snapshot (session notes here, index.Access.Remember for
 // memories), and warm refreshes it too, so the next hook finds it current.
 // The installer registers git-mem-hook when it sits next to the git-mem that
 // installs (else "git-mem hook"); uninstall and doctor recognise both forms.

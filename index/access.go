@@ -37,17 +37,29 @@ func (a Access) Refresh(ctx context.Context, set *gitstore.Set) error {
 	return refreshFrom(ctx, set, nil, a)
 }
 
-// Remember is the package's Remember with this access.
+// Remember saves a new memory in store, unless a current memory of the same
+// type in that store is a near-duplicate (Similarity >= DuplicateSimilarity)
+// making the same claim: then that memory is reinforced instead. An alike
+// memory with a different claim is named in the outcome. An explicit
+// replacement (n.Supersedes) is always saved. The memories compared are
+// those of the type sharing the most of the text's words, counted in the
+// recall snapshot (similarInSnapshot), never the engine; without a
+// snapshot, the ten recall ranks first. The snapshot is refreshed after
+// the write.
 func (a Access) Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
 	return remember(ctx, set, store, w, n, a)
 }
 
-// OpenCatalog is the package's OpenCatalog with this access.
+// OpenCatalog opens the set's recall snapshot, brought up to date first, to
+// read its summaries. It fails when the set has no directory for one; the
+// caller then reads the stores.
 func (a Access) OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
 	return openCatalog(ctx, set, a)
 }
 
-// Count is the package's Count with this access.
+// Count counts the set's memories per store: from the recall snapshot's
+// summaries when the set has a directory for one (no memory is decoded),
+// otherwise from the stores.
 func (a Access) Count(ctx context.Context, set *gitstore.Set, now time.Time) (map[gitstore.Scope]*Counts, error) {
 	return count(ctx, set, now, a)
 }

@@ -184,11 +184,6 @@ func (a analyzer) queryTerms(query string) []string {
 	return out
 }
 
-// Injectable reports whether a prompt has enough usable terms (at least
-// MinQueryTerms) for a hook to inject memories for it. "ok", "yes do it" and
-// "thanks!" have none; a hook then injects nothing.
-func Injectable(prompt string) bool { return len(QueryTerms(prompt)) >= MinQueryTerms }
-
 func isChunkRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || isSep(r)
 }

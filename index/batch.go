@@ -59,11 +59,11 @@ type BatchResult struct {
 }
 
 // RememberBatch saves many memories in store in one commit, each as
-// Remember would: validated and scanned for secrets (an item that fails is
+// Access.Remember would: validated and scanned for secrets (an item that fails is
 // refused with the reason; the others are saved), and reinforcing a current
 // memory of the same type that is a near-duplicate (Similarity >=
 // DuplicateSimilarity) making the same claim, whether it was in the store
-// before or saved earlier in the same batch. Unlike Remember, which asks
+// before or saved earlier in the same batch. Unlike Access.Remember, which asks
 // recall for the ten most similar memories, it compares each item with every
 // current memory of its type that could reach the threshold (found through
 // their rarest shared words), so a batch of thousands costs seconds. A

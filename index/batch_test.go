@@ -55,7 +55,7 @@ func TestRememberBatchDecidesAsRemember(t *testing.T) {
 	}
 	var one []decision
 	for _, x := range texts {
-		o, err := Remember(ctx, set1, store1, w, gitstore.NewMemory{Text: x.text, Type: x.typ})
+		o, err := Access{}.Remember(ctx, set1, store1, w, gitstore.NewMemory{Text: x.text, Type: x.typ})
 		require.NoError(t, err)
 		one = append(one, decision{o.Reinforced, o.PossibleDuplicateOf != nil})
 	}
@@ -86,7 +86,7 @@ func TestRememberBatchRefusesPerItemAndDryRun(t *testing.T) {
 	set, store := openBatchSet(t)
 	ctx := context.Background()
 	w := gitstore.Writer{Agent: "cli"}
-	_, err := Remember(ctx, set, store, w, gitstore.NewMemory{Text: "Bookings are stored in UTC", Origin: &gitstore.Origin{File: "CLAUDE.md", Line: 4}})
+	_, err := Access{}.Remember(ctx, set, store, w, gitstore.NewMemory{Text: "Bookings are stored in UTC", Origin: &gitstore.Origin{File: "CLAUDE.md", Line: 4}})
 	require.NoError(t, err)
 	tip, err := store.Tip()
 	require.NoError(t, err)

@@ -36,13 +36,6 @@ type Catalog struct {
 	v *snapView
 }
 
-// OpenCatalog opens the set's recall snapshot, brought up to date first, to
-// read its summaries. It fails when the set has no directory for one; the
-// caller then reads the stores.
-func OpenCatalog(ctx context.Context, set *gitstore.Set) (*Catalog, error) {
-	return openCatalog(ctx, set, Access{})
-}
-
 func openCatalog(ctx context.Context, set *gitstore.Set, acc Access) (*Catalog, error) {
 	path := SnapshotPath(set)
 	if path == "" {
@@ -110,13 +103,6 @@ func (c *Catalog) Count(now time.Time) (map[gitstore.Scope]*Counts, error) {
 		n.ByType[string(typ)]++
 	})
 	return out, err
-}
-
-// Count counts the set's memories per store: from the recall snapshot's
-// summaries when the set has a directory for one (no memory is decoded),
-// otherwise from the stores.
-func Count(ctx context.Context, set *gitstore.Set, now time.Time) (map[gitstore.Scope]*Counts, error) {
-	return count(ctx, set, now, Access{})
 }
 
 func count(ctx context.Context, set *gitstore.Set, now time.Time, acc Access) (map[gitstore.Scope]*Counts, error) {

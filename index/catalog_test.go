@@ -25,7 +25,7 @@ func TestCatalogAgreesWithTheStores(t *testing.T) {
 		r.now = r.now.Add(time.Second)
 	}
 	// the snapshot's base holds these three; what follows goes to its delta
-	c, err := OpenCatalog(ctx, r.set)
+	c, err := Access{}.OpenCatalog(ctx, r.set)
 	require.NoError(t, err)
 	c.Close()
 	expiry := r.now.Add(time.Hour)
@@ -54,11 +54,11 @@ func TestCatalogAgreesWithTheStores(t *testing.T) {
 				n.ByType[m.Type]++
 			}
 		}
-		got, err := Count(ctx, r.set, at)
+		got, err := Access{}.Count(ctx, r.set, at)
 		require.NoError(t, err)
 		require.Equal(t, want, got, "counts at %v", at)
 
-		c, err := OpenCatalog(ctx, r.set)
+		c, err := Access{}.OpenCatalog(ctx, r.set)
 		require.NoError(t, err)
 		ms, total, _, err := c.Newest(len(wantIDs)+1, "", true, at)
 		require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestNewestIsTheHeadOfTheListing(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		if i == 20 {
 			// the snapshot's base holds the first 20; the rest go to its delta
-			c, err := OpenCatalog(ctx, r.set)
+			c, err := Access{}.OpenCatalog(ctx, r.set)
 			require.NoError(t, err)
 			c.Close()
 		}
@@ -143,7 +143,7 @@ func TestNewestIsTheHeadOfTheListing(t *testing.T) {
 		}
 	}
 	at := r.now.Add(time.Hour)
-	c, err := OpenCatalog(ctx, r.set)
+	c, err := Access{}.OpenCatalog(ctx, r.set)
 	require.NoError(t, err)
 	defer c.Close()
 	for _, typ := range []string{"", gitstore.TypeDecision} {

@@ -129,19 +129,6 @@ type Outcome struct {
 	Similarity float64
 }
 
-// Remember saves a new memory in store, unless a current memory of the same
-// type in that store is a near-duplicate (Similarity >= DuplicateSimilarity)
-// making the same claim: then that memory is reinforced instead. An alike
-// memory with a different claim is named in the outcome. An explicit
-// replacement (n.Supersedes) is always saved. The memories compared are
-// those of the type sharing the most of the text's words, counted in the
-// recall snapshot (similarInSnapshot), never the engine; without a
-// snapshot, the ten recall ranks first. The snapshot is refreshed after
-// the write.
-func Remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory) (*Outcome, error) {
-	return remember(ctx, set, store, w, n, Access{})
-}
-
 func remember(ctx context.Context, set *gitstore.Set, store *gitstore.Store, w gitstore.Writer, n gitstore.NewMemory, acc Access) (*Outcome, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err

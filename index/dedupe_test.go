@@ -58,7 +58,7 @@ func TestRememberDedupes(t *testing.T) {
 	claude := gitstore.Writer{Agent: "claude-code", Session: "s1"}
 	codex := gitstore.Writer{Agent: "codex", Session: "s2"}
 
-	first, err := Remember(ctx, set, store, claude, gitstore.NewMemory{Text: "The API listens on port 8080"})
+	first, err := Access{}.Remember(ctx, set, store, claude, gitstore.NewMemory{Text: "The API listens on port 8080"})
 	require.NoError(t, err)
 	require.False(t, first.Reinforced)
 	require.Nil(t, first.PossibleDuplicateOf)
@@ -79,7 +79,7 @@ func TestRememberDedupes(t *testing.T) {
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			o, err := Remember(ctx, set, store, st.w, gitstore.NewMemory{Text: st.text, Type: st.typ})
+			o, err := Access{}.Remember(ctx, set, store, st.w, gitstore.NewMemory{Text: st.text, Type: st.typ})
 			require.NoError(t, err)
 			require.Equal(t, st.reinforced, o.Reinforced)
 			if st.reinforced {
@@ -141,13 +141,13 @@ func TestRememberLeavesTheEngineAlone(t *testing.T) {
 	t.Cleanup(func() { UseEngine(prev) })
 	ctx := context.Background()
 	w := gitstore.Writer{Agent: "claude-code"}
-	first, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "The billing worker retries a failed webhook three times"})
+	first, err := Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "The billing worker retries a failed webhook three times"})
 	require.NoError(t, err)
-	again, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "the billing worker retries a failed webhook three times."})
+	again, err := Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "the billing worker retries a failed webhook three times."})
 	require.NoError(t, err)
 	require.True(t, again.Reinforced)
 	require.Equal(t, first.Memory.ID, again.Memory.ID)
-	alike, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "The billing worker never retries a failed webhook three times"})
+	alike, err := Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "The billing worker never retries a failed webhook three times"})
 	require.NoError(t, err)
 	require.NotNil(t, alike.PossibleDuplicateOf)
 	require.Equal(t, first.Memory.ID, alike.PossibleDuplicateOf.ID)
@@ -178,12 +178,12 @@ func TestRememberFindsTheDuplicateAmongOtherTypes(t *testing.T) {
 		r.add(fmt.Sprintf("The billing worker %d logs each webhook", i))
 	}
 
-	o, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "the billing worker retries a failed webhook three times."})
+	o, err := Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: "the billing worker retries a failed webhook three times."})
 	require.NoError(t, err)
 	require.True(t, o.Reinforced)
 	require.Equal(t, fact.ID, o.Memory.ID)
 
-	o, err = Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeGotcha, Text: text})
+	o, err = Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeGotcha, Text: text})
 	require.NoError(t, err)
 	require.False(t, o.Reinforced, "a superseded memory was reinforced")
 	require.Nil(t, o.PossibleDuplicateOf)
@@ -204,10 +204,10 @@ func TestRememberFindsTheDuplicateOfALongText(t *testing.T) {
 	for i := range 20 {
 		r.add(fmt.Sprintf("The release checklist names %s and %s", words[i], words[i+1]))
 	}
-	first, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: long})
+	first, err := Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: long})
 	require.NoError(t, err)
 	require.False(t, first.Reinforced)
-	again, err := Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: long + "."})
+	again, err := Access{}.Remember(ctx, r.set, r.main, w, gitstore.NewMemory{Text: long + "."})
 	require.NoError(t, err)
 	require.True(t, again.Reinforced)
 	require.Equal(t, first.Memory.ID, again.Memory.ID)
@@ -220,7 +220,7 @@ func TestRememberFindsTheDuplicateOfALongText(t *testing.T) {
 func TestRememberNoticesAMemorySharingHalfItsTerms(t *testing.T) {
 	r := newTestRepo(t)
 	stored := r.add("It is the cache that is on the desk for us")
-	out, err := Remember(context.Background(), r.set, r.main, gitstore.Writer{Agent: "claude-code"},
+	out, err := Access{}.Remember(context.Background(), r.set, r.main, gitstore.Writer{Agent: "claude-code"},
 		gitstore.NewMemory{Text: "It is the cache that is on the disk for us"})
 	require.NoError(t, err)
 	require.False(t, out.Reinforced, "not the same claim")

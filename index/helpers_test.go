@@ -103,3 +103,58 @@ func (r *testRepo) seed() map[string]*gitstore.Memory {
 
 // evalDir holds the project's own eval (its labelled datasets).
 func evalDir() string { return filepath.Join("..", "fixtures", "eval") }
+
+// Injectable reports whether a prompt has enough usable terms (at least
+// MinQueryTerms) for a hook to inject memories for it. "ok", "yes do it" and
+// "thanks!" have none; a hook then injects nothing.
+func Injectable(prompt string) bool { return len(QueryTerms(prompt)) >= MinQueryTerms }
+
+// score computes the relevance of every document that can reach the
+// candidate floor, with the evidence the confidence reads.
+//
+// Words no memory contains are not scored (they are counted in
+// queryStats.unknown); of the known groups the scoredGroups rarest are
+// kept, so a pasted log or a long prompt is matched on its distinctive
+// words, wherever they stand in it.
+//
+// A candidate matches one of the query's rarer half of groups (by
+// reference weight): a memory that shares only a question's commonest words
+// answers its incidentals, not what it is about.
+//
+// Only some words admit new documents (MaxScore, word by word): those of
+// the rarer half of groups that can score most, as many as it takes that
+// the other words cannot lift a document matching none of them to the
+// candidate floor. They are scored first; in the other words' postings
+// only the documents already seen are looked up (amongReader), instead
+// of scoring those postings whole. Documents left out that
+// way could not have been candidates, so the answer is the same as a full
+// evaluation's.
+func score(c corpus, terms []string, cfg *Tuning) ([]cand, *queryStats, error) {
+	cands, _, qs, err := scoreTop(c, terms, cfg, 0)
+	return cands, qs, err
+}
+
+// topByRelevance keeps the k most relevant candidates above the floor, plus
+// any tied with the last one, sorted by relevance; above counts every
+// candidate over the floor. It selects with a k-sized heap, so a query
+// matching most of a large store does not sort all of it.
+func topByRelevance(cands []cand, floor float64, k int) (top []cand, above int) {
+	h := relHeap{k: k}
+	for _, c := range cands {
+		if c.rel >= floor {
+			above++
+			h.push(c.rel)
+		}
+	}
+	if above == 0 {
+		return nil, 0
+	}
+	threshold := h.threshold(floor)
+	for _, c := range cands {
+		if c.rel >= threshold {
+			top = append(top, c)
+		}
+	}
+	sortByRelevance(top)
+	return top, above
+}

@@ -2,9 +2,7 @@ package index
 
 import (
 	_ "embed"
-	"fmt"
 	"hash/crc32"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,26 +136,4 @@ func parseLexicon(text string) *lexicon {
 		_, text, _ = strings.Cut(text, "\n")
 	}
 	return &lexicon{lines: text}
-}
-
-// compileLexicon analyzes the people-written files into lexicon.txt's text.
-func compileLexicon(thesaurusSource, conceptSource string) string {
-	syn, phrases := parseThesaurus(thesaurusSource)
-	lx := &lexicon{built: map[byte]map[string][]string{'s': syn, 'p': {}, 'e': {}}}
-	for words, term := range phrases {
-		lx.built['p'][words] = []string{term}
-		lx.built['e'][words[strings.LastIndexByte(words, ' ')+1:]] = nil
-	}
-	lx.built['c'] = parseConcepts(conceptSource, lx)
-	var lines []string
-	for kind, table := range lx.built {
-		for key, vals := range table {
-			lines = append(lines, string(kind)+"\t"+key+"\t"+strings.Join(vals, " "))
-		}
-	}
-	sort.Strings(lines)
-	body := "# Generated from thesaurus.txt, glossary.txt and concepts.txt by\n" +
-		"# go test ./index -run TestLexicon -update; do not edit (see lexicon.go).\n" +
-		strings.Join(lines, "\n") + "\n"
-	return fmt.Sprintf("%s%08x\n", printPrefix, printOf(body)) + body
 }

@@ -51,9 +51,6 @@ func NewPacker(budgetTokens, maxChars int) *Packer {
 	return &Packer{limit: limit}
 }
 
-// Limit is the packer's character budget.
-func (p *Packer) Limit() int { return p.limit }
-
 // Remaining is how many characters can still be added (the footer's room excluded).
 func (p *Packer) Remaining() int { return max(0, p.limit-footerReserve-p.used) }
 

@@ -72,7 +72,7 @@ type Options struct {
 	// confidence's fit); nil for recall as it ships.
 	Tuning *Tuning
 	// noEngine answers from the snapshot (or a scan) even when an engine
-	// is wired in: the duplicate check of a write (see Remember).
+	// is wired in: the duplicate check of a write (see Access.Remember).
 	noEngine bool
 }
 

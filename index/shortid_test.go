@@ -39,7 +39,7 @@ func TestShownIDsAreUniqueInTheStore(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
-	c, err := OpenCatalog(ctx, r.set)
+	c, err := Access{}.OpenCatalog(ctx, r.set)
 	require.NoError(t, err)
 	defer c.Close()
 	shown, _, short, err := c.Newest(10, "", false, r.now)

@@ -36,7 +36,7 @@ func (r *testRepo) withEmbeddings(url string, more ...string) {
 
 func (r *testRepo) remember(text string) *gitstore.Memory {
 	r.t.Helper()
-	out, err := Remember(context.Background(), r.set, r.main, gitstore.Writer{Agent: "test"},
+	out, err := Access{}.Remember(context.Background(), r.set, r.main, gitstore.Writer{Agent: "test"},
 		gitstore.NewMemory{Type: gitstore.TypeFact, Text: text, Source: gitstore.SourceUser})
 	require.NoError(r.t, err)
 	return out.Memory

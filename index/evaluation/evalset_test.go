@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -111,4 +114,46 @@ func TestSetsBaseline(t *testing.T) {
 	base, err := LoadSetBaseline(path)
 	require.NoError(t, err)
 	require.Empty(t, base.Check(rep))
+}
+
+// NewSetBaseline records a report's figures, rounded down to three
+// decimals: explicit recall and the ranking's per set and kind, off-topic
+// queries' share with nothing better than weak per set, and the injection
+// point's precision per source.
+func NewSetBaseline(rep *SetReport) SetBaseline {
+	down := func(x float64) float64 { return math.Floor(x*1000+1e-9) / 1000 }
+	var b SetBaseline
+	add := func(f SetFloor) {
+		if got, n := f.measure(rep); n > 0 {
+			f.Min = down(got)
+			b = append(b, f)
+		}
+	}
+	type key struct{ source, set, kind string }
+	var keys []key
+	sources := map[string]bool{}
+	for _, r := range rep.Rows {
+		if k := (key{r.Source, r.Set, r.Kind}); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		sources[r.Source] = true
+	}
+	for _, k := range keys {
+		if k.kind == "offtopic" {
+			add(SetFloor{Source: k.source, Set: k.set, Kind: k.kind, System: SystemExplicit, Measure: "no_label"})
+			continue
+		}
+		for _, sys := range []string{SystemRanking, SystemExplicit} {
+			add(SetFloor{Source: k.source, Set: k.set, Kind: k.kind, System: sys, Measure: "recall"})
+		}
+	}
+	var names []string
+	for s := range sources {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	for _, s := range names {
+		add(SetFloor{Source: s, System: SystemInjection, Measure: "precision"})
+	}
+	return b
 }

@@ -109,16 +109,6 @@ func LoadSuite(dir string) (*Suite, error) {
 	return s, nil
 }
 
-// Project returns the named project, or nil.
-func (s *Suite) Project(name string) *Dataset {
-	for _, p := range s.Projects {
-		if p.Name == name {
-			return p
-		}
-	}
-	return nil
-}
-
 // LoadDataset reads memories.jsonl and queries.jsonl from dir.
 func LoadDataset(dir string) (*Dataset, error) {
 	ds := &Dataset{Name: filepath.Base(dir)}
