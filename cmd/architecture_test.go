@@ -189,8 +189,8 @@ func TestHookBinaryStaysSmall(t *testing.T) {
 // package links an OpenPGP implementation for signature checks; git-mem
 // reads and writes commits and trees itself (internal/gitobj/codec.go). The
 // storage packages link go-git's config and URL packages, whose
-// initialization (a gob registry, URL patterns) cost every process some
-// 2 ms; git-mem keeps its own object database and config reader
+// initialization (a gob registry, URL patterns) every process would pay
+// (docs/bench-scale.md); git-mem keeps its own object database and config reader
 // (internal/gitobj/db.go, internal/gitconfig).
 var goGitUnlinked = []string{
 	"github.com/go-git/go-git/v5/plumbing/object",
@@ -206,7 +206,7 @@ var goGitUnlinked = []string{
 // automata in init) and the MCP SDK's (JSON schema, OAuth, YAML) cost more
 // than the rest of a short command. Only git-mem-mcp links them. The man
 // pages are written by git-mem itself, without cobra's Markdown-based
-// generator (whose Markdown parser's init cost every command 1.3 ms).
+// generator (whose Markdown parser's init every command would pay).
 func TestCLIBinaryStaysLight(t *testing.T) {
 	deps := depsOf(t, "./git-mem")
 	require.Contains(t, deps, "github.com/git-mem/git-mem/cmd")
