@@ -58,15 +58,21 @@ type Counts struct {
 // scan calls fn with each live memory's summary fields, in no order,
 // without building a summary: key and typ are valid only during the call.
 func (c *Catalog) scan(fn func(key, typ []byte, created, validTo int64)) error {
-	err := c.v.base.ScanSummaries(func(i int, key, typ []byte, created, validTo int64) {
-		if !c.v.dropped[uint64(i)] {
+	return c.v.scanSummaries(fn)
+}
+
+// scanSummaries calls fn with each live memory's summary fields, in no
+// order: the base's that the delta kept, then the delta's.
+func (v *snapView) scanSummaries(fn func(key, typ []byte, created, validTo int64)) error {
+	err := v.base.ScanSummaries(func(i int, key, typ []byte, created, validTo int64) {
+		if !v.dropped[uint64(i)] {
 			fn(key, typ, created, validTo)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	for _, d := range c.v.added {
+	for _, d := range v.added {
 		if d.dead {
 			continue
 		}

@@ -134,7 +134,23 @@ func currentEngine() Engine {
 }
 
 // engineCorpus adapts an engine's exported Corpus to ranking's loader.
-type engineCorpus struct{ c Corpus }
+type engineCorpus struct {
+	c Corpus
+	// created reads the memories' creation times for sittings (sitting.go)
+	// from the set's snapshot, asked only when a recall returns weak
+	// matches; nil, or nil returned: no sittings.
+	created func() createdScanner
+}
+
+func (e engineCorpus) scanCreated(fn func(key []byte, created int64)) error {
+	if e.created == nil {
+		return nil
+	}
+	if sc := e.created(); sc != nil {
+		return sc.scanCreated(fn)
+	}
+	return nil
+}
 
 func (e engineCorpus) docCount() int                       { return e.c.DocCount() }
 func (e engineCorpus) avgLen() float64                     { return e.c.AvgLen() }

@@ -155,7 +155,25 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 		res.Rebuilt = rebuilt
 		if err == nil {
 			defer ec.Close()
-			c = engineCorpus{ec}
+			var snap *snapView
+			defer func() {
+				if snap != nil {
+					snap.close()
+				}
+			}()
+			created := func() createdScanner {
+				if snap == nil {
+					// the engine keeps no creation times; without a
+					// snapshot a recall goes without sittings
+					if v, err := syncSnapshot(ctx, SnapshotPath(set), stores, o.Access); err == nil {
+						snap = v
+					} else {
+						return nil
+					}
+				}
+				return snap
+			}
+			c = engineCorpus{c: ec, created: created}
 			res.Source = "index"
 		} else {
 			if ctx.Err() != nil {
@@ -321,17 +339,28 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 			hits = append(hits, Hit{Memory: en.m, Scope: en.scope, Score: s, Relevance: cd.rel, Confidence: by.Confidence, Trust: trust})
 		}
 	}
+	sortHits(hits)
+	if sc, ok := c.(createdScanner); ok && threshold <= 0 {
+		if hits, err = addSittings(c, sc, hits, o, touched); err != nil {
+			return nil, 0, candidates, err
+		}
+		sortHits(hits)
+	}
+	matched = len(hits)
+	if len(hits) > o.Limit {
+		hits = hits[:o.Limit]
+	}
+	return hits, matched, candidates, nil
+}
+
+// sortHits orders hits by score, ties by key.
+func sortHits(hits []Hit) {
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
 			return hits[i].Score > hits[j].Score
 		}
 		return docKey(hits[i].Scope, hits[i].Memory.ID) < docKey(hits[j].Scope, hits[j].Memory.ID)
 	})
-	matched = len(hits)
-	if len(hits) > o.Limit {
-		hits = hits[:o.Limit]
-	}
-	return hits, matched, candidates, nil
 }
 
 // touchedPaths is the set of Touched paths, asking TouchedBy first.

@@ -117,6 +117,12 @@ func LoadSet(path, source string) (*Dataset, error) {
 	}
 	ds := &Dataset{Name: name, Source: source}
 	ids := map[string]bool{}
+	// a set gives memories in the order they were written, and often one
+	// time to a whole conversation: those are a second apart, as a
+	// writer's would be, so that the order survives in the store. A date
+	// without a time of day says only which day: its memories keep it, and
+	// no order within the day is made up.
+	sameTime := map[time.Time]int{}
 	for i, m := range f.Memories {
 		if m.ID == "" || ids[m.ID] {
 			return nil, fmt.Errorf("%w: %s: memory %d has no id or a repeated one", gitstore.ErrInvalid, path, i)
@@ -125,6 +131,11 @@ func LoadSet(path, source string) (*Dataset, error) {
 		at, err := parseSetDate(m.Date)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: memory %s: %v", gitstore.ErrInvalid, path, m.ID, err)
+		}
+		if strings.Contains(m.Date, "T") {
+			n := sameTime[at]
+			sameTime[at] = n + 1
+			at = at.Add(time.Duration(n) * time.Second)
 		}
 		typ := m.Type
 		if typ == "" {
