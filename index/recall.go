@@ -340,7 +340,7 @@ func rankHits(c loader, terms []string, o *Options) (hits []Hit, matched, candid
 		}
 	}
 	sortHits(hits)
-	if sc, ok := c.(createdScanner); ok && threshold <= 0 {
+	if sc, ok := c.(createdScanner); ok && o.Point == Explicit && threshold <= 0 {
 		if hits, err = addSittings(c, sc, hits, o, touched); err != nil {
 			return nil, 0, candidates, err
 		}

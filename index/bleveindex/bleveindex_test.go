@@ -125,7 +125,8 @@ func withoutEngine(fn func()) {
 
 // TestThreeCorporaAgree: the bleve index, the recall snapshot and the scan
 // give the same answers, with the same scores, on the eval dataset and on
-// a generated store large enough for pruning and seeking to happen.
+// a generated store large enough for pruning and seeking to happen, its
+// matches' sittings included.
 func TestThreeCorporaAgree(t *testing.T) {
 	ctx := context.Background()
 	t.Run("eval", func(t *testing.T) {
@@ -157,15 +158,19 @@ func TestThreeCorporaAgree(t *testing.T) {
 			"postgres migration deadlock on the booking table", "redis cache session token expiry",
 			"refund invoice payment retry backoff", "what is the capital of peru",
 		}
-		found := 0
+		found, sittings := 0, 0
 		// every candidate, with its confidence, not only those an
-		// operating point returns
-		all := func(o *index.Options) { o.Point = index.Unfiltered }
-		for _, q := range queries {
-			a := r.recall(q, all)
+		// operating point returns; and explicit recall, with sittings
+		points := []func(o *index.Options){
+			func(o *index.Options) { o.Point = index.Unfiltered },
+			func(o *index.Options) { o.Point = index.Explicit },
+		}
+		for i, q := range append(queries, queries...) {
+			point := points[i/len(queries)]
+			a := r.recall(q, point)
 			var b *index.Result
-			withoutEngine(func() { b = r.recall(q, all) })
-			c := r.recall(q, all, func(o *index.Options) { o.NoIndex = true })
+			withoutEngine(func() { b = r.recall(q, point) })
+			c := r.recall(q, point, func(o *index.Options) { o.NoIndex = true })
 			require.Equal(t, "index", a.Source, a.Fallback)
 			require.Equal(t, "snapshot", b.Source, b.Fallback)
 			require.Equal(t, "scan", c.Source)
@@ -180,7 +185,14 @@ func TestThreeCorporaAgree(t *testing.T) {
 				require.InDelta(t, c.Hits[i].Confidence, b.Hits[i].Confidence, 1e-9, q)
 			}
 			found += len(c.Hits)
+			for _, h := range c.Hits {
+				if h.Relevance == 0 {
+					require.Equal(t, 1, i/len(queries), "only explicit recall adds sittings")
+					sittings++
+				}
+			}
 		}
 		require.Greater(t, found, 10)
+		require.Positive(t, sittings, "memories written beside a match come with it from every corpus")
 	})
 }

@@ -71,7 +71,8 @@ validation error exception crash log trace metric alert test flaky ci pipeline b
 dns certificate secret config flag feature branch merge review owner team incident memory disk`)
 
 // genMemories adds n memories of random words (Zipf-skewed, so that some
-// words are common and pruning happens), many per commit.
+// words are common and pruning happens), many per commit, written at
+// random minutes of a year (some within a sitting of each other).
 func (r *testRepo) genMemories(n int, seed uint64) {
 	r.t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed))
@@ -88,7 +89,7 @@ func (r *testRepo) genMemories(n int, seed uint64) {
 				tx.Put(&gitstore.Memory{
 					Schema: gitstore.SchemaVersion, ID: fmt.Sprintf("%016x", rng.Uint64()), Type: gitstore.TypeFact,
 					Text: strings.Join(w, " ") + ".", Source: gitstore.SourceVerified, Trust: 0.75, Agent: "gen",
-					Created: now.Add(-time.Duration(rng.IntN(365*24)) * time.Hour), Updated: now, ValidFrom: now,
+					Created: now.Add(-time.Duration(rng.IntN(365*24*60)) * time.Minute), Updated: now, ValidFrom: now,
 				})
 			}
 			tx.Describe("add", fmt.Sprintf("%d generated memories", k), fmt.Sprintf("%016x", done))
