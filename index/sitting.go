@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strings"
 	"time"
 )
@@ -47,18 +48,18 @@ func sittingOf(sc createdScanner, at map[string]int64) (map[string][2]string, er
 		return nil, nil
 	}
 	gap := int64(sittingGap / time.Second)
-	type near struct{ before, after sittingSide }
-	sides := make(map[string]*near, len(at))
 	type source struct {
-		key     string
-		scope   []byte
-		created int64
+		key           string
+		scope         []byte
+		created       int64
+		before, after sittingSide
 	}
 	sources := make([]source, 0, len(at))
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for k, c := range at {
-		sides[k] = &near{}
 		scope, _, _ := strings.Cut(k, ":")
-		sources = append(sources, source{k, []byte(scope + ":"), c})
+		sources = append(sources, source{key: k, scope: []byte(scope + ":"), created: c})
+		lo, hi = min(lo, c-gap), max(hi, c+gap)
 	}
 	closer := func(s *sittingSide, key []byte, created int64, better bool) {
 		switch {
@@ -68,16 +69,22 @@ func sittingOf(sc createdScanner, at map[string]int64) (map[string][2]string, er
 			s.ties++
 		}
 	}
+	// most memories were written far from every source: one comparison
+	// each, so that a scan of the store costs little more than reading it
 	err := sc.scanCreated(func(key []byte, created int64) {
-		for _, src := range sources {
-			if created == src.created || !bytes.HasPrefix(key, src.scope) || string(key) == src.key {
+		if created < lo || created > hi {
+			return
+		}
+		for i := range sources {
+			src := &sources[i]
+			if created < src.created-gap || created > src.created+gap || created == src.created ||
+				!bytes.HasPrefix(key, src.scope) {
 				continue
 			}
-			n := sides[src.key]
-			if created < src.created && created >= src.created-gap {
-				closer(&n.before, key, created, n.before.key != "" && created > n.before.created)
-			} else if created > src.created && created <= src.created+gap {
-				closer(&n.after, key, created, n.after.key != "" && created < n.after.created)
+			if created < src.created {
+				closer(&src.before, key, created, src.before.key != "" && created > src.before.created)
+			} else {
+				closer(&src.after, key, created, src.after.key != "" && created < src.after.created)
 			}
 		}
 	})
@@ -85,14 +92,14 @@ func sittingOf(sc createdScanner, at map[string]int64) (map[string][2]string, er
 		return nil, err
 	}
 	out := make(map[string][2]string, len(at))
-	for k, n := range sides {
+	for _, src := range sources {
 		var pair [2]string
-		for i, s := range [2]sittingSide{n.before, n.after} {
-			if s.ties == 1 {
-				pair[i] = s.key
+		for i, side := range [2]sittingSide{src.before, src.after} {
+			if side.ties == 1 {
+				pair[i] = side.key
 			}
 		}
-		out[k] = pair
+		out[src.key] = pair
 	}
 	return out, nil
 }
