@@ -1,0 +1,273 @@
+package linkstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// CacheRoot is where local copies live: <os.UserCacheDir()>/git-mem/links.
+func CacheRoot() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot locate the cache directory for linked stores: %w; set XDG_CACHE_HOME", err)
+	}
+	return filepath.Join(base, "git-mem", "links"), nil
+}
+
+// Slug names a URL's local copy: a readable form of its host and path and
+// a short hash of the whole, so that two URLs never share a copy and a
+// person can tell which directory is which.
+func Slug(rawURL string) string {
+	clean := gitstore.RedactURL(rawURL)
+	sum := sha256.Sum256([]byte(clean))
+	s := clean
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	var b strings.Builder
+	dash := false
+	for _, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+		if !ok {
+			if !dash {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		b.WriteRune(c)
+		dash = false
+	}
+	s = strings.Trim(b.String(), "-.")
+	for strings.Contains(s, "..") {
+		s = strings.ReplaceAll(s, "..", ".")
+	}
+	if len(s) > 48 {
+		s = strings.Trim(s[len(s)-48:], "-.")
+	}
+	if s == "" {
+		s = "url"
+	}
+	return s + "-" + hex.EncodeToString(sum[:6])
+}
+
+// Copy is the local copy of one URL.
+type Copy struct {
+	// URL is the org store's URL.
+	URL string
+	// Dir is the copy's directory (CacheRoot/<Slug(URL)>).
+	Dir string
+	// Repo is the copy's bare repository; nil until it exists.
+	Repo *gitstore.Repo
+}
+
+// RepoDir is the copy's bare repository.
+func (c *Copy) RepoDir() string { return filepath.Join(c.Dir, "repo.git") }
+
+func (c *Copy) statePath() string { return filepath.Join(c.Dir, "state") }
+func (c *Copy) lockPath() string  { return filepath.Join(c.Dir, "refresh.lock") }
+func (c *Copy) urlPath() string   { return filepath.Join(c.Dir, "url") }
+
+// CopyOf returns the local copy of url, opening its repository when it
+// exists. Nothing is created: a read never writes a copy.
+func CopyOf(rawURL string) (*Copy, error) {
+	root, err := CacheRoot()
+	if err != nil {
+		return nil, err
+	}
+	c := &Copy{URL: rawURL, Dir: filepath.Join(root, Slug(rawURL))}
+	r, _, err := gitstore.OpenBare(c.RepoDir(), false)
+	switch {
+	case err == nil:
+		c.Repo = r
+	case errors.Is(err, gitstore.ErrEmptyStore):
+	default:
+		return nil, err
+	}
+	return c, nil
+}
+
+// create makes the copy's directory and repository; the caller holds the
+// refresh lock, so two creators never race.
+func (c *Copy) create() error {
+	if c.Repo != nil {
+		return nil
+	}
+	r, _, err := gitstore.OpenBare(c.RepoDir(), true)
+	if err != nil {
+		return err
+	}
+	c.Repo = r
+	// the copy holds memory, never code: keep git's own maintenance away
+	// from refs it does not know, and say whose copy it is
+	if _, err := runGitCmd(context.Background(), r.GitEnv(), "--git-dir="+c.RepoDir(), "config", "gc.auto", "0"); err != nil {
+		return err
+	}
+	return gitstore.WriteFileAtomic(c.urlPath(), []byte(c.URL+"\n"), 0o600)
+}
+
+// State is what the copy records about its refreshes.
+type State struct {
+	// Fetched is when a fetch last succeeded; zero when none has.
+	Fetched time.Time `json:"fetched,omitzero"`
+	// Tried is when a fetch was last tried.
+	Tried time.Time `json:"tried,omitzero"`
+	// Error is the last try's error ("" when it succeeded).
+	Error string `json:"error,omitempty"`
+}
+
+// ReadState reads the copy's state; zero when it has none.
+func (c *Copy) ReadState() State {
+	var s State
+	data, err := os.ReadFile(c.statePath())
+	if err == nil {
+		_ = json.Unmarshal(data, &s)
+	}
+	return s
+}
+
+func (c *Copy) writeState(s State) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return gitstore.WriteFileAtomic(c.statePath(), append(data, '\n'), 0o600)
+}
+
+// Due reports whether a background refresh should fetch: never tried, or
+// last tried more than interval before now.
+func (s State) Due(now time.Time, interval time.Duration) bool {
+	return s.Tried.IsZero() || now.Sub(s.Tried) >= interval || now.Before(s.Tried)
+}
+
+// RefreshOptions tune a refresh.
+type RefreshOptions struct {
+	gitstore.TransportOptions
+	// Interval: a copy tried less than Interval ago is not fetched again
+	// (0: always fetch).
+	Interval time.Duration
+	// Wait: when another process is refreshing the copy, wait for it (up to
+	// the context's end) instead of leaving the refresh to it.
+	Wait bool
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Writer records a merge of local writes with what was fetched.
+	Writer gitstore.Writer
+}
+
+// RefreshResult says what a refresh did.
+type RefreshResult struct {
+	// Fetched: this refresh contacted the org store.
+	Fetched bool
+	// Skipped says why it did not: "fresh" (tried within the interval),
+	// "busy" (another process is refreshing it).
+	Skipped string
+	// Pull is what the fetch and merge did; nil when not fetched.
+	Pull *gitstore.PullResult
+}
+
+// lockStale: a refresh lock older than this is left by a process that
+// could not remove it; a fetch never takes so long.
+const lockStale = 10 * time.Minute
+
+// Refresh fetches the org store's refs/memory/main into the copy and merges
+// it into the copy's refs/memory/main (gitstore's pull: purge tombstones
+// honoured, invalid documents left out), creating the copy when missing.
+// One refresh of a copy runs at a time, whichever repository started it.
+func (c *Copy) Refresh(ctx context.Context, o RefreshOptions) (*RefreshResult, error) {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the local copy of %s: %w", gitstore.RedactURL(c.URL), err)
+	}
+	started := now()
+	release, err := c.lock(ctx, o.Wait)
+	if err != nil {
+		return nil, err
+	}
+	if release == nil {
+		return &RefreshResult{Skipped: "busy"}, nil
+	}
+	defer release()
+	st := c.ReadState()
+	if o.Interval > 0 && !st.Due(now(), o.Interval) {
+		return &RefreshResult{Skipped: "fresh"}, nil
+	}
+	if o.Wait && !st.Tried.IsZero() && !st.Tried.Before(started) {
+		// another process fetched while this one waited for it
+		return &RefreshResult{Skipped: "fresh"}, nil
+	}
+	if err := c.create(); err != nil {
+		return nil, err
+	}
+	res := &RefreshResult{Fetched: true}
+	rem, err := c.Repo.ResolveRemote(ctx, c.URL)
+	if err == nil {
+		res.Pull, err = c.Repo.Pull(ctx, o.Writer, rem, gitstore.PullOptions{TransportOptions: o.TransportOptions})
+	}
+	st.Tried = now().UTC()
+	if err != nil {
+		st.Error = gitstore.RedactURL(err.Error())
+	} else {
+		st.Fetched, st.Error = st.Tried, ""
+	}
+	if werr := c.writeState(st); werr != nil && err == nil {
+		err = werr
+	}
+	return res, err
+}
+
+// lock takes the copy's refresh lock. It returns a nil release when
+// another process holds it and wait is off.
+func (c *Copy) lock(ctx context.Context, wait bool) (func(), error) {
+	for {
+		f, release, err := gitstore.CreateLock(c.lockPath())
+		if err == nil {
+			f.Close()
+			return func() { os.Remove(c.lockPath()); release() }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if st, serr := os.Stat(c.lockPath()); gitstore.LockAbandoned(c.lockPath()) || serr == nil && time.Since(st.ModTime()) > lockStale {
+			os.Remove(c.lockPath())
+			continue
+		}
+		if !wait {
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// runGitCmd runs git with args in env and returns its output; the error
+// holds git's message without credentials.
+func runGitCmd(ctx context.Context, env []string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(env, "LC_ALL=C", "LANGUAGE=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("git %s: %v: %s", args[1], err, gitstore.RedactURL(strings.TrimSpace(stderr.String())))
+	}
+	return out, nil
+}
