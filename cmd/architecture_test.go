@@ -24,6 +24,7 @@ var layer = map[string]int{
 	"secret":    0,
 	"gitstore":  1,
 	"embedding": 2,
+	"linkstore": 2,
 	"index":     3,
 	"memfile":   3,
 	"handoff":   4,
@@ -115,6 +116,7 @@ var importers = map[string][]string{
 var imports = map[string][]string{
 	"agents":                {},
 	"memfile":               {"gitstore"},
+	"linkstore":             {"gitstore"},
 	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
 	"embedding/embedtest":   {},

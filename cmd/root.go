@@ -177,10 +177,10 @@ func verbs() []func(*Env) *cobra.Command {
 		newAddCmd, newBootCmd, newCompletionCmd, newConfirmCmd, newDemoCmd,
 		newDisputeCmd, newDoctorCmd, newEvalCmd, newExportCmd, newForgetCmd,
 		newHandoffCmd, newHistoryCmd, newHookCmd, newImportCmd, newInstallCmd,
-		newListCmd, newLogCmd, newMCPCmd, newPreviewCmd, newPullCmd,
+		newLinkCmd, newListCmd, newLogCmd, newMCPCmd, newPreviewCmd, newPullCmd,
 		newPushCmd, newRecallCmd, newReindexCmd, newReviseCmd, newShareCmd,
 		newShowCmd, newStatsCmd, newSyncCmd, newUICmd, newUninstallCmd,
-		newVersionCmd,
+		newUnlinkCmd, newVersionCmd,
 	}
 }
 

@@ -94,6 +94,7 @@ func runSync(ctx context.Context, env *Env, o *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	defer startLinkRefresh(env, set)
 	res, err := set.Repo.Sync(ctx, env.writer(set, o.agent), rem, env.transport(), pushVerify(set))
 	if err != nil {
 		return err

@@ -271,3 +271,18 @@ func runGitCmd(ctx context.Context, env []string, args ...string) ([]byte, error
 	}
 	return out, nil
 }
+
+// AnyDue reports whether a background refresh of a repository's links
+// would fetch one: a link whose copy was last tried longer ago than
+// mem.link.refresh. It reads files only.
+func AnyDue(r *gitstore.Repo, now time.Time) bool {
+	links, _ := Links(r)
+	interval := RefreshInterval(r)
+	for _, l := range links {
+		c, err := CopyOf(l.URL)
+		if err == nil && c.ReadState().Due(now, interval) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,162 @@
+package cmd_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+)
+
+// lkWorld is an org memory remote (bare) with a maintainer's clone, and
+// project repositories, in a sandboxed HOME and cache directory, driven by
+// the built git-mem binary and the git CLI.
+type lkWorld struct {
+	*sandbox
+	org, maintainer, cache string
+}
+
+func newLinkWorld(t *testing.T) *lkWorld {
+	t.Helper()
+	w := &lkWorld{sandbox: newSandbox(t)}
+	w.org = filepath.Join(w.home, "org.git")
+	w.maintainer = filepath.Join(w.home, "maintainer")
+	w.cache = filepath.Join(w.home, "cache")
+	w.gitIn(w.home, "init", "-q", "--bare", "-b", "main", w.org)
+	gitstoretest.CheckedByGit(t, w.org)
+	w.gitIn(w.home, "clone", "-q", w.org, w.maintainer)
+	gitstoretest.CheckedByGit(t, w.maintainer)
+	w.gitIn(w.maintainer, "config", "user.name", "Maintainer")
+	w.gitIn(w.maintainer, "config", "user.email", "maintainer@example.com")
+	return w
+}
+
+func (w *lkWorld) gitIn(dir string, args ...string) string {
+	w.t.Helper()
+	return (&syWorld{sandbox: w.sandbox}).gitIn(dir, args...)
+}
+
+// project makes another project repository.
+func (w *lkWorld) project(name string) string {
+	w.t.Helper()
+	dir := filepath.Join(w.home, name)
+	w.gitIn(w.home, "init", "-q", "-b", "main", dir)
+	gitstoretest.CheckedByGit(w.t, dir)
+	w.gitIn(dir, "config", "user.name", name)
+	w.gitIn(dir, "config", "user.email", name+"@example.com")
+	return dir
+}
+
+// mem runs git mem in dir with the sandbox's cache directory.
+func (w *lkWorld) mem(dir string, args ...string) (string, string, int) {
+	return w.memEnv(dir, []string{"XDG_CACHE_HOME=" + w.cache}, args...)
+}
+
+func (w *lkWorld) memOK(dir string, args ...string) string {
+	w.t.Helper()
+	out, errOut, code := w.mem(dir, args...)
+	require.Equal(w.t, 0, code, "git mem %s: %s%s", strings.Join(args, " "), out, errOut)
+	return out
+}
+
+// orgAdd adds a memory to the org store from the maintainer's clone.
+func (w *lkWorld) orgAdd(text string) {
+	w.t.Helper()
+	w.memOK(w.maintainer, "add", "--source", "user", "--", text)
+	w.memOK(w.maintainer, "sync")
+}
+
+// copies are the local copies in the cache, checked by git when the test ends.
+func (w *lkWorld) copies() []string {
+	w.t.Helper()
+	entries, err := os.ReadDir(filepath.Join(w.cache, "git-mem", "links"))
+	require.NoError(w.t, err)
+	var out []string
+	for _, e := range entries {
+		out = append(out, filepath.Join(w.cache, "git-mem", "links", e.Name()))
+	}
+	return out
+}
+
+func TestLinkListUnlink(t *testing.T) {
+	w := newLinkWorld(t)
+	w.orgAdd("releases are cut on Tuesdays from the release branch")
+	a, b := w.repo, w.project("api")
+
+	out := w.memOK(a, "link", "acme", w.org)
+	require.Contains(t, out, "linked acme (read-only)")
+	require.Contains(t, out, "fetched 1 memory")
+	copies := w.copies()
+	require.Len(t, copies, 1)
+	gitstoretest.CheckedByGit(t, filepath.Join(copies[0], "repo.git"))
+
+	// a second project linking the same URL shares the copy, fetched once
+	out = w.memOK(b, "link", "acme", w.org)
+	require.Contains(t, out, "was fetched just now")
+	require.Len(t, w.copies(), 1)
+
+	require.Equal(t, w.org, w.gitIn(a, "config", "mem.link.acme.url"))
+	require.Equal(t, "false", w.gitIn(a, "config", "mem.link.acme.write"))
+	out = w.memOK(a, "link", "--list")
+	require.Contains(t, out, "acme  "+w.org+"  read-only  1 memory, fetched just now")
+	var listed []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(w.memOK(a, "link", "--list", "--json")), &listed))
+	require.Len(t, listed, 1)
+	require.Equal(t, "org:acme", listed[0]["scope"])
+	require.Equal(t, float64(1), listed[0]["memories"])
+
+	// another URL under a taken name is refused; the same one again is fine
+	_, errOut, code := w.mem(a, "link", "acme", w.maintainer)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "already links")
+	w.memOK(a, "link", "acme", w.org)
+
+	out = w.memOK(a, "unlink", "acme")
+	require.Contains(t, out, "unlinked acme")
+	require.Contains(t, w.memOK(a, "link", "--list"), "no linked stores")
+	_, _, code = w.mem(a, "unlink", "acme")
+	require.Equal(t, 1, code)
+	require.Len(t, w.copies(), 1, "the copy stays for the other project")
+
+	// a URL that cannot be fetched makes no link
+	_, errOut, code = w.mem(a, "link", "typo", filepath.Join(w.home, "maintainer", ".git", "nowhere"))
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, w.memOK(a, "link", "--list"), "no linked stores")
+}
+
+func TestLinkRefusesHostileInput(t *testing.T) {
+	w := newLinkWorld(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"link", "-x", w.org}, 2, ""},
+		{[]string{"link", "a.b", w.org}, 1, "link name"},
+		{[]string{"link", "a/b", w.org}, 1, "link name"},
+		{[]string{"link", "org:x", w.org}, 1, "link name"},
+		{[]string{"link", "x", "ext::sh -c touch% pwned"}, 1, "remote helper"},
+		{[]string{"link", "x", "--", "--upload-pack=touch pwned"}, 1, "option"},
+		{[]string{"link", "x", "ssh://-oProxyCommand=touch%20pwned/x"}, 1, "ssh"},
+		{[]string{"link", "x", "https://ghp_secret123@github.com/acme/memory.git"}, 1, "credentials"},
+		{[]string{"link", "x", "https://user:hunter2@github.com/acme/memory.git"}, 1, "credentials"},
+		{[]string{"link", "x"}, 2, ""},
+		{[]string{"unlink", "../x"}, 1, "link name"},
+	} {
+		out, errOut, code := w.mem(w.repo, tc.args...)
+		require.Equal(t, tc.code, code, "%v: %s%s", tc.args, out, errOut)
+		require.Contains(t, errOut, tc.want, "%v", tc.args)
+		require.NotContains(t, errOut+out, "ghp_secret123")
+		require.NotContains(t, errOut+out, "hunter2")
+	}
+	_, err := os.Stat(filepath.Join(w.repo, "pwned"))
+	require.True(t, os.IsNotExist(err))
+	cfg := w.gitIn(w.repo, "config", "--list", "--local")
+	require.NotContains(t, cfg, "mem.link")
+	_, err = os.Stat(filepath.Join(w.cache, "git-mem", "links"))
+	require.True(t, os.IsNotExist(err), "nothing was fetched")
+}
