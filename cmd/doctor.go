@@ -31,6 +31,7 @@ func doctorChecks() []doctorCheck {
 		checkRefs,
 		checkPersonal,
 		checkRemote,
+		checkLinks,
 		checkEmbeddings,
 		checkInstalled,
 		checkManPages,

@@ -160,3 +160,25 @@ func TestLinkRefusesHostileInput(t *testing.T) {
 	_, err = os.Stat(filepath.Join(w.cache, "git-mem", "links"))
 	require.True(t, os.IsNotExist(err), "nothing was fetched")
 }
+
+// doctor says how old each linked store's copy is, and that it is read
+// offline when the last refresh failed.
+func TestLinkDoctor(t *testing.T) {
+	w := newLinkWorld(t)
+	w.orgAdd("the staging database is reset every night")
+	w.memOK(w.repo, "link", "acme", w.org)
+	gitstoretest.CheckedByGit(t, filepath.Join(w.copies()[0], "repo.git"))
+	out, errOut, _ := w.mem(w.repo, "doctor", "--offline")
+	require.Contains(t, out, "ok    link acme: "+w.org+", 1 memory fetched just now", errOut)
+
+	require.NoError(t, os.Rename(w.org, w.org+".away"))
+	t.Cleanup(func() { os.Rename(w.org+".away", w.org) })
+	_, errOut, code := w.mem(w.repo, "link", "--refresh")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "refreshing acme")
+	out, _, _ = w.mem(w.repo, "doctor", "--offline")
+	require.Contains(t, out, "warn  link acme: offline: the last refresh (just now) failed:")
+	require.Contains(t, out, "the copy fetched just now is read")
+	require.Contains(t, out, "fix: git mem link --refresh acme")
+	require.Contains(t, w.memOK(w.repo, "link", "--list"), "the last refresh failed")
+}

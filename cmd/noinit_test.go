@@ -33,7 +33,7 @@ func TestNoInitRegistration(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, doctorChecks(), 8)
+	require.Len(t, doctorChecks(), 9)
 	root := newRootCmd(&Env{Getenv: func(string) string { return "" }})
 	require.Len(t, root.Commands(), len(verbs()), "every verb listed is a command")
 }
