@@ -126,7 +126,16 @@ type State struct {
 	Tried time.Time `json:"tried,omitzero"`
 	// Error is the last try's error ("" when it succeeded).
 	Error string `json:"error,omitempty"`
+	// Purges counts the refreshes that purged memories from the copy (the
+	// org store's purge tombstones); Purged are the last maxPurged ids they
+	// purged. A repository reading the copy compares Purges with the count
+	// it last scrubbed its caches for (ScrubDue).
+	Purges int      `json:"purges,omitempty"`
+	Purged []string `json:"purged,omitempty"`
 }
+
+// maxPurged bounds State.Purged.
+const maxPurged = 100
 
 // ReadState reads the copy's state; zero when it has none.
 func (c *Copy) ReadState() State {
@@ -224,6 +233,13 @@ func (c *Copy) Refresh(ctx context.Context, o RefreshOptions) (*RefreshResult, e
 		st.Error = gitstore.RedactURL(err.Error())
 	} else {
 		st.Fetched, st.Error = st.Tried, ""
+	}
+	if res.Pull != nil && len(res.Pull.TeammatePurged) > 0 {
+		st.Purges++
+		st.Purged = append(st.Purged, res.Pull.TeammatePurged...)
+		if len(st.Purged) > maxPurged {
+			st.Purged = st.Purged[len(st.Purged)-maxPurged:]
+		}
 	}
 	if werr := c.writeState(st); werr != nil && err == nil {
 		err = werr
