@@ -5,6 +5,11 @@
 # way, interleaved in one run. Prints the medians and the ratios.
 #
 #   scripts/bench-hooks.sh [RUNS]      (default 30 runs of each)
+#   scripts/bench-hooks.sh --linked [RUNS]
+#
+# With --linked it times git-mem-hook's session-start and prompt in a project
+# of 10,000 memories without and with a linked store of 10,000 more
+# (BenchmarkHookCostLinked), and prints the ratios.
 #
 # With GIT_MEM_BENCH_BASELINE_REV=COMMIT that version's git-mem-hook is built
 # the way the current one is (CGO_ENABLED=0) and timed in the same run too;
@@ -18,6 +23,11 @@
 # memories, warms the caches once (as the first session does), then times
 # the three commands in turn. Nothing outside the temporary directory is touched.
 set -eu
+bench=BenchmarkHookCost
+if [ "${1:-}" = "--linked" ]; then
+	bench=BenchmarkHookCostLinked
+	shift
+fi
 runs=${1:-30}
 cd "$(dirname "$0")/.."
 if [ -n "${GIT_MEM_BENCH_BASELINE_REV:-}" ]; then
@@ -28,4 +38,4 @@ if [ -n "${GIT_MEM_BENCH_BASELINE_REV:-}" ]; then
 	GIT_MEM_BENCH_BASELINE="$base/git-mem-hook"
 	export GIT_MEM_BENCH_BASELINE
 fi
-GIT_MEM_BENCH_RUNS=$runs go test ./hooks -run '^$' -bench '^BenchmarkHookCost$' -benchtime 1x -count 1 -timeout 30m
+GIT_MEM_BENCH_RUNS=$runs go test ./hooks -run '^$' -bench "^$bench\$" -benchtime 1x -count 1 -timeout 30m
