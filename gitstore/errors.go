@@ -241,3 +241,29 @@ func (e *BusyError) Error() string { return fmt.Sprintf("%s: %s", ErrBusy, e.Rea
 
 // Is makes errors.Is(err, ErrBusy) true.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// ReadOnlyError: a write was asked of a store that refuses writes (a
+// linked store made without write); nothing was written. It is an
+// ErrInvalid.
+type ReadOnlyError struct {
+	Scope Scope
+}
+
+func (e *ReadOnlyError) Error() string {
+	return fmt.Sprintf("%s: the store %s is read-only here", ErrInvalid, e.Scope)
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *ReadOnlyError) Is(target error) bool { return target == ErrInvalid }
+
+// NotLinkedError: no linked store has the scope. It is an ErrNotFound.
+type NotLinkedError struct {
+	Scope Scope
+}
+
+func (e *NotLinkedError) Error() string {
+	return fmt.Sprintf("%s: no linked store %s", ErrNotFound, e.Scope)
+}
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NotLinkedError) Is(target error) bool { return target == ErrNotFound }

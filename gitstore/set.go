@@ -17,6 +17,10 @@ type Set struct {
 	Personal *Repo
 	// PersonalCreated reports that the last Writable call created the personal store.
 	PersonalCreated bool
+	// Linked are the linked stores (a team's memory shared across its
+	// repositories, package linkstore), read after the others, each with the
+	// scope "org:NAME"; a read-only one refuses writes.
+	Linked []*Store
 }
 
 // OpenSet opens the stores seen from dir. Outside any repository only the
@@ -55,7 +59,8 @@ func NewSet(repo *Repo) *Set { return &Set{Repo: repo} }
 // store stands in for the project.
 func (s *Set) InRepo() bool { return s.Repo != nil }
 
-// Stores returns the readable stores in reading order: project, private, personal.
+// Stores returns the readable stores in reading order: project, private,
+// personal, then the linked stores.
 func (s *Set) Stores() []*Store {
 	var out []*Store
 	if s.Repo != nil {
@@ -64,7 +69,18 @@ func (s *Set) Stores() []*Store {
 	if s.Personal != nil {
 		out = append(out, NewStore(s.Personal, RefMain, ScopePersonal))
 	}
-	return out
+	return append(out, s.Linked...)
+}
+
+// LinkedStore returns the linked store of a scope ("org:NAME"), nil when
+// the set has none.
+func (s *Set) LinkedStore(scope Scope) *Store {
+	for _, st := range s.Linked {
+		if st.Scope == scope {
+			return st
+		}
+	}
+	return nil
 }
 
 // Writable returns the store to write to for a scope, creating the personal
@@ -72,6 +88,16 @@ func (s *Set) Stores() []*Store {
 // the project scope falls back to the personal store.
 func (s *Set) Writable(scope Scope) (*Store, error) {
 	s.PersonalCreated = false
+	if scope.Linked() {
+		st := s.LinkedStore(scope)
+		if st == nil {
+			return nil, &NotLinkedError{Scope: scope}
+		}
+		if st.ReadOnly {
+			return nil, &ReadOnlyError{Scope: scope}
+		}
+		return st, nil
+	}
 	if s.Repo != nil && scope == ScopeProject {
 		return NewStore(s.Repo, RefMain, ScopeProject), nil
 	}

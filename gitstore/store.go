@@ -27,6 +27,12 @@ const (
 	ScopePersonal Scope = "personal" // the personal store: this user, every project
 )
 
+// ScopeLinkedPrefix starts the scope of a linked store: "org:NAME".
+const ScopeLinkedPrefix = "org:"
+
+// Linked reports whether the scope is a linked store's ("org:NAME").
+func (s Scope) Linked() bool { return strings.HasPrefix(string(s), ScopeLinkedPrefix) }
+
 // maxAttempts bounds how often a write is rebuilt on a ref that moved under it.
 const maxAttempts = 200
 
@@ -35,6 +41,9 @@ type Store struct {
 	Repo  *Repo
 	Ref   string
 	Scope Scope
+	// ReadOnly refuses every write (a linked store made without write):
+	// Update fails with a *ReadOnlyError before anything is written.
+	ReadOnly bool
 }
 
 // NewStore returns the store on ref of repo.
@@ -103,6 +112,9 @@ func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+
 // on the new tip (bounded by maxAttempts). It returns the new commit; when fn
 // stages nothing, the tip is returned unchanged.
 func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Hash, error) {
+	if s.ReadOnly {
+		return zeroHash, &ReadOnlyError{Scope: s.Scope}
+	}
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		// a write starts only when it can finish before ctx's deadline (a

@@ -14,7 +14,7 @@ import (
 )
 
 // ScopePrefix starts the scope of a linked store's memories: "org:NAME".
-const ScopePrefix = "org:"
+const ScopePrefix = gitstore.ScopeLinkedPrefix
 
 // Config keys: mem.link.NAME.url, mem.link.NAME.write, mem.link.refresh.
 const (
@@ -196,16 +196,6 @@ func (e *NotLinkedError) Error() string {
 
 // Is makes errors.Is(err, gitstore.ErrNotFound) true.
 func (e *NotLinkedError) Is(target error) bool { return target == gitstore.ErrNotFound }
-
-// ReadOnlyError: a write was asked of a link made without --write.
-type ReadOnlyError struct{ Name string }
-
-func (e *ReadOnlyError) Error() string {
-	return fmt.Sprintf("the linked store %s is read-only here (linked without write)", e.Name)
-}
-
-// Is makes errors.Is(err, gitstore.ErrInvalid) true.
-func (e *ReadOnlyError) Is(target error) bool { return target == gitstore.ErrInvalid }
 
 func isTrue(v string) bool {
 	switch strings.ToLower(strings.TrimSpace(v)) {

@@ -42,9 +42,29 @@ func Stores(ls []Linked) []*gitstore.Store {
 		if l.Copy == nil || l.Copy.Repo == nil {
 			continue
 		}
-		out = append(out, gitstore.NewStore(l.Copy.Repo, gitstore.RefMain, l.Scope()))
+		st := gitstore.NewStore(l.Copy.Repo, gitstore.RefMain, l.Scope())
+		st.ReadOnly = !l.Write
+		out = append(out, st)
 	}
 	return out
+}
+
+// Attach opens the links of the set's repository (Open) and adds their
+// stores to the set, read after its own, on the repository's clock (a
+// surface sets the git date variables' too). It
+// returns the links, for ScrubDue, and the links it left out.
+func Attach(set *gitstore.Set) ([]Linked, []error) {
+	if set == nil || set.Repo == nil {
+		return nil, nil
+	}
+	ls, bad := Open(set.Repo)
+	for _, l := range ls {
+		if l.Copy.Repo != nil {
+			l.Copy.Repo.Now = set.Repo.Now
+		}
+	}
+	set.Linked = Stores(ls)
+	return ls, bad
 }
 
 // ScrubDue reports whether a copy of ls purged memories since the

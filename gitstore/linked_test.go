@@ -1,0 +1,81 @@
+package gitstore
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+)
+
+// A set reads its linked stores after its own, labelled with their scope;
+// a read-only one refuses every write, and a writable one takes them.
+func TestSetLinkedStores(t *testing.T) {
+	ctx := context.Background()
+	r, err := Open(gitInit(t))
+	require.NoError(t, err)
+	copyDir := filepath.Join(t.TempDir(), "repo.git")
+	c, created, err := OpenBare(copyDir, true)
+	require.NoError(t, err)
+	require.True(t, created)
+	gitstoretest.CheckedByGit(t, copyDir)
+	_, again, err := OpenBare(copyDir, true)
+	require.NoError(t, err)
+	require.False(t, again)
+	_, _, err = OpenBare(filepath.Join(t.TempDir(), "none.git"), false)
+	require.ErrorIs(t, err, ErrEmptyStore)
+
+	org := NewStore(c, RefMain, "org:acme")
+	_, err = org.Add(ctx, Writer{Agent: "cli"}, NewMemory{Text: "the org deploys on Tuesdays", Source: SourceUser})
+	require.NoError(t, err)
+	_, err = NewStore(r, RefMain, ScopeProject).Add(ctx, Writer{Agent: "cli"}, NewMemory{Text: "this project deploys on Fridays", Source: SourceUser})
+	require.NoError(t, err)
+
+	ro := NewStore(c, RefMain, "org:acme")
+	ro.ReadOnly = true
+	set := &Set{Repo: r, Linked: []*Store{ro}}
+	require.True(t, Scope("org:acme").Linked())
+	require.False(t, ScopeProject.Linked())
+	stores := set.Stores()
+	require.Len(t, stores, 3)
+	require.Equal(t, Scope("org:acme"), stores[2].Scope, "linked stores are read last")
+
+	all, err := set.List(Filter{})
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	scopes := map[string]Scope{}
+	for _, m := range all {
+		scopes[m.Text] = m.Scope()
+	}
+	require.Equal(t, Scope("org:acme"), scopes["the org deploys on Tuesdays"])
+
+	for _, m := range all {
+		if m.Scope().Linked() {
+			st, _, err := set.Find(m.ID)
+			require.NoError(t, err)
+			_, err = st.Forget(ctx, Writer{Agent: "cli"}, m.ID)
+			require.ErrorIs(t, err, ErrInvalid, "a read-only linked store refuses a forget")
+			_, err = st.Confirm(ctx, Writer{Agent: "cli"}, m.ID)
+			var roErr *ReadOnlyError
+			require.ErrorAs(t, err, &roErr)
+		}
+	}
+	before, err := c.resolveRef(RefMain)
+	require.NoError(t, err)
+
+	_, err = set.Writable("org:acme")
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = set.Writable("org:other")
+	require.ErrorIs(t, err, ErrNotFound)
+	after, err := c.resolveRef(RefMain)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "nothing was written to the read-only store")
+
+	ro.ReadOnly = false
+	w, err := set.Writable("org:acme")
+	require.NoError(t, err)
+	_, err = w.Add(ctx, Writer{Agent: "cli"}, NewMemory{Text: "the org's on-call rotates weekly", Source: SourceUser})
+	require.NoError(t, err)
+}
