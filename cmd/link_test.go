@@ -3,6 +3,7 @@ package cmd_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -181,4 +182,92 @@ func TestLinkDoctor(t *testing.T) {
 	require.Contains(t, out, "the copy fetched just now is read")
 	require.Contains(t, out, "fix: git mem link --refresh acme")
 	require.Contains(t, w.memOK(w.repo, "link", "--list"), "the last refresh failed")
+}
+
+// hook runs a hook event of the binary in dir, as an agent would.
+func (w *lkWorld) hook(dir, event, session string, extra map[string]any) string {
+	w.t.Helper()
+	p := map[string]any{"session_id": session, "cwd": dir, "transcript_path": "/t.jsonl"}
+	switch event {
+	case "session-start":
+		p["hook_event_name"], p["source"] = "SessionStart", "startup"
+	case "prompt":
+		p["hook_event_name"] = "UserPromptSubmit"
+	}
+	for k, v := range extra {
+		p[k] = v
+	}
+	data, err := json.Marshal(p)
+	require.NoError(w.t, err)
+	c := exec.Command(binary, "hook", event, "--agent", "claude")
+	c.Dir, c.Env, c.Stdin = dir, append(w.env(), "XDG_CACHE_HOME="+w.cache), strings.NewReader(string(data))
+	out, err := c.Output()
+	require.NoError(w.t, err)
+	return string(out)
+}
+
+// An org memory reaches recall, the session-start injection and the prompt
+// injection of every project linking the org store, labelled org:NAME,
+// after a refresh; a read-only link refuses writes and its memories are
+// never written to by a read.
+func TestLinkedMemoryReachesEveryProject(t *testing.T) {
+	w := newLinkWorld(t)
+	w.orgAdd("Across acme, releases are cut from the release branch on Tuesdays")
+	w.memOK(w.maintainer, "add", "--pin", "--type", "convention", "--", "Every acme service exposes /healthz for the load balancer")
+	w.memOK(w.maintainer, "sync")
+	a, b := w.repo, w.project("api")
+	for _, p := range []string{a, b} {
+		w.gitIn(p, "commit", "-q", "--allow-empty", "-m", "init")
+		w.memOK(p, "link", "acme", w.org)
+	}
+	gitstoretest.CheckedByGit(t, filepath.Join(w.copies()[0], "repo.git"))
+	w.memOK(a, "add", "--", "This project's releases are cut by the release bot")
+
+	out := w.memOK(a, "recall", "when are releases cut")
+	require.Contains(t, out, "releases are cut from the release branch on Tuesdays")
+	require.Contains(t, out, "org:acme")
+	require.Contains(t, out, "cut by the release bot", "one ranking over the project's and the org's")
+	var hits []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(w.memOK(a, "recall", "--json", "when are releases cut")), &hits))
+	scopes := map[string]bool{}
+	for _, h := range hits {
+		scopes[h["scope"].(string)] = true
+	}
+	require.True(t, scopes["org:acme"], "%v", hits)
+	require.True(t, scopes["project"], "%v", hits)
+
+	for _, p := range []string{a, b} {
+		start := w.hook(p, "session-start", "s1", nil)
+		require.Contains(t, start, "exposes /healthz", filepath.Base(p))
+		require.Contains(t, start, "org:acme")
+		// a session of its own: the session start above showed the newest
+		prompt := w.hook(p, "prompt", "p1", map[string]any{"prompt": "which branch are acme releases cut from on Tuesdays?"})
+		require.Contains(t, prompt, "release branch on Tuesdays", filepath.Base(p))
+	}
+
+	// a new org memory reaches both projects once the shared copy is refreshed
+	w.memOK(w.maintainer, "add", "--pin", "--type", "convention", "--", "acme services log as JSON lines to stdout")
+	w.memOK(w.maintainer, "sync")
+	require.NotContains(t, w.hook(a, "session-start", "s2", nil), "JSON lines", "reads never fetch")
+	w.memOK(a, "link", "--refresh")
+	for _, p := range []string{a, b} {
+		require.Contains(t, w.hook(p, "session-start", "s3", nil), "acme services log as JSON lines", filepath.Base(p))
+	}
+
+	// read-only: a write to an org memory is refused, and nothing moves
+	copyRepo := filepath.Join(w.copies()[0], "repo.git")
+	tip := w.gitIn(copyRepo, "rev-parse", "refs/memory/main")
+	var org string
+	for _, h := range hits {
+		if h["scope"] == "org:acme" {
+			org = h["id"].(string)
+		}
+	}
+	for _, args := range [][]string{{"confirm", org}, {"dispute", org, "--reason", "wrong"}, {"forget", org}, {"revise", org, "--", "changed"}} {
+		_, errOut, code := w.mem(a, args...)
+		require.Equal(t, 1, code, "%v", args)
+		require.Contains(t, errOut, "read-only", "%v", args)
+	}
+	require.Equal(t, tip, w.gitIn(copyRepo, "rev-parse", "refs/memory/main"))
+	require.Equal(t, 3, len(strings.Fields(w.gitIn(w.org, "ls-tree", "-r", "--name-only", "refs/memory/main", "memories/"))), "nothing of a project reached the org store")
 }

@@ -153,6 +153,7 @@ func syncMCPIndex(ctx context.Context, dir string, logger *slog.Logger) {
 		logger.Debug("search index not synced at start", "dir", dir, "err", err)
 		return
 	}
+	surface.AttachLinks(set, surface.Clock{})
 	start := time.Now()
 	rebuilt, err := index.SyncIndex(ctx, set, nil)
 	if err != nil {

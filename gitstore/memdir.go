@@ -75,6 +75,10 @@ func (m MemDir) Vectors() string { return m.join(m.common, "vectors") }
 // killed after rewriting history is finished by running it again.
 func (m MemDir) PurgeMarker(id string) string { return m.join(m.common, "purging", id) }
 
+// LinkScrubs records, per linked store's local copy, how many of its purges
+// this repository's caches were scrubbed for (package linkstore).
+func (m MemDir) LinkScrubs() string { return m.join(m.common, "cache", "link-purges") }
+
 // HooksLog is where hooks write their errors, <git common dir>/mem/hooks.log.
 func (m MemDir) HooksLog() string { return m.join(m.common, "hooks.log") }
 

@@ -304,6 +304,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	if pers, _, err := gitstore.OpenPersonal(false); err == nil && surface.UseClock(pers, clock) == nil {
 		set.Personal = pers
 	}
+	surface.AttachLinks(set, clock)
 	sessions, err := handoff.OpenSessions(repo)
 	if err != nil {
 		return nil, err

@@ -17,9 +17,13 @@ type entry struct {
 
 func docKey(scope gitstore.Scope, id string) string { return string(scope) + ":" + id }
 
+// scopeOfKey is the scope of a docKey: up to its last colon, as a linked
+// store's scope ("org:NAME") holds one and an id none.
 func scopeOfKey(key string) gitstore.Scope {
-	s, _, _ := strings.Cut(key, ":")
-	return gitstore.Scope(s)
+	if i := strings.LastIndexByte(key, ':'); i >= 0 {
+		return gitstore.Scope(key[:i])
+	}
+	return gitstore.Scope(key)
 }
 
 // docTerms are the indexed terms of a memory: its text, tags and paths,

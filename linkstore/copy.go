@@ -5,12 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,38 +121,64 @@ func (c *Copy) create() error {
 // State is what the copy records about its refreshes.
 type State struct {
 	// Fetched is when a fetch last succeeded; zero when none has.
-	Fetched time.Time `json:"fetched,omitzero"`
+	Fetched time.Time
 	// Tried is when a fetch was last tried.
-	Tried time.Time `json:"tried,omitzero"`
-	// Error is the last try's error ("" when it succeeded).
-	Error string `json:"error,omitempty"`
+	Tried time.Time
+	// Error is the last try's error ("" when it succeeded), on one line.
+	Error string
 	// Purges counts the refreshes that purged memories from the copy (the
 	// org store's purge tombstones); Purged are the last maxPurged ids they
 	// purged. A repository reading the copy compares Purges with the count
 	// it last scrubbed its caches for (ScrubDue).
-	Purges int      `json:"purges,omitempty"`
-	Purged []string `json:"purged,omitempty"`
+	Purges int
+	Purged []string
 }
 
 // maxPurged bounds State.Purged.
 const maxPurged = 100
 
-// ReadState reads the copy's state; zero when it has none.
+// ReadState reads the copy's state; zero when it has none. The state is
+// lines of "key value", read without encoding/json: a hook reads it.
 func (c *Copy) ReadState() State {
 	var s State
 	data, err := os.ReadFile(c.statePath())
-	if err == nil {
-		_ = json.Unmarshal(data, &s)
+	if err != nil {
+		return s
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "fetched":
+			s.Fetched, _ = time.Parse(time.RFC3339Nano, v)
+		case "tried":
+			s.Tried, _ = time.Parse(time.RFC3339Nano, v)
+		case "error":
+			s.Error = v
+		case "purges":
+			s.Purges, _ = strconv.Atoi(v)
+		case "purged":
+			s.Purged = strings.Fields(v)
+		}
 	}
 	return s
 }
 
 func (c *Copy) writeState(s State) error {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return err
+	var b strings.Builder
+	if !s.Fetched.IsZero() {
+		b.WriteString("fetched " + s.Fetched.UTC().Format(time.RFC3339Nano) + "\n")
 	}
-	return gitstore.WriteFileAtomic(c.statePath(), append(data, '\n'), 0o600)
+	if !s.Tried.IsZero() {
+		b.WriteString("tried " + s.Tried.UTC().Format(time.RFC3339Nano) + "\n")
+	}
+	if s.Error != "" {
+		b.WriteString("error " + strings.Join(strings.Fields(s.Error), " ") + "\n")
+	}
+	if s.Purges > 0 {
+		b.WriteString("purges " + strconv.Itoa(s.Purges) + "\n")
+		b.WriteString("purged " + strings.Join(s.Purged, " ") + "\n")
+	}
+	return gitstore.WriteFileAtomic(c.statePath(), []byte(b.String()), 0o600)
 }
 
 // Due reports whether a background refresh should fetch: never tried, or

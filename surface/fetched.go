@@ -55,7 +55,8 @@ type Fetched struct {
 
 // MergeFetched merges, before a request reads or writes, the memory a plain
 // git fetch brought after git mem share (gitstore.Repo.MergeFetched), then
-// does what follows the merge's pulls (AfterPulls). A set without an
+// does what follows the merge's pulls (AfterPulls), and scrubs the caches
+// when a linked store's copy removed memories its org store purged. A set without an
 // on-disk repository has nothing fetched.
 func MergeFetched(ctx context.Context, set *gitstore.Set, w gitstore.Writer) Fetched {
 	var f Fetched
@@ -64,5 +65,8 @@ func MergeFetched(ctx context.Context, set *gitstore.Set, w gitstore.Writer) Fet
 	}
 	f.Pulls, f.MergeErr = set.Repo.MergeFetched(ctx, w)
 	f.Pulled, f.ScrubErr = AfterPulls(ctx, set, f.Pulls...)
+	if err := scrubLinks(ctx, set); err != nil && f.ScrubErr == nil {
+		f.ScrubErr = err
+	}
 	return f
 }

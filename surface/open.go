@@ -53,8 +53,8 @@ func UseClock(r *gitstore.Repo, c Clock) error {
 }
 
 // OpenStores opens the stores seen from dir on the request's clock: the
-// repository containing dir (none outside one) and the personal store (none
-// before it is created). Isolated finds the repository by dir's files alone
+// repository containing dir (none outside one), the personal store (none
+// before it is created) and the repository's linked stores (AttachLinks). Isolated finds the repository by dir's files alone
 // (gitstore.OpenIn), never by an inherited GIT_DIR: what a hook payload or
 // an MCP client names decides it; the CLI honours GIT_DIR as git does.
 func OpenStores(dir string, isolated bool, c Clock) (*gitstore.Set, error) {
@@ -71,5 +71,6 @@ func OpenStores(dir string, isolated bool, c Clock) (*gitstore.Set, error) {
 			return nil, err
 		}
 	}
+	AttachLinks(set, c)
 	return set, nil
 }
