@@ -15,6 +15,7 @@ func message(err error) string {
 	for _, r := range []func(error) (words string, typed error){
 		wordsNotFound, wordsInvalid, wordsSecret, wordsNoRepo, wordsDamaged, wordsDocument,
 		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous, wordsFormat, wordsUnsafe,
+		wordsReadOnly, wordsNotLinked,
 	} {
 		if words, typed := r(err); typed != nil {
 			msg = strings.Replace(msg, typed.Error(), words, 1)

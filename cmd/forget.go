@@ -52,6 +52,9 @@ func runForget(ctx context.Context, env *Env, o *forgetOptions) error {
 		// An invalid document: forget (or purge) it by its file name.
 		m, err = &gitstore.Memory{ID: bad.ID}, nil
 	}
+	if o.purge && store != nil && store.Scope.Linked() {
+		return fmt.Errorf("%w: %s is in the linked store %s: purge it in a clone of the org store (git mem forget --purge %s there, then git mem sync); every linked copy drops it on its next refresh", gitstore.ErrInvalid, o.id, store.Scope, o.id)
+	}
 	if o.purge {
 		return runPurge(ctx, env, set, store, m, o.id, err)
 	}

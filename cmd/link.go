@@ -163,6 +163,10 @@ func runLink(ctx context.Context, env *Env, o *linkOptions) error {
 		}
 		return fmt.Errorf("linking %s: %w", o.name, err)
 	}
+	if !existed {
+		// this repository's caches never held what the copy purged before
+		_ = linkstore.MarkScrubbed([]linkstore.Linked{{Link: l, Copy: c}}, set.Repo.Mem().LinkScrubs())
+	}
 	mode := "read-only"
 	if o.write {
 		mode = "writable"
@@ -365,3 +369,20 @@ func startLinkRefresh(env *Env, set *gitstore.Set) {
 // backgroundRefresh, when set (tests), replaces the background process of
 // startLinkRefresh.
 var backgroundRefresh func(dir string)
+
+func wordsReadOnly(err error) (string, error) {
+	var e *gitstore.ReadOnlyError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	name, _ := linkstore.NameOf(e.Scope)
+	return fmt.Sprintf("the linked store %s is read-only here: its memories are the team's, changed in the org store (git mem link %s URL --write lets this repository write to it)", e.Scope, name), e
+}
+
+func wordsNotLinked(err error) (string, error) {
+	var e *gitstore.NotLinkedError
+	if !errors.As(err, &e) {
+		return "", nil
+	}
+	return e.Error() + "; git mem link --list shows the links, git mem link NAME URL adds one", e
+}

@@ -268,6 +268,9 @@ func TestLinkedMemoryReachesEveryProject(t *testing.T) {
 		require.Equal(t, 1, code, "%v", args)
 		require.Contains(t, errOut, "read-only", "%v", args)
 	}
+	_, errOut, code := w.mem(a, "forget", "--purge", org)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "purge it in a clone of the org store")
 	require.Equal(t, tip, w.gitIn(copyRepo, "rev-parse", "refs/memory/main"))
 	require.Equal(t, 3, len(strings.Fields(w.gitIn(w.org, "ls-tree", "-r", "--name-only", "refs/memory/main", "memories/"))), "nothing of a project reached the org store")
 }

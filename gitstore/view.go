@@ -10,7 +10,7 @@ import "time"
 type View struct {
 	ID           string      `json:"id" jsonschema:"the memory's full id"`
 	ShortID      string      `json:"short_id" jsonschema:"the shortest unique prefix of the id, as listings show it"`
-	Scope        string      `json:"scope" jsonschema:"project, private or personal"`
+	Scope        string      `json:"scope" jsonschema:"project, private, personal, or org:NAME for a linked store"`
 	Type         string      `json:"type"`
 	Text         string      `json:"text,omitempty" jsonschema:"the memory's text; left out where a listing's text field shows it"`
 	Tags         []string    `json:"tags"`

@@ -55,8 +55,8 @@ func markStale(ctx context.Context, repo *gitstore.Repo, hits []Hit) {
 	byAnchor := map[string][]job{}
 	for i := range hits {
 		m := hits[i].Memory
-		if hits[i].Scope == gitstore.ScopePersonal {
-			continue
+		if hits[i].Scope == gitstore.ScopePersonal || hits[i].Scope.Linked() {
+			continue // about files of other repositories
 		}
 		paths := append([]string(nil), m.Paths...)
 		for _, p := range mentionedPaths(repo, m.Text) {

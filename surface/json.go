@@ -78,7 +78,7 @@ func NewVersions(vs []gitstore.Version) []Version {
 
 // StoreStats counts one store.
 type StoreStats struct {
-	Scope   string         `json:"scope" jsonschema:"project, private or personal"`
+	Scope   string         `json:"scope" jsonschema:"project, private, personal, or org:NAME for a linked store"`
 	Ref     string         `json:"ref"`
 	GitDir  string         `json:"git_dir"`
 	Tip     string         `json:"tip,omitempty" jsonschema:"the store's last commit"`
