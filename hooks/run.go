@@ -33,6 +33,7 @@ var deadlines = map[string]time.Duration{
 	agents.EventSessionEnd:   700 * time.Millisecond,
 	eventWarm:                5 * time.Minute,
 	eventFinish:              time.Minute,
+	eventLinks:               5 * time.Minute,
 }
 
 // eventWarm is the internal event of the background process a hook starts
@@ -120,7 +121,7 @@ func Run(ctx context.Context, r Request) *Outcome {
 	out := &Outcome{Event: agents.NormalizeEvent(r.Event)}
 	// the background events inherit the environment of the hook that
 	// started them, whose deadline override is not theirs
-	background := r.Event == eventWarm || r.Event == eventFinish
+	background := r.Event == eventWarm || r.Event == eventFinish || r.Event == eventLinks
 	if background {
 		out.Event = r.Event
 	}
@@ -334,6 +335,8 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	case eventFinish:
 		// in the background, with time to fold the snapshot's delta itself
 		return nil, h.end(ctx)
+	case eventLinks:
+		return nil, h.refreshLinks(ctx)
 	}
 	// folding the recall snapshot's delta into a new base rewrites the
 	// whole file (about a second at 100,000 memories): a hook leaves it to
@@ -342,6 +345,9 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	out, err := h.handle(ctx, event)
 	if r.Later != nil && index.FoldDue(set) {
 		r.Later(backgroundArgs(eventWarm, agent), payload)
+	}
+	if r.Later != nil && event == agents.EventSessionEnd && h.linksDue() {
+		r.Later(backgroundArgs(eventLinks, agent), payload)
 	}
 	return out, err
 }

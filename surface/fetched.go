@@ -65,7 +65,7 @@ func MergeFetched(ctx context.Context, set *gitstore.Set, w gitstore.Writer) Fet
 	}
 	f.Pulls, f.MergeErr = set.Repo.MergeFetched(ctx, w)
 	f.Pulled, f.ScrubErr = AfterPulls(ctx, set, f.Pulls...)
-	if err := scrubLinks(ctx, set); err != nil && f.ScrubErr == nil {
+	if err := ScrubLinks(ctx, set); err != nil && f.ScrubErr == nil {
 		f.ScrubErr = err
 	}
 	return f

@@ -21,11 +21,11 @@ func AttachLinks(set *gitstore.Set, c Clock) []linkstore.Linked {
 	return ls
 }
 
-// scrubLinks rebuilds the caches that may hold the text of memories an org
+// ScrubLinks rebuilds the caches that may hold the text of memories an org
 // store purged, when a linked copy removed such memories since this
 // repository's caches were last scrubbed for it: the purge of an org memory
 // reaches every project that read it, as a teammate's purge does.
-func scrubLinks(ctx context.Context, set *gitstore.Set) error {
+func ScrubLinks(ctx context.Context, set *gitstore.Set) error {
 	if set.Repo == nil || len(set.Linked) == 0 {
 		return nil
 	}
