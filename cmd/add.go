@@ -10,6 +10,7 @@ import (
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/linkstore"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -28,6 +29,7 @@ type addOptions struct {
 	supersedes string
 	private    bool
 	global     bool
+	to         string
 	agent      string
 	json       bool
 }
@@ -76,6 +78,7 @@ something), inferred (concluded by an agent; the default inside an agent).`,
 	f.StringVar(&o.supersedes, "supersedes", "", "`id` of the memory this one replaces (closes its valid time)")
 	f.BoolVar(&o.private, "private", false, "save to refs/memory/private (never pushed)")
 	f.BoolVar(&o.global, "global", false, "save to your personal store (every project)")
+	f.StringVar(&o.to, "to", "", "save to the linked store `NAME` (linked with --write; git mem sync pushes it)")
 	f.StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
 	f.BoolVar(&o.memory.AllowSecret, "allow-secret", false, "store the text even if it looks like a credential (a harmless example)")
 	f.BoolVar(&o.json, "json", false, "print the saved memory as JSON")
@@ -90,7 +93,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 	if err != nil {
 		return err
 	}
-	store, err := writableStore(set, o.private, o.global)
+	store, err := addStore(set, o)
 	if err != nil {
 		return err
 	}
@@ -142,6 +145,27 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 	if m.Supersedes != "" {
 		fmt.Fprintf(env.Err, "superseded %s: it stays in history and in git mem list --all\n", displayID(set, m.Supersedes))
 	}
+	if name, ok := linkstore.NameOf(store.Scope); ok && !outcome.Reinforced {
+		fmt.Fprintf(env.Err, "saved to the local copy of the linked store %s: git mem sync pushes it\n", name)
+	}
 	fmt.Fprintln(env.Out, short)
 	return nil
+}
+
+// addStore is the store git mem add writes to: --to NAME's linked store,
+// else as writableStore chooses.
+func addStore(set *gitstore.Set, o *addOptions) (*gitstore.Store, error) {
+	if o.to == "" {
+		return writableStore(set, o.private, o.global)
+	}
+	if o.private || o.global {
+		return nil, usagef("--to NAME saves to a linked store; give it without --private or --global")
+	}
+	if err := linkstore.CheckName(o.to); err != nil {
+		return nil, err
+	}
+	if !set.InRepo() {
+		return nil, fmt.Errorf("%w: --to NAME saves to a store this repository links; run it inside one", gitstore.ErrNoRepo)
+	}
+	return set.Writable(linkstore.Link{Name: o.to}.Scope())
 }

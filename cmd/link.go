@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -385,4 +386,33 @@ func wordsNotLinked(err error) (string, error) {
 		return "", nil
 	}
 	return e.Error() + "; git mem link --list shows the links, git mem link NAME URL adds one", e
+}
+
+// pushLinks pushes what was written to the local copies of the writable
+// links (git mem add --to NAME) to their org stores, after git mem sync
+// synced the project. A refused push (no write access) says the host's
+// words, and the memories stay in the copy, unpushed: nothing is lost.
+func pushLinks(ctx context.Context, env *Env, set *gitstore.Set, out io.Writer) error {
+	ls, _ := linkstore.Open(set.Repo)
+	var errs []error
+	for _, l := range ls {
+		if !l.Write || l.Copy.Repo == nil {
+			continue
+		}
+		un, err := l.Copy.Unpushed(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("linked store %s: %w", l.Name, err))
+			continue
+		}
+		if len(un) == 0 {
+			continue
+		}
+		if _, err := l.Copy.Push(ctx, env.writer(set, ""), env.transport()); err != nil {
+			errs = append(errs, fmt.Errorf("linked store %s: %w; %s kept in the local copy, unpushed (git mem link --list shows them; git mem sync tries again)",
+				l.Name, err, plural(len(un), "memory", "memories")))
+			continue
+		}
+		fmt.Fprintf(out, "pushed %s to the linked store %s (%s)\n", plural(len(un), "memory", "memories"), l.Name, gitstore.RedactURL(l.URL))
+	}
+	return errors.Join(errs...)
 }

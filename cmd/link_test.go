@@ -274,3 +274,59 @@ func TestLinkedMemoryReachesEveryProject(t *testing.T) {
 	require.Equal(t, tip, w.gitIn(copyRepo, "rev-parse", "refs/memory/main"))
 	require.Equal(t, 3, len(strings.Fields(w.gitIn(w.org, "ls-tree", "-r", "--name-only", "refs/memory/main", "memories/"))), "nothing of a project reached the org store")
 }
+
+// git mem add --to NAME writes to the local copy of a link made with
+// --write, and git mem sync pushes it; without push rights the host's
+// refusal is said, and the memory stays in the copy, unpushed.
+func TestLinkWriteAndPush(t *testing.T) {
+	w := newLinkWorld(t)
+	w.orgAdd("the org store starts with one memory")
+	// the project has a remote of its own for git mem sync
+	proj := filepath.Join(w.home, "proj.git")
+	w.gitIn(w.home, "init", "-q", "--bare", "-b", "main", proj)
+	gitstoretest.CheckedByGit(t, proj)
+	w.gitIn(w.repo, "commit", "-q", "--allow-empty", "-m", "init")
+	w.gitIn(w.repo, "remote", "add", "origin", proj)
+	w.gitIn(w.repo, "push", "-q", "origin", "main")
+
+	// read-only first: --to is refused
+	w.memOK(w.repo, "link", "acme", w.org)
+	_, errOut, code := w.mem(w.repo, "add", "--to", "acme", "--", "the shared CI runners have 8 GB of memory")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "read-only")
+	_, errOut, code = w.mem(w.repo, "add", "--to", "nope", "--", "the shared CI runners have 8 GB of memory")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no linked store org:nope")
+
+	// the host refuses this user's pushes while the deny file is there
+	hook := filepath.Join(w.org, "hooks", "pre-receive")
+	deny := filepath.Join(w.org, "deny")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nif [ -e deny ]; then echo 'ERROR: Permission to acme/memory denied to proc.' >&2; exit 1; fi\n"), 0o755))
+	require.NoError(t, os.WriteFile(deny, nil, 0o644))
+
+	w.memOK(w.repo, "unlink", "acme")
+	w.memOK(w.repo, "link", "--write", "acme", w.org)
+	_, errOut, code = w.mem(w.repo, "add", "--to", "acme", "--", "the shared CI runners have 8 GB of memory")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "saved to the local copy of the linked store acme")
+	require.Contains(t, w.memOK(w.repo, "link", "--list"), "1 unpushed")
+	require.Contains(t, w.memOK(w.repo, "recall", "how much memory do the CI runners have"), "org:acme")
+
+	out, errOut, code := w.mem(w.repo, "sync")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, errOut, "Permission to acme/memory denied", "the host's own words")
+	require.Contains(t, errOut, "1 memory kept in the local copy, unpushed")
+	require.Contains(t, w.memOK(w.repo, "link", "--list"), "1 unpushed", "nothing is lost")
+	require.Contains(t, w.memOK(w.repo, "recall", "how much memory do the CI runners have"), "8 GB")
+	require.Equal(t, 1, len(strings.Fields(w.gitIn(w.org, "ls-tree", "-r", "--name-only", "refs/memory/main", "memories/"))))
+
+	require.NoError(t, os.Remove(deny))
+	out = w.memOK(w.repo, "sync")
+	require.Contains(t, out, "pushed 1 memory to the linked store acme")
+	require.NotContains(t, w.memOK(w.repo, "link", "--list"), "unpushed")
+	require.Equal(t, 2, len(strings.Fields(w.gitIn(w.org, "ls-tree", "-r", "--name-only", "refs/memory/main", "memories/"))))
+	// nothing of the project went to the org store, nor the org's to the project's remote
+	require.Equal(t, 0, len(strings.Fields(w.gitIn(proj, "for-each-ref", "refs/memory/"))), "the project has no memory of its own to push")
+	w.memOK(w.maintainer, "sync")
+	require.Contains(t, w.memOK(w.maintainer, "list"), "8 GB")
+}

@@ -111,7 +111,10 @@ func runSync(ctx context.Context, env *Env, o *syncOptions) error {
 		if res.Push != nil {
 			out["push"] = pushJSONOf(res.Push)
 		}
-		return writeJSON(env.Out, out)
+		if err := writeJSON(env.Out, out); err != nil {
+			return err
+		}
+		return pushLinks(ctx, env, set, env.Err)
 	}
 	writePull(env.Out, res.Pull)
 	if res.Push != nil {
@@ -119,7 +122,7 @@ func runSync(ctx context.Context, env *Env, o *syncOptions) error {
 	} else if !res.Pull.Fetched.IsZero() {
 		fmt.Fprintf(env.Out, "%s has everything: nothing to push\n", rem.Display)
 	}
-	return nil
+	return pushLinks(ctx, env, set, env.Out)
 }
 
 // mergeJSON is the --json shape of a merge.

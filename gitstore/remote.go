@@ -489,7 +489,7 @@ func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, le
 		case flag == "!" && (strings.Contains(summary, "failed to update ref") || strings.Contains(summary, "lock")):
 			return pushLocked, nil // another push held the remote's ref lock
 		case flag == "!":
-			return 0, fmt.Errorf("%w: %s refused the memory push: %s; see the remote's rules for refs/memory/*", ErrRemote, rem.Display, RedactURL(summary))
+			return 0, fmt.Errorf("%w: %s refused the memory push: %s%s; see the remote's rules for refs/memory/*", ErrRemote, rem.Display, RedactURL(summary), hostWords(err))
 		case err == nil:
 			return pushDone, nil
 		}
@@ -558,4 +558,24 @@ func (r *Repo) RecordPurged(ctx context.Context, id string) error {
 	}
 	_, err = r.runGit(ctx, TransportOptions{}, nil, "config", "--add", "mem.purged", id)
 	return err
+}
+
+// hostWords is what the remote itself said about a refused push (git's
+// "remote: " lines: a host's permission message, a server hook's reason),
+// without credentials, to follow git's own summary; "" when it said nothing.
+func hostWords(err error) string {
+	var ge *gitError
+	if !errors.As(err, &ge) {
+		return ""
+	}
+	var said []string
+	for _, l := range strings.Split(ge.stderr, "\n") {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "remote:"); ok && strings.TrimSpace(t) != "" {
+			said = append(said, strings.TrimSpace(t))
+		}
+	}
+	if len(said) == 0 {
+		return ""
+	}
+	return " (the remote said: " + strings.Join(said, " ") + ")"
 }

@@ -410,6 +410,7 @@ func TestPushWithoutRights(t *testing.T) {
 	_, err = c.Push(ctx, gitstore.Writer{Agent: "cli"}, gitstore.TransportOptions{})
 	require.ErrorIs(t, err, gitstore.ErrRemote)
 	require.Contains(t, err.Error(), "refused the memory push")
+	require.Contains(t, err.Error(), "you do not have write access to acme/memory", "the host's own words")
 	un, err := c.Unpushed(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{mine.ID}, un)
