@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 // BenchmarkHookCostLinked times the session-start and prompt hooks of one
@@ -36,6 +39,12 @@ func BenchmarkHookCostLinked(b *testing.B) {
 		mems[i].Age -= time.Since(clock)
 	}
 	seed(b, orgSrc, mems...)
+	// the seed is one commit naming its 10,000 memories in its message; an
+	// org store's tip is an ordinary commit of one change, as here
+	set := openSet(b, orgSrc)
+	_, err := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject).Add(context.Background(), gitstore.Writer{Agent: "cli"},
+		gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The org's release calendar lives in the ops handbook", Source: gitstore.SourceUser})
+	must(b, err)
 	org := filepath.Join(b.TempDir(), "org.git")
 	git(b, orgSrc, "init", "-q", "--bare", org)
 	git(b, orgSrc, "push", "-q", org, "refs/memory/main:refs/memory/main")
