@@ -330,3 +330,49 @@ func TestLinkWriteAndPush(t *testing.T) {
 	w.memOK(w.maintainer, "sync")
 	require.Contains(t, w.memOK(w.maintainer, "list"), "8 GB")
 }
+
+// A purge in the org store travels to every linked copy, and no project
+// that read the memory keeps its text in a cache: the project that
+// refreshed and the one that did not.
+func TestOrgPurgeReachesEveryProject(t *testing.T) {
+	w := newLinkWorld(t)
+	w.orgAdd("the staging admin password is kept in the ops vault under staging-admin")
+	w.orgAdd("acme services expose /healthz for the load balancer")
+	a, b := w.repo, w.project("api")
+	for _, p := range []string{a, b} {
+		w.gitIn(p, "commit", "-q", "--allow-empty", "-m", "init")
+		w.memOK(p, "link", "acme", w.org)
+		require.Contains(t, w.memOK(p, "recall", "where is the staging admin password kept"), "staging-admin")
+		require.Contains(t, w.hook(p, "session-start", "s1", nil), "staging-admin")
+	}
+	copyRepo := filepath.Join(w.copies()[0], "repo.git")
+	gitstoretest.CheckedByGit(t, copyRepo)
+	for _, p := range []string{a, b} {
+		out, err := exec.Command("grep", "-rl", "staging-admin", filepath.Join(p, ".git", "mem")).CombinedOutput()
+		require.NoError(t, err, "the caches hold the text before the purge: %s", out)
+	}
+	var listed []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(w.memOK(w.maintainer, "list", "--json")), &listed))
+	var id string
+	for _, m := range listed {
+		if strings.Contains(m["text"].(string), "staging-admin") {
+			id = m["id"].(string)
+		}
+	}
+	require.NotEmpty(t, id)
+	w.memOK(w.maintainer, "forget", "--purge", id)
+	w.memOK(w.maintainer, "sync")
+
+	w.memOK(a, "link", "--refresh")
+	for _, p := range []string{a, b} {
+		require.NotContains(t, w.memOK(p, "recall", "where is the staging admin password kept"), "staging-admin", filepath.Base(p))
+		require.NotContains(t, w.hook(p, "session-start", "s2", nil), "staging-admin", filepath.Base(p))
+		// no cache of the project holds the text
+		out, err := exec.Command("grep", "-rl", "staging-admin", filepath.Join(p, ".git", "mem")).CombinedOutput()
+		require.Error(t, err, "a cache still holds the purged text: %s", out)
+	}
+	out, err := exec.Command("git", "--git-dir="+copyRepo, "log", "--all", "-p").CombinedOutput()
+	require.NoError(t, err)
+	require.NotContains(t, string(out), "staging-admin", "no ref of the copy reaches the purged text")
+	require.Contains(t, w.memOK(a, "recall", "what do acme services expose for the load balancer"), "/healthz")
+}
