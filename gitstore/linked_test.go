@@ -79,3 +79,45 @@ func TestSetLinkedStores(t *testing.T) {
 	_, err = w.Add(ctx, Writer{Agent: "cli"}, NewMemory{Text: "the org's on-call rotates weekly", Source: SourceUser})
 	require.NoError(t, err)
 }
+
+// A display id is unique in every store of the set, linked ones included,
+// whether a linked store's ids come from its trees or from the list it
+// keeps (Store.IDs); a list of another tip is not used.
+func TestShortIDsAcrossLinkedStores(t *testing.T) {
+	r, err := Open(gitInit(t))
+	require.NoError(t, err)
+	copyDir := filepath.Join(t.TempDir(), "repo.git")
+	c, _, err := OpenBare(copyDir, true)
+	require.NoError(t, err)
+	gitstoretest.CheckedByGit(t, copyDir)
+	const mine, theirs, alone = "abcdef0123456789", "abcdef0199999999", "1234560000000000"
+	plant(t, NewStore(r, RefMain, ScopeProject), mine, goodDoc(t, mine))
+	plant(t, NewStore(r, RefMain, ScopeProject), alone, goodDoc(t, alone))
+	tip := plant(t, NewStore(c, RefMain, "org:acme"), theirs, goodDoc(t, theirs))
+
+	org := NewStore(c, RefMain, "org:acme")
+	set := &Set{Repo: r, Linked: []*Store{org}}
+	want := map[string]string{mine: "abcdef012", theirs: "abcdef019", alone: "123456"}
+	got, err := set.ShortIDs([]string{mine, theirs, alone})
+	require.NoError(t, err)
+	require.Equal(t, want, got, "from the trees")
+
+	asked := 0
+	org.IDs = func(h Hash) ([]string, bool) {
+		asked++
+		if h != tip {
+			return nil, false
+		}
+		// one more id than the trees hold: the answer shows the list was read
+		return []string{"1234560100000000", theirs}, true
+	}
+	got, err = set.ShortIDs([]string{mine, theirs, alone})
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{mine: "abcdef012", theirs: "abcdef019", alone: "12345600"}, got, "from the list")
+	require.Equal(t, 1, asked)
+
+	org.IDs = func(Hash) ([]string, bool) { return nil, false }
+	got, err = set.ShortIDs([]string{mine, theirs, alone})
+	require.NoError(t, err)
+	require.Equal(t, want, got, "no list for the tip: the trees")
+}

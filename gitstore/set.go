@@ -261,13 +261,23 @@ func (s *Store) List(f Filter) ([]*Memory, error) {
 // size of the stores, as git extends an abbreviated object name until it
 // is unique. Only the fan-out trees of the ids' first two digits are read.
 func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
-	var readers []*Reader
-	for _, st := range s.Stores() {
+	stores := s.Stores()
+	readers := make([]*Reader, len(stores))
+	lists := make([][]string, len(stores)) // a store's ids, sorted, when it keeps them (Store.IDs)
+	for i, st := range stores {
+		if st.IDs != nil {
+			if tip, err := st.Tip(); err == nil {
+				if l, ok := st.IDs(tip); ok {
+					lists[i] = l
+					continue
+				}
+			}
+		}
 		rd, err := st.Read()
 		if err != nil {
 			return nil, err
 		}
-		readers = append(readers, rd)
+		readers[i] = rd
 	}
 	out := make(map[string]string, len(ids))
 	among := ShortIDs(ids)
@@ -279,6 +289,9 @@ func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
 				fans[i] = map[string][]string{}
 			}
 			fan, ok := fans[i][Clip(id, 2)]
+			if rd == nil {
+				fan, ok = lists[i], true
+			}
 			if !ok {
 				var err error
 				if fan, err = rd.snap.idsWithPrefix(Clip(id, 2)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +79,7 @@ func (c *Copy) RepoDir() string { return filepath.Join(c.Dir, "repo.git") }
 
 func (c *Copy) statePath() string { return filepath.Join(c.Dir, "state") }
 func (c *Copy) lockPath() string  { return filepath.Join(c.Dir, "refresh.lock") }
+func (c *Copy) idsPath() string   { return filepath.Join(c.Dir, "ids") }
 func (c *Copy) urlPath() string   { return filepath.Join(c.Dir, "url") }
 
 // CopyOf returns the local copy of url, opening its repository when it
@@ -259,6 +261,7 @@ func (c *Copy) Refresh(ctx context.Context, o RefreshOptions) (*RefreshResult, e
 		st.Error = gitstore.RedactURL(err.Error())
 	} else {
 		st.Fetched, st.Error = st.Tried, ""
+		err = c.writeIDs()
 	}
 	if res.Pull != nil && len(res.Pull.TeammatePurged) > 0 {
 		st.Purges++
@@ -327,4 +330,55 @@ func AnyDue(r *gitstore.Repo, now time.Time) bool {
 		}
 	}
 	return false
+}
+
+// writeIDs records the ids of the copy's memories at its tip, sorted, for
+// readers' display ids (IDs): a hook that shows memories of the copy then
+// reads one file instead of the copy's trees.
+func (c *Copy) writeIDs() error {
+	st := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject)
+	tip, err := st.Tip()
+	if err != nil {
+		return err
+	}
+	rd, err := st.ReadAt(tip)
+	if err != nil {
+		return err
+	}
+	hs, err := rd.BlobHashes()
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(hs))
+	for id := range hs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	b.Grow((len(ids) + 1) * 17)
+	b.WriteString(tip.String() + "\n")
+	for _, id := range ids {
+		b.WriteString(id + "\n")
+	}
+	return gitstore.WriteFileAtomic(c.idsPath(), []byte(b.String()), 0o600)
+}
+
+// IDs returns the ids of the copy's memories at tip, sorted, from the list
+// its last refresh wrote; ok is false when the list is of another tip (a
+// write to the copy since) or missing.
+func (c *Copy) IDs(tip gitstore.Hash) ([]string, bool) {
+	data, err := os.ReadFile(c.idsPath())
+	if err != nil {
+		return nil, false
+	}
+	s := string(data)
+	first, rest, ok := strings.Cut(s, "\n")
+	if !ok || first != tip.String() {
+		return nil, false
+	}
+	ids := strings.Split(strings.TrimSuffix(rest, "\n"), "\n")
+	if len(ids) == 1 && ids[0] == "" {
+		ids = nil
+	}
+	return ids, sort.StringsAreSorted(ids)
 }

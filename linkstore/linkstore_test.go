@@ -261,6 +261,11 @@ func TestSharedCopyFetchedOnce(t *testing.T) {
 
 	c := w.copyOf(w.org)
 	require.Equal(t, []string{first.Text}, texts(t, c.Repo))
+	tip, err := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject).Tip()
+	require.NoError(t, err)
+	ids, ok := c.IDs(tip)
+	require.True(t, ok, "the refresh listed the copy's ids")
+	require.Equal(t, []string{first.ID}, ids)
 	data, err := os.ReadFile(filepath.Join(c.Dir, "url"))
 	require.NoError(t, err)
 	require.Equal(t, w.org+"\n", string(data))
@@ -406,6 +411,10 @@ func TestPushWithoutRights(t *testing.T) {
 	gitstoretest.CheckedByGit(t, c.RepoDir())
 	mine, err := gitstore.NewStore(c.Repo, gitstore.RefMain, linkstore.Link{Name: "acme"}.Scope()).Add(ctx, gitstore.Writer{Agent: "cli"}, gitstore.NewMemory{Text: "the API gateway retries twice", Source: "user"})
 	require.NoError(t, err)
+	tip, err := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject).Tip()
+	require.NoError(t, err)
+	_, ok := c.IDs(tip)
+	require.False(t, ok, "the list is of the tip before the write")
 
 	_, err = c.Push(ctx, gitstore.Writer{Agent: "cli"}, gitstore.TransportOptions{})
 	require.ErrorIs(t, err, gitstore.ErrRemote)

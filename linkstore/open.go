@@ -44,6 +44,7 @@ func Stores(ls []Linked) []*gitstore.Store {
 		}
 		st := gitstore.NewStore(l.Copy.Repo, gitstore.RefMain, l.Scope())
 		st.ReadOnly = !l.Write
+		st.IDs = l.Copy.IDs
 		out = append(out, st)
 	}
 	return out
