@@ -383,6 +383,7 @@ func TestPurgeTravelsToCopies(t *testing.T) {
 	require.Equal(t, []string{leak.ID}, res.Pull.TeammatePurged)
 	require.Equal(t, []string{leak.ID}, c.ReadState().Purged)
 	require.True(t, linkstore.ScrubDue(linked, seen), "the project's caches may hold the purged text")
+	require.True(t, linkstore.ScrubDue(linkstore.Unopened(w.open(p.WorkTree)), seen), "read from the copies' state alone")
 	require.NoError(t, linkstore.MarkScrubbed(linked, seen))
 	require.False(t, linkstore.ScrubDue(linked, seen))
 	c = w.copyOf(w.org)

@@ -3,6 +3,7 @@ package linkstore
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,22 @@ func Open(r *gitstore.Repo) ([]Linked, []error) {
 		out = append(out, Linked{Link: l, Copy: c})
 	}
 	return out, bad
+}
+
+// Unopened returns the repository's links with their local copies' places
+// only (Copy.Repo nil): what reading the copies' state needs (ScrubDue),
+// without opening their repositories.
+func Unopened(r *gitstore.Repo) []Linked {
+	links, _ := Links(r)
+	root, err := CacheRoot()
+	if err != nil {
+		return nil
+	}
+	out := make([]Linked, 0, len(links))
+	for _, l := range links {
+		out = append(out, Linked{Link: l, Copy: &Copy{URL: l.URL, Dir: filepath.Join(root, Slug(l.URL))}})
+	}
+	return out
 }
 
 // Stores returns the readable stores of the links, in the links' order:

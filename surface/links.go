@@ -29,7 +29,7 @@ func ScrubLinks(ctx context.Context, set *gitstore.Set) error {
 	if set.Repo == nil || len(set.Linked) == 0 {
 		return nil
 	}
-	ls, _ := linkstore.Open(set.Repo)
+	ls := linkstore.Unopened(set.Repo)
 	seen := set.Repo.Mem().LinkScrubs()
 	if seen == "" || !linkstore.ScrubDue(ls, seen) {
 		return nil
