@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
 )
 
@@ -168,6 +170,7 @@ func runLink(ctx context.Context, env *Env, o *linkOptions) error {
 		// this repository's caches never held what the copy purged before
 		_ = linkstore.MarkScrubbed([]linkstore.Linked{{Link: l, Copy: c}}, set.Repo.Mem().LinkScrubs())
 	}
+	warmLinked(ctx, env)
 	mode := "read-only"
 	if o.write {
 		mode = "writable"
@@ -224,8 +227,24 @@ func runUnlink(ctx context.Context, env *Env, name string) error {
 	if err := linkstore.Forget(ctx, set.Repo, name); err != nil {
 		return err
 	}
+	warmLinked(ctx, env)
 	fmt.Fprintf(env.Out, "unlinked %s: its memories are no longer read here (the local copy stays for other repositories)\n", name)
 	return nil
+}
+
+// warmLinked brings the repository's caches (the recall snapshot, the
+// start cache) forward over its links as they now are, so that the next
+// session's hooks find them current rather than reading a whole linked
+// store within their deadline. A cache left behind is brought forward by
+// its next reader.
+func warmLinked(ctx context.Context, env *Env) {
+	set, err := env.openStores()
+	if err != nil {
+		return
+	}
+	if index.Refresh(ctx, set) == nil {
+		handoff.JournalWrites(ctx, set)
+	}
 }
 
 // linkJSON is the --json shape of a link.
@@ -308,7 +327,7 @@ func runLinkRefresh(ctx context.Context, env *Env, o *linkOptions) error {
 		interval = linkstore.RefreshInterval(set.Repo)
 	}
 	var errs []error
-	found := false
+	found, fetched := false, false
 	for _, l := range links {
 		if o.name != "" && l.Name != o.name {
 			continue
@@ -325,6 +344,7 @@ func runLinkRefresh(ctx context.Context, env *Env, o *linkOptions) error {
 			errs = append(errs, fmt.Errorf("refreshing %s: %w", l.Name, err))
 			continue
 		}
+		fetched = fetched || res.Fetched
 		if o.quiet {
 			continue
 		}
@@ -337,6 +357,9 @@ func runLinkRefresh(ctx context.Context, env *Env, o *linkOptions) error {
 	}
 	if o.name != "" && !found {
 		return &linkstore.NotLinkedError{Name: o.name}
+	}
+	if fetched {
+		warmLinked(ctx, env)
 	}
 	return errors.Join(errs...)
 }

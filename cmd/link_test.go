@@ -94,6 +94,12 @@ func TestLinkListUnlink(t *testing.T) {
 	copies := w.copies()
 	require.Len(t, copies, 1)
 	gitstoretest.CheckedByGit(t, filepath.Join(copies[0], "repo.git"))
+	// the recall snapshot was brought forward over the link: the next
+	// session's hooks do not read the whole linked store
+	snapshot := filepath.Join(a, ".git", "mem", "recall.snapshot")
+	data, err := os.ReadFile(snapshot)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "org:acme")
 
 	// a second project linking the same URL shares the copy, fetched once
 	out = w.memOK(b, "link", "acme", w.org)
@@ -118,6 +124,9 @@ func TestLinkListUnlink(t *testing.T) {
 
 	out = w.memOK(a, "unlink", "acme")
 	require.Contains(t, out, "unlinked acme")
+	data, err = os.ReadFile(snapshot)
+	require.NoError(t, err)
+	require.NotContains(t, string(data), "org:acme", "the snapshot no longer holds the link's memories")
 	require.Contains(t, w.memOK(a, "link", "--list"), "no linked stores")
 	_, _, code = w.mem(a, "unlink", "acme")
 	require.Equal(t, 1, code)
