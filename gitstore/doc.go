@@ -16,6 +16,11 @@
 //   - the personal store: a bare repository at $XDG_DATA_HOME/git-mem/personal.git
 //     (default ~/.local/share/git-mem/personal.git), created on first write, with
 //     the same layout on its refs/memory/main; read in every project.
+//   - linked stores (Set.Linked): a team's memory shared across repositories,
+//     each the refs/memory/main of a local copy (a bare repository, OpenBare)
+//     that package linkstore keeps under the user's cache directory; read
+//     after the others with the scope "org:NAME", and read-only
+//     (Store.ReadOnly) unless linked for writing.
 //
 // # Tree
 //

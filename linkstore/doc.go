@@ -31,7 +31,10 @@
 //	                  (and what was written here and not pushed yet),
 //	                  refs/memory/remotes/<slug>/main what was fetched
 //	    url           the URL the copy is of
-//	    state         when it was last fetched, last tried, and the last error
+//	    state         when it was last fetched, last tried, the last error,
+//	                  and the memories its refreshes purged
+//	    ids           the ids of its memories at its tip, sorted: display
+//	                  ids unique across the stores read it, not the trees
 //	    refresh.lock  held while a refresh fetches (gitstore.CreateLock)
 //
 // The copy is filled by gitstore's own pull (the git CLI, refs/memory/main
