@@ -27,7 +27,6 @@ type linkOptions struct {
 	json      bool
 }
 
-
 func newLinkCmd(env *Env) *cobra.Command {
 	o := &linkOptions{}
 	c := &cobra.Command{
@@ -120,7 +119,6 @@ repositories may link the same URL.`,
 		},
 	}
 }
-
 
 // linkRepo opens the repository of the command's directory: links are its
 // configuration.

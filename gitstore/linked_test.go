@@ -103,20 +103,29 @@ func TestShortIDsAcrossLinkedStores(t *testing.T) {
 	require.Equal(t, want, got, "from the trees")
 
 	asked := 0
-	org.IDs = func(h Hash) ([]string, bool) {
+	org.IDs = func(h Hash) (func(string) ([]string, error), bool) {
 		asked++
 		if h != tip {
 			return nil, false
 		}
 		// one more id than the trees hold: the answer shows the list was read
-		return []string{"1234560100000000", theirs}, true
+		list := []string{"1234560100000000", theirs}
+		return func(id string) ([]string, error) {
+			var nb []string
+			for _, x := range list {
+				if x != id {
+					nb = append(nb, x)
+				}
+			}
+			return nb, nil
+		}, true
 	}
 	got, err = set.ShortIDs([]string{mine, theirs, alone})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{mine: "abcdef012", theirs: "abcdef019", alone: "12345600"}, got, "from the list")
 	require.Equal(t, 1, asked)
 
-	org.IDs = func(Hash) ([]string, bool) { return nil, false }
+	org.IDs = func(Hash) (func(string) ([]string, error), bool) { return nil, false }
 	got, err = set.ShortIDs([]string{mine, theirs, alone})
 	require.NoError(t, err)
 	require.Equal(t, want, got, "no list for the tip: the trees")

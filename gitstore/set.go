@@ -263,12 +263,12 @@ func (s *Store) List(f Filter) ([]*Memory, error) {
 func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
 	stores := s.Stores()
 	readers := make([]*Reader, len(stores))
-	lists := make([][]string, len(stores)) // a store's ids, sorted, when it keeps them (Store.IDs)
+	lists := make([]func(string) ([]string, error), len(stores)) // a store's neighbours of an id, when it keeps a list (Store.IDs)
 	for i, st := range stores {
 		if st.IDs != nil {
 			if tip, err := st.Tip(); err == nil {
-				if l, ok := st.IDs(tip); ok {
-					lists[i] = l
+				if near, ok := st.IDs(tip); ok {
+					lists[i] = near
 					continue
 				}
 			}
@@ -288,10 +288,17 @@ func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
 			if fans[i] == nil {
 				fans[i] = map[string][]string{}
 			}
-			fan, ok := fans[i][Clip(id, 2)]
 			if rd == nil {
-				fan, ok = lists[i], true
+				nb, err := lists[i](id)
+				if err != nil {
+					return nil, err
+				}
+				if p := ShortestUnique(id, nb); len(p) > len(short) {
+					short = p
+				}
+				continue
 			}
+			fan, ok := fans[i][Clip(id, 2)]
 			if !ok {
 				var err error
 				if fan, err = rd.snap.idsWithPrefix(Clip(id, 2)); err != nil {

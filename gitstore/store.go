@@ -44,11 +44,13 @@ type Store struct {
 	// ReadOnly refuses every write (a linked store made without write):
 	// Update fails with a *ReadOnlyError before anything is written.
 	ReadOnly bool
-	// IDs, when set, lists the store's memory ids at tip, sorted, without
-	// reading its trees (a linked store's local copy keeps the list of
-	// what its last refresh fetched); ok is false when it has no list for
-	// that tip, and the trees are read. Set.ShortIDs uses it.
-	IDs func(tip Hash) (ids []string, ok bool)
+	// IDs, when set, answers from a list of the store's memory ids at tip
+	// without reading its trees (a linked store's local copy keeps the
+	// list of what its last refresh fetched): near returns the ids just
+	// before and after an id in order (not the id itself). ok is false when
+	// there is no list for that tip, and the trees are read. Set.ShortIDs
+	// uses it.
+	IDs func(tip Hash) (near func(id string) ([]string, error), ok bool)
 }
 
 // NewStore returns the store on ref of repo.

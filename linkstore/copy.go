@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -363,22 +364,62 @@ func (c *Copy) writeIDs() error {
 	return gitstore.WriteFileAtomic(c.idsPath(), []byte(b.String()), 0o600)
 }
 
-// IDs returns the ids of the copy's memories at tip, sorted, from the list
-// its last refresh wrote; ok is false when the list is of another tip (a
-// write to the copy since) or missing.
-func (c *Copy) IDs(tip gitstore.Hash) ([]string, bool) {
-	data, err := os.ReadFile(c.idsPath())
+// idsHeader is the length of the id list's first line (the tip and a
+// newline), idsRecord of each line after it (an id and a newline).
+const (
+	idsHeader = 41
+	idsRecord = 17
+)
+
+// IDs answers for the ids of the copy's memories at tip from the list its
+// last refresh wrote (gitstore.Store.IDs): near returns the ids before and
+// after an id, found by a binary search of the file's bytes, read once when
+// first asked (no list of strings is built). ok is false when the list is of another tip (a write
+// to the copy since) or missing.
+func (c *Copy) IDs(tip gitstore.Hash) (near func(id string) ([]string, error), ok bool) {
+	f, err := os.Open(c.idsPath())
 	if err != nil {
 		return nil, false
 	}
-	s := string(data)
-	first, rest, ok := strings.Cut(s, "\n")
-	if !ok || first != tip.String() {
+	defer f.Close()
+	st, err := f.Stat()
+	head := make([]byte, idsHeader)
+	if err != nil || st.Size() < idsHeader || (st.Size()-idsHeader)%idsRecord != 0 {
 		return nil, false
 	}
-	ids := strings.Split(strings.TrimSuffix(rest, "\n"), "\n")
-	if len(ids) == 1 && ids[0] == "" {
-		ids = nil
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != tip.String()+"\n" {
+		return nil, false
 	}
-	return ids, sort.StringsAreSorted(ids)
+	n := int((st.Size() - idsHeader) / idsRecord)
+	path := c.idsPath()
+	// read when first asked, once: a search of the bytes, no list built
+	list := sync.OnceValues(func() ([]byte, error) {
+		data, err := os.ReadFile(path)
+		if err == nil && len(data) != idsHeader+n*idsRecord {
+			err = fmt.Errorf("the id list %s changed while it was read", path)
+		}
+		return data, err
+	})
+	return func(id string) ([]string, error) {
+		data, err := list()
+		if err != nil {
+			return nil, err
+		}
+		at := func(i int) string {
+			o := idsHeader + i*idsRecord
+			return string(data[o : o+idsRecord-1])
+		}
+		i := sort.Search(n, func(i int) bool { return at(i) >= id })
+		var nb []string
+		if i > 0 {
+			nb = append(nb, at(i-1))
+		}
+		if i < n && at(i) == id {
+			i++
+		}
+		if i < n {
+			nb = append(nb, at(i))
+		}
+		return nb, nil
+	}, true
 }

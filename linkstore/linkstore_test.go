@@ -2,9 +2,11 @@ package linkstore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -263,9 +265,14 @@ func TestSharedCopyFetchedOnce(t *testing.T) {
 	require.Equal(t, []string{first.Text}, texts(t, c.Repo))
 	tip, err := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject).Tip()
 	require.NoError(t, err)
-	ids, ok := c.IDs(tip)
+	near, ok := c.IDs(tip)
 	require.True(t, ok, "the refresh listed the copy's ids")
-	require.Equal(t, []string{first.ID}, ids)
+	nb, err := near(first.ID)
+	require.NoError(t, err)
+	require.Empty(t, nb, "the only id has no neighbours")
+	nb, err = near("0000000000000000")
+	require.NoError(t, err)
+	require.Equal(t, []string{first.ID}, nb)
 	data, err := os.ReadFile(filepath.Join(c.Dir, "url"))
 	require.NoError(t, err)
 	require.Equal(t, w.org+"\n", string(data))
@@ -441,4 +448,42 @@ func TestPushWithoutRights(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, un)
 	require.Contains(t, texts(t, w.open(w.main)), "the build cache lives on the CI runners")
+}
+
+// The copy's id list answers for each id with its neighbours in order, as
+// the sorted ids of its trees would.
+func TestCopyIDsNeighbours(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < 7; i++ {
+		ids = append(ids, w.orgAdd(fmt.Sprintf("org memory number %d about deploys and %d releases", i, i*i)).ID)
+	}
+	sort.Strings(ids)
+	c := w.copyOf(w.org)
+	_, err := c.Refresh(ctx, linkstore.RefreshOptions{})
+	require.NoError(t, err)
+	gitstoretest.CheckedByGit(t, c.RepoDir())
+	c = w.copyOf(w.org)
+	tip, err := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject).Tip()
+	require.NoError(t, err)
+	near, ok := c.IDs(tip)
+	require.True(t, ok)
+	for i, id := range ids {
+		var want []string
+		if i > 0 {
+			want = append(want, ids[i-1])
+		}
+		if i+1 < len(ids) {
+			want = append(want, ids[i+1])
+		}
+		got, err := near(id)
+		require.NoError(t, err)
+		require.Equal(t, want, got, id)
+	}
+	got, err := near("ffffffffffffffff")
+	require.NoError(t, err)
+	require.Equal(t, []string{ids[len(ids)-1]}, got)
+	_, ok = c.IDs(gitstore.Hash{})
+	require.False(t, ok, "a list of another tip is not used")
 }
