@@ -20,6 +20,7 @@ import (
 type linkOptions struct {
 	name, url string
 	write     bool
+	agents    bool
 	list      bool
 	refresh   bool
 	due       bool
@@ -73,6 +74,9 @@ credential helper or your ssh keys supply them.`,
 			if len(args) > 1 {
 				o.url = args[1]
 			}
+			if o.agents && !o.write {
+				return usagef("--agents lets agents write to a writable link: give it with --write")
+			}
 			if o.name != "" {
 				if err := linkstore.CheckName(o.name); err != nil {
 					return err
@@ -88,6 +92,7 @@ credential helper or your ssh keys supply them.`,
 		},
 	}
 	c.Flags().BoolVar(&o.write, "write", false, "allow writing memories to the linked store (git mem add --to NAME)")
+	c.Flags().BoolVar(&o.agents, "agents", false, "with --write: let agents write to it too (MCP memory_add with store org:NAME)")
 	c.Flags().BoolVar(&o.list, "list", false, "list this repository's links and how fresh their copies are")
 	c.Flags().BoolVar(&o.refresh, "refresh", false, "fetch the linked stores now")
 	c.Flags().BoolVar(&o.due, "due", false, "with --refresh: only those not fetched within mem.link.refresh")
@@ -142,7 +147,7 @@ func runLink(ctx context.Context, env *Env, o *linkOptions) error {
 	if err != nil {
 		return err
 	}
-	l := linkstore.Link{Name: o.name, URL: url, Write: o.write}
+	l := linkstore.Link{Name: o.name, URL: url, Write: o.write, Agents: o.agents}
 	old, findErr := linkstore.Find(set.Repo, o.name)
 	existed := findErr == nil
 	if existed && old.URL != url {
@@ -170,7 +175,10 @@ func runLink(ctx context.Context, env *Env, o *linkOptions) error {
 	}
 	warmLinked(ctx, env)
 	mode := "read-only"
-	if o.write {
+	switch {
+	case o.agents:
+		mode = "writable, by agents too"
+	case o.write:
 		mode = "writable"
 	}
 	fmt.Fprintf(env.Out, "linked %s (%s): %s\n", o.name, mode, gitstore.RedactURL(url))
@@ -250,6 +258,7 @@ type linkJSON struct {
 	Name     string   `json:"name"`
 	URL      string   `json:"url"`
 	Write    bool     `json:"write"`
+	Agents   bool     `json:"agents"`
 	Scope    string   `json:"scope"`
 	Copy     string   `json:"copy"`
 	Memories int      `json:"memories"`
@@ -275,7 +284,7 @@ func runLinkList(ctx context.Context, env *Env, o *linkOptions) error {
 			return err
 		}
 		st := c.ReadState()
-		j := linkJSON{Name: l.Name, URL: gitstore.RedactURL(l.URL), Write: l.Write, Scope: string(l.Scope()), Copy: c.Dir,
+		j := linkJSON{Name: l.Name, URL: gitstore.RedactURL(l.URL), Write: l.Write, Agents: l.Agents, Scope: string(l.Scope()), Copy: c.Dir,
 			Memories: copyCount(c), Error: st.Error, Unpushed: []string{}}
 		if !st.Fetched.IsZero() {
 			j.Fetched = st.Fetched.UTC().Format(time.RFC3339)

@@ -14,6 +14,8 @@
 //     other repositories read.
 //   - mem.link.NAME.write: true when memories may be written to it
 //     (git mem add --to NAME); a link is read-only otherwise.
+//   - mem.link.NAME.agents: true when agents may write to it too (the MCP
+//     server's memory_add with store "org:NAME"); only with write.
 //   - mem.link.refresh: at most how often, in minutes, a linked store is
 //     fetched in the background (default 60; 0: at every chance).
 //

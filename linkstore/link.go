@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ const (
 	configSection = "mem"
 	keyURL        = "url"
 	keyWrite      = "write"
+	keyAgents     = "agents"
 	keyRefresh    = "link.refresh"
 )
 
@@ -39,6 +41,10 @@ type Link struct {
 	URL string
 	// Write: memories may be written to it.
 	Write bool
+	// Agents: agents may write to it too, through the MCP server's
+	// memory_add with store "org:NAME" (only with Write): the user
+	// decides, never the model.
+	Agents bool
 }
 
 // Scope is the scope the link's memories are read with.
@@ -159,6 +165,7 @@ func Links(r *gitstore.Repo) (links []Link, bad []error) {
 			continue
 		}
 		l := Link{Name: name, URL: cfg.Get(configSection, sub, keyURL), Write: isTrue(cfg.Get(configSection, sub, keyWrite))}
+		l.Agents = l.Write && isTrue(cfg.Get(configSection, sub, keyAgents))
 		if err := CheckName(name); err != nil {
 			bad = append(bad, fmt.Errorf("mem.link.%s: %w", clip(name), err))
 			continue
@@ -237,11 +244,10 @@ func Record(ctx context.Context, r *gitstore.Repo, l Link, replace bool) error {
 	if err := gitConfig(ctx, r, "config", "mem.link."+l.Name+".url", l.URL); err != nil {
 		return err
 	}
-	w := "false"
-	if l.Write {
-		w = "true"
+	if err := gitConfig(ctx, r, "config", "mem.link."+l.Name+".write", strconv.FormatBool(l.Write)); err != nil {
+		return err
 	}
-	return gitConfig(ctx, r, "config", "mem.link."+l.Name+".write", w)
+	return gitConfig(ctx, r, "config", "mem.link."+l.Name+".agents", strconv.FormatBool(l.Write && l.Agents))
 }
 
 // Forget removes a link from the repository's configuration. The local copy

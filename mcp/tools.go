@@ -13,6 +13,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/linkstore"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -67,6 +68,7 @@ type AddInput struct {
 	Keys       []string `json:"keys,omitempty" jsonschema:"3 to 8 retrieval keys: other words and short questions a later reader might search with (synonyms, the everyday description, the symptom or error it explains, likely identifiers), e.g. for a note on commit subjects: commit message format; how to write commit titles"`
 	Source     string   `json:"source,omitempty" jsonschema:"how it is known: user (the user said so), verified (you checked it by running something) or inferred (you concluded it; the default)"`
 	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of a memory this one replaces because it became wrong or outdated; the old one stays in history"`
+	Store      string   `json:"store,omitempty" jsonschema:"leave it out: the memory goes to this repository's memory. Only when the user asks for a team-wide memory: org:NAME, a linked store the user let agents write to"`
 }
 
 // AddOutput is the structured result of memory_add.
@@ -389,6 +391,24 @@ func (c *call) writable() (*gitstore.Store, error) {
 	return c.set.Writable(scope)
 }
 
+// linked is the linked store memory_add's store names ("org:NAME"), when
+// the user linked it for writing and let agents write to it (git mem link
+// NAME URL --write --agents): the model never widens where memory goes.
+func (c *call) linked(store string) (*gitstore.Store, error) {
+	name, ok := linkstore.NameOf(gitstore.Scope(store))
+	if !ok || c.set.Repo == nil {
+		return nil, fmt.Errorf("store %q is not one memory_add writes to; leave store out to save to this repository's memory", store)
+	}
+	l, err := linkstore.Find(c.set.Repo, name)
+	if err != nil {
+		return nil, fmt.Errorf("no linked store %s; leave store out to save to this repository's memory", store)
+	}
+	if !l.Agents {
+		return nil, fmt.Errorf("the linked store %s does not take agents' memories (the user decides: git mem link %s URL --write --agents); leave store out to save to this repository's memory", store, name)
+	}
+	return c.set.Writable(l.Scope())
+}
+
 func text(s string) *sdkmcp.CallToolResult {
 	return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: s}}}
 }
@@ -448,6 +468,9 @@ func (s *Server) add(ctx context.Context, c *call, in AddInput) (string, AddOutp
 		return "", out, toolError(err)
 	}
 	store, err := c.writable()
+	if in.Store != "" {
+		store, err = c.linked(in.Store)
+	}
 	if err != nil {
 		return "", out, toolError(err)
 	}
