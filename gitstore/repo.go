@@ -56,6 +56,11 @@ type Repo struct {
 	// lazyFetchFailed: a partial clone's promisor remote could not give a
 	// missing object; no more are asked of it (partial.go)
 	lazyFetchFailed atomic.Bool
+
+	// objectDir and extraAlternates replace <common dir>/objects and add
+	// to its alternates when git's environment says so (quarantine.go)
+	objectDir       string
+	extraAlternates []string
 }
 
 // NewMemoryRepo returns an empty repository held in memory, for tests and previews.
@@ -132,7 +137,11 @@ func (r *Repo) reopenObjects() {
 	if d, ok := r.objects.(*gitobj.DiskDB); ok {
 		d.Close()
 	}
-	r.objects = gitobj.OpenDisk(filepath.Join(r.CommonDir, "objects"), looseCompression(r.config))
+	dir := r.objectDir
+	if dir == "" {
+		dir = filepath.Join(r.CommonDir, "objects")
+	}
+	r.objects = gitobj.OpenDiskWithAlternates(dir, looseCompression(r.config), r.extraAlternates)
 }
 
 // OpenIn finds the repository containing dir by its files alone: unlike

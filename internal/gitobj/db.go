@@ -156,6 +156,9 @@ type DiskDB struct {
 
 	altOnce sync.Once
 	alts    []*DiskDB
+	// extra are alternates named besides info/alternates (git's
+	// GIT_ALTERNATE_OBJECT_DIRECTORIES), read before them
+	extra []string
 }
 
 // maxAlternateDepth is how deep alternates of alternates are followed, as
@@ -167,6 +170,16 @@ const maxAlternateDepth = 5
 // core.looseCompression).
 func OpenDisk(dir string, level int) *DiskDB {
 	return openDisk(dir, 0, level)
+}
+
+// OpenDiskWithAlternates is OpenDisk with more object directories to read
+// from, before those objects/info/alternates names: what git's
+// GIT_ALTERNATE_OBJECT_DIRECTORIES adds (a pre-receive hook's repository,
+// beside the quarantine its objects directory is).
+func OpenDiskWithAlternates(dir string, level int, alternates []string) *DiskDB {
+	d := openDisk(dir, 0, level)
+	d.extra = alternates
+	return d
 }
 
 func openDisk(dir string, depth, level int) *DiskDB {
@@ -221,6 +234,9 @@ func (d *DiskDB) alternates() []*DiskDB {
 	d.altOnce.Do(func() {
 		if d.depth >= maxAlternateDepth {
 			return
+		}
+		for _, dir := range d.extra {
+			d.alts = append(d.alts, openDisk(dir, d.depth+1, d.level))
 		}
 		data, err := os.ReadFile(filepath.Join(d.dir, "info", "alternates"))
 		if err != nil {
