@@ -136,3 +136,24 @@ func CheckRestoreSecrets(m *Memory) error {
 	}
 	return nil
 }
+
+// CheckDocumentSecrets scans a stored memory document with the rules its
+// write went through: the text, the keys, paths, tags, origin and anchor
+// branch as NewMemory.Validate scans them, and the fields a restore keeps
+// as CheckRestoreSecrets does. A server's check of a push (Verify) refuses
+// what a write would have refused, whoever wrote the document.
+func CheckDocumentSecrets(m *Memory) error {
+	if err := CheckSecrets(m.Text); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	n := &NewMemory{Text: m.Text, Tags: m.Tags, Paths: m.Paths, Keys: m.Keys, Anchor: m.Anchor, Origin: m.Origin}
+	if err := n.checkRawSecrets(); err != nil {
+		return err
+	}
+	for _, f := range n.secretFields() {
+		if err := CheckSecrets(strings.Join(f.values, "\n")); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return CheckRestoreSecrets(m)
+}
