@@ -28,7 +28,7 @@ var commandGroup = map[string]string{
 	"boot": "sessions", "handoff": "sessions", "preview": "sessions", "hook": "sessions",
 
 	"push": "sharing", "pull": "sharing", "sync": "sharing", "share": "sharing",
-	"import": "sharing", "export": "sharing", "link": "sharing", "unlink": "sharing",
+	"import": "sharing", "export": "sharing", "link": "sharing", "unlink": "sharing", "verify": "sharing",
 
 	"install": "setup", "uninstall": "setup", "mcp": "setup", "completion": "setup",
 	"demo": "setup", "help": "setup",

@@ -180,7 +180,7 @@ func verbs() []func(*Env) *cobra.Command {
 		newLinkCmd, newListCmd, newLogCmd, newMCPCmd, newPreviewCmd, newPullCmd,
 		newPushCmd, newRecallCmd, newReindexCmd, newReviseCmd, newShareCmd,
 		newShowCmd, newStatsCmd, newSyncCmd, newUICmd, newUninstallCmd,
-		newUnlinkCmd, newVersionCmd,
+		newUnlinkCmd, newVerifyCmd, newVersionCmd,
 	}
 }
 
