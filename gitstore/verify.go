@@ -183,6 +183,10 @@ func (v *verifier) update(ctx context.Context, u RefUpdate, o VerifyOptions) err
 		return nil
 	}
 	if _, err := r.readCommit(u.New); err != nil {
+		var missing *DamagedError
+		if errors.As(err, &missing) && missing.Missing {
+			return err // not in the repository: nothing to judge it by
+		}
 		if errors.Is(err, ErrCorrupt) {
 			v.reject(u.Ref, u.New, "", RejectLayout, "the ref would point at %s, which is no commit", u.New.Short())
 			return nil
