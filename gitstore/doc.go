@@ -131,6 +131,17 @@
 // of git, which fetches it (partial.go); a pull fetches without the clone's
 // filter. In a shallow clone, walks of history end at its boundary.
 //
+// # A server's check
+//
+// Repo.Verify holds what a push brings to refs/memory/* to the rules of a
+// write (verify.go), for git mem verify in a server's pre-receive hook or a
+// CI job: each new commit's tree keeps this layout, each document it adds
+// or changes passes ValidateDocument and CheckDocumentSecrets, tombstones
+// are kept, and a ref loses history only as a purge rewrites it (the old
+// history, rewritten in memory without the purged ids, is in the new one).
+// A hook reads the pushed objects from git's quarantine
+// (Repo.UseObjectEnvironment).
+//
 // # Writes
 //
 // Objects are written first; then the ref moves by git's lock protocol
