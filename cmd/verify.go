@@ -79,19 +79,16 @@ func runVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 	}
 	repo.UseObjectEnvironment(env.Getenv, env.Dir)
 	if o.ref != "" {
-		u := gitstore.RefUpdate{Ref: o.ref}
-		if u.New, err = gitstore.NewStore(repo, o.ref, gitstore.ScopeProject).Tip(); err != nil {
+		since, ok := gitstore.HashOf(o.since) // all zeros: the ref was created
+		if !ok {
+			return usagef("--since takes a full commit id, not %q", o.since)
+		}
+		u, err := repo.UpdateSince(o.ref, since)
+		if errors.Is(err, gitstore.ErrNotFound) {
+			return fmt.Errorf("there is no ref %s in this repository; in CI, fetch the memory refs first: git fetch origin '+refs/memory/*:refs/memory/*'", o.ref)
+		}
+		if err != nil {
 			return err
-		}
-		if u.New.IsZero() {
-			return fmt.Errorf("%w: there is no ref %s in this repository (in CI, fetch it first: git fetch origin '+refs/memory/*:refs/memory/*')", gitstore.ErrNotFound, o.ref)
-		}
-		if o.since != "" {
-			h, ok := gitstore.HashOf(o.since)
-			if !ok {
-				return usagef("--since takes a full commit id, not %q", o.since)
-			}
-			u.Old = h // all zeros: the ref was created
 		}
 		updates = []gitstore.RefUpdate{u}
 	}

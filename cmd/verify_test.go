@@ -267,7 +267,7 @@ func TestVerifyInCI(t *testing.T) {
 		{"a created ref", []string{"--ref", "refs/memory/main", "--since", strings.Repeat("0", 40)}, 1, "refs/memory/main fails the check (1 problem above)"},
 		{"a ref that is no memory's", []string{"--ref", "refs/heads/main"}, 2, "--ref names a memory ref"},
 		{"--since alone", []string{"--since", before}, 2, "--since needs --ref"},
-		{"a ref not fetched", []string{"--ref", "refs/memory/proposals/x/y"}, 1, "fetch it first"},
+		{"a ref not fetched", []string{"--ref", "refs/memory/proposals/x/y"}, 1, "there is no ref refs/memory/proposals/x/y in this repository; in CI, fetch the memory refs first"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

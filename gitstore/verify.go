@@ -71,6 +71,20 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 	return out, sc.Err()
 }
 
+// UpdateSince is the update that moved ref from since (zero: the ref was
+// created, or its whole history is to be checked) to where it points now:
+// what a CI job checks after a push. ErrNotFound when there is no such ref.
+func (r *Repo) UpdateSince(ref string, since Hash) (RefUpdate, error) {
+	tip, err := r.refs.read(ref)
+	if err != nil {
+		return RefUpdate{}, err
+	}
+	if tip.IsZero() {
+		return RefUpdate{}, fmt.Errorf("%w: there is no ref %s in this repository", ErrNotFound, ref)
+	}
+	return RefUpdate{Ref: ref, Old: since, New: tip}, nil
+}
+
 // RejectKind is why Verify refuses part of a push.
 type RejectKind string
 
