@@ -136,10 +136,10 @@
 // Repo.Verify holds what a push brings to refs/memory/* to the rules of a
 // write (verify.go), for git mem verify in a server's pre-receive hook or a
 // CI job: each new commit's tree keeps this layout, each document it adds
-// or changes passes ValidateDocument and CheckDocumentSecrets, tombstones
-// are kept, and a ref loses history only as a purge rewrites it (the old
-// history, rewritten in memory without the purged ids, is in the new one).
-// A hook reads the pushed objects from git's quarantine
+// or changes passes ValidateDocument and the secret rules of a write,
+// tombstones are kept, and a ref loses history only as a purge rewrites it
+// (the old history, rewritten in memory without the purged ids, is in the
+// new one). A hook reads the pushed objects from git's quarantine
 // (Repo.UseObjectEnvironment).
 //
 // # Writes

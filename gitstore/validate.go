@@ -137,12 +137,12 @@ func CheckRestoreSecrets(m *Memory) error {
 	return nil
 }
 
-// CheckDocumentSecrets scans a stored memory document with the rules its
+// checkDocumentSecrets scans a stored memory document with the rules its
 // write went through: the text, the keys, paths, tags, origin and anchor
 // branch as NewMemory.Validate scans them, and the fields a restore keeps
 // as CheckRestoreSecrets does. A server's check of a push (Verify) refuses
 // what a write would have refused, whoever wrote the document.
-func CheckDocumentSecrets(m *Memory) error {
+func checkDocumentSecrets(m *Memory) error {
 	if err := CheckSecrets(m.Text); err != nil {
 		return fmt.Errorf("text: %w", err)
 	}

@@ -17,7 +17,7 @@ import (
 // Verify is the same rules, run on what a push brings: every new commit's
 // tree must be a memory store's layout, each document it adds or changes
 // must pass ValidateDocument (its size included) and the secret rules
-// (CheckDocumentSecrets), and a ref may lose history only as a purge loses
+// (checkDocumentSecrets), and a ref may lose history only as a purge loses
 // it.
 
 // memoryRefsPrefix holds every ref Verify checks; others pass untouched.
@@ -401,7 +401,7 @@ func (v *verifier) document(ref string, commit Hash, id string, blob Hash, purge
 		v.reject(ref, commit, id, RejectInvalid, "unreadable document: %v", err)
 		return
 	}
-	if err := CheckDocumentSecrets(m); err != nil {
+	if err := checkDocumentSecrets(m); err != nil {
 		v.reject(ref, commit, id, RejectSecret, "%s", secretReason(err))
 	}
 }

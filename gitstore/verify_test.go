@@ -131,7 +131,7 @@ func TestCheckDocumentSecrets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := clean()
 			tc.change(m)
-			err := CheckDocumentSecrets(m)
+			err := checkDocumentSecrets(m)
 			if tc.want == "" {
 				require.NoError(t, err)
 				return
