@@ -83,6 +83,11 @@ type Tx struct {
 	ids     []string
 	extra   []string // extra trailers
 	batch   bool     // many memories: the subject names no single id
+	// commitAuthor, when set, authors the commit instead of the
+	// repository's identity (an accepted proposal's proposer)
+	commitAuthor *ident
+	// committer, when set, commits it (the reviewer who accepted it)
+	committer *ident
 }
 
 // Get returns the memory with the full id as the transaction sees it.
@@ -201,7 +206,7 @@ func (s *Store) attempt(tip Hash, w Writer, fn func(tx *Tx) error) (Hash, error)
 	if !tip.IsZero() {
 		parents = append(parents, tip)
 	}
-	o, err := s.Repo.commitObject(tree, parents, commitMessage(tx, w), tx.now)
+	o, err := s.Repo.commitObjectAs(tree, parents, commitMessage(tx, w), tx.now, tx.commitAuthor, tx.committer)
 	if err != nil {
 		return zeroHash, err
 	}
@@ -221,14 +226,7 @@ func (r *Repo) writeCommit(tree Hash, parents []Hash, msg string, when time.Time
 }
 
 func (r *Repo) commitObject(tree Hash, parents []Hash, msg string, when time.Time) (*gitobj.Object, error) {
-	ids := r.identities()
-	sig := signature{Name: ids.author.name, Email: ids.author.email, When: when}
-	committer := signature{Name: ids.committer.name, Email: ids.committer.email, When: when}
-	if r.committerNow != nil {
-		committer.When = r.committerNow().Truncate(time.Second)
-	}
-	c := &gitCommit{Author: sig, Committer: committer, Message: msg, TreeHash: tree, ParentHashes: parents}
-	return r.encodedObject(gitobj.CommitObject, c.Encode())
+	return r.commitObjectAs(tree, parents, msg, when, nil, nil)
 }
 
 // Commit trailers.

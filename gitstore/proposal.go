@@ -1,0 +1,761 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
+)
+
+// Proposals are how someone without the right to write a store's
+// refs/memory/main contributes to it, and how a team that protects that
+// ref reviews what is written there:
+//
+//   - refs/memory/proposals/<author>/<id>: one proposed memory, a root
+//     commit whose tree is a memory store's layout holding that one
+//     document (memories/ab/<id>.json), authored by the proposer. <author>
+//     is a slug of the proposer's email (AuthorSlug). Deleting the ref is
+//     how a review closes it.
+//   - refs/memory/reviews/rejected: the record of rejections, one commit
+//     per rejection on the last, each with the empty tree (a store holding
+//     nothing, so a server's check reads it as any memory ref), the reason
+//     and the proposal's id, author and commit in its message. The rejected
+//     text is not kept: a proposal may be rejected for what it says.
+//
+// An accepted proposal becomes an ordinary commit on refs/memory/main
+// whose author is the proposer and committer the reviewer.
+
+const (
+	// ProposalsPrefix holds the proposals of a store.
+	ProposalsPrefix = "refs/memory/proposals/"
+	// RefRejected records the rejected proposals.
+	RefRejected = reviewsPrefix + "rejected"
+
+	reviewsPrefix = "refs/memory/reviews/"
+)
+
+// Memory-Op values of the commits of proposals and rejections, and the
+// trailers that name a proposal.
+const (
+	OpPropose = "propose"
+	OpReject  = "reject"
+
+	trailerProposedBy = "Proposed-By"
+	trailerProposal   = "Proposal"
+	trailerReason     = "Reason"
+)
+
+// MaxSlugBytes bounds the <author> of a proposal's ref.
+const MaxSlugBytes = 64
+
+// MaxReasonBytes bounds a rejection's reason.
+const MaxReasonBytes = MaxFieldBytes
+
+// ProposalRef is the ref of a proposal.
+func ProposalRef(author, id string) string { return ProposalsPrefix + author + "/" + id }
+
+// AuthorSlug is the <author> of the proposals made by identity ("Name
+// <email>"): its email (else its name), lower-cased, each run of other
+// characters than letters, digits, '.', '_' and '-' made one '-', at most
+// MaxSlugBytes. "" when nothing is left.
+func AuthorSlug(identity string) string {
+	src := identity
+	if i, j := strings.LastIndexByte(identity, '<'), strings.LastIndexByte(identity, '>'); i >= 0 && j > i {
+		if src = strings.TrimSpace(identity[i+1 : j]); src == "" {
+			src = identity[:i]
+		}
+	}
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(src) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' {
+			b.WriteRune(c)
+			dash = false
+			continue
+		}
+		if !dash {
+			b.WriteByte('-')
+		}
+		dash = true
+	}
+	s := b.String()
+	for strings.Contains(s, "..") {
+		s = strings.ReplaceAll(s, "..", ".")
+	}
+	if len(s) > MaxSlugBytes {
+		s = s[:MaxSlugBytes]
+	}
+	s = strings.TrimSuffix(strings.Trim(s, "-._"), ".lock")
+	return strings.Trim(s, "-._")
+}
+
+// CheckAuthorSlug refuses an <author> that AuthorSlug would not make: it
+// names a ref, and comes from others' pushes.
+func CheckAuthorSlug(s string) error {
+	bad := func(reason string) error {
+		return &InvalidInputError{Field: "proposal author", Value: s, Reason: reason}
+	}
+	if s == "" || len(s) > MaxSlugBytes {
+		return bad(fmt.Sprintf("a proposal's author is 1 to %d bytes", MaxSlugBytes))
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '.' || c == '_' || c == '-') && i > 0 && i < len(s)-1:
+		default:
+			return bad(fmt.Sprintf("%s is not a proposal author (lower-case letters, digits, . _ -)", quoteShort(s)))
+		}
+	}
+	if strings.Contains(s, "..") || strings.HasSuffix(s, ".lock") {
+		return bad(fmt.Sprintf("%s is not a proposal author", quoteShort(s)))
+	}
+	return nil
+}
+
+// parseProposalName splits "<author>/<id>" (a ref under a proposals
+// prefix), both checked.
+func parseProposalName(name string) (author, id string, err error) {
+	author, id, ok := strings.Cut(name, "/")
+	if !ok || strings.Contains(id, "/") {
+		return "", "", &InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s is not <author>/<id>", quoteShort(name))}
+	}
+	if err := CheckAuthorSlug(author); err != nil {
+		return "", "", err
+	}
+	if !validID(id) {
+		return "", "", &InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s does not end in a memory id", quoteShort(name))}
+	}
+	return author, id, nil
+}
+
+// CheckProposal refuses a memory that may not be proposed: an invalid
+// document, a retired one, or one that holds a secret in any field that
+// reaches the other store (the secret rules of every write, with no
+// exception for a harmless example: the text goes to other people's
+// repositories).
+func CheckProposal(m *Memory, now time.Time) error {
+	if m == nil || !validID(m.ID) {
+		return fmt.Errorf("%w: not a memory", ErrInvalid)
+	}
+	if err := m.check(); err != nil {
+		return err
+	}
+	if m.Type == TypeHandoff || m.Type == TypeSession {
+		return fmt.Errorf("%w: a %s belongs to its repository's sessions; propose facts, decisions, gotchas, conventions, commands or preferences", ErrInvalid, m.Type)
+	}
+	if m.SupersededBy != "" || m.Retired(now) {
+		return fmt.Errorf("%w: %s is no longer current; propose the memory that replaced it", ErrRetired, Clip(m.ID, MinShownPrefix))
+	}
+	if err := CheckSecrets(m.Text); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	n := NewMemory{Keys: m.Keys, Paths: m.Paths, Tags: m.Tags, Origin: m.Origin, Anchor: m.Anchor}
+	if err := n.checkRawSecrets(); err != nil {
+		return err
+	}
+	return CheckRestoreSecrets(m)
+}
+
+// CheckReason refuses a rejection's reason that is empty, too long, not
+// one line of text, or that holds a secret: it is recorded in a history
+// everyone fetches.
+func CheckReason(reason string) error {
+	r := strings.TrimSpace(reason)
+	bad := func(why string) error {
+		return &InvalidInputError{Field: "reason", Value: Clip(reason, 60), Reason: why}
+	}
+	switch {
+	case r == "":
+		return bad("give the reason for the rejection with --reason")
+	case len(r) > MaxReasonBytes:
+		return bad(fmt.Sprintf("the reason is %d bytes, over the %d-byte maximum", len(r), MaxReasonBytes))
+	}
+	if err := checkText("the reason", r, false); err != nil {
+		return err
+	}
+	if strings.ContainsAny(r, "\n\t") {
+		return bad("the reason is one line of text")
+	}
+	return CheckSecrets(r)
+}
+
+// reviewerIdent reads a reviewer's "Name <email>"; nil for "".
+func reviewerIdent(s string) (*ident, error) {
+	if s == "" {
+		return nil, nil
+	}
+	id, ok := identOf(s)
+	if !ok {
+		return nil, &InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+	}
+	return &id, nil
+}
+
+// identOf reads "Name <email>".
+func identOf(s string) (ident, bool) {
+	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
+	if i < 0 || j < i || strings.ContainsAny(s, "\n\x00") {
+		return ident{}, false
+	}
+	id := ident{name: strings.TrimSpace(s[:i]), email: strings.TrimSpace(s[i+1 : j])}
+	if id.name == "" || strings.ContainsAny(id.name+id.email, "<>") {
+		return ident{}, false
+	}
+	return id, true
+}
+
+// ProposalPush says what Propose sent.
+type ProposalPush struct {
+	// Ref is the proposal's ref on the remote.
+	Ref    string
+	Commit Hash
+	// Replaced: the proposer's earlier proposal of the same memory was
+	// replaced.
+	Replaced bool
+}
+
+// Propose writes m as a proposal by proposer ("Name <email>") in this
+// repository (its objects, no ref) and pushes it to the remote's
+// refs/memory/proposals/<author>/<id>, replacing only the proposer's own
+// earlier proposal of the same memory. The memory's anchor is left out.
+// When the remote refuses, the error holds the host's message.
+func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer string, t TransportOptions) (*ProposalPush, error) {
+	if err := CheckProposal(m, r.Now()); err != nil {
+		return nil, err
+	}
+	who, ok := identOf(proposer)
+	if !ok {
+		return nil, &InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+	}
+	slug := AuthorSlug(proposer)
+	if err := CheckAuthorSlug(slug); err != nil {
+		return nil, fmt.Errorf("%w; set git config user.email", err)
+	}
+	// the anchor is a commit of the proposer's repository, which the
+	// store's readers do not have
+	sent := *m
+	sent.Anchor = nil
+	doc, err := sent.Encode()
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.snapshotAt(zeroHash)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := snap.buildTree(map[string][]byte{m.ID: doc})
+	if err != nil {
+		return nil, err
+	}
+	msg := "mem: " + OpPropose + " " + Clip(m.ID, MinShownPrefix) + " " + Summary(m.Type+": "+m.Text, 72) + "\n\n" +
+		trailerID + ": " + m.ID + "\n" + trailerOp + ": " + OpPropose + "\n"
+	now := r.Now().UTC().Truncate(time.Second)
+	commit, err := r.writeCommitAs(tree, nil, msg, now, &who, &who)
+	if err != nil {
+		return nil, err
+	}
+	res := &ProposalPush{Ref: ProposalRef(slug, m.ID), Commit: commit}
+	old, err := r.lsRemoteRef(ctx, rem, res.Ref, t)
+	if err != nil {
+		return nil, err
+	}
+	res.Replaced = !old.IsZero()
+	if err := r.pushRef(ctx, rem, t, commit.String()+":"+res.Ref, res.Ref, &old); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeCommitAs writes a commit by author and committer (nil: the
+// repository's identity).
+func (r *Repo) writeCommitAs(tree Hash, parents []Hash, msg string, when time.Time, author, committer *ident) (Hash, error) {
+	o, err := r.commitObjectAs(tree, parents, msg, when, author, committer)
+	if err != nil {
+		return zeroHash, err
+	}
+	return r.writeObject(o)
+}
+
+// lsRemoteRef asks the remote where ref points; zero when it has none.
+func (r *Repo) lsRemoteRef(ctx context.Context, rem *Remote, ref string, t TransportOptions) (Hash, error) {
+	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, ref)
+	if err != nil {
+		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		h, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if ok && name == ref {
+			if hash, valid := parseHash(h); valid {
+				return hash, nil
+			}
+		}
+	}
+	return zeroHash, nil
+}
+
+// errRemoteMoved: a push was refused because the remote's ref moved.
+var errRemoteMoved = errors.New("the remote's ref moved")
+
+// pushRef pushes one refspec to the remote. With lease, the remote's ref
+// must still be *lease (zero: must not exist), as git push
+// --force-with-lease checks; without, the push must fast-forward. A
+// refusal is an ErrRemote holding the host's message (the lines git prints
+// as "remote: …"); a ref that moved is errRemoteMoved.
+func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, refspec, ref string, lease *Hash) error {
+	args := []string{"push", "--porcelain", "--no-verify", "--no-follow-tags", "--recurse-submodules=no"}
+	if lease != nil {
+		expect := ""
+		if !lease.IsZero() {
+			expect = lease.String()
+		}
+		args = append(args, "--force-with-lease="+ref+":"+expect)
+	}
+	args = append(args, "--", rem.arg, refspec)
+	out, err := r.runGit(ctx, t, rem.remoteConfig(), args...)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	host := ""
+	var ge *gitError
+	if errors.As(err, &ge) {
+		host = hostMessage(ge.stderr)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) < 3 || !strings.HasSuffix(f[1], ":"+ref) {
+			continue
+		}
+		flag, summary := f[0], f[2]
+		switch {
+		case flag == "!" && (strings.Contains(summary, "stale info") || strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward")):
+			return errRemoteMoved
+		case flag == "!":
+			if host != "" {
+				summary += "; the host said: " + host
+			}
+			return fmt.Errorf("%w: %s refused the push to %s: %s", ErrRemote, rem.Display, ref, RedactURL(summary))
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: pushing %s to %s failed (%v); check the remote with git ls-remote %s", ErrRemote, ref, rem.Display, err, rem.Display)
+	}
+	return nil
+}
+
+// hostMessage is what the remote said ("remote: …" lines of git's
+// output), one line, without git's own framing.
+func hostMessage(stderr string) string {
+	var parts []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l, ok := strings.CutPrefix(strings.TrimSpace(l), "remote:")
+		if !ok {
+			continue
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return Clip(strings.Join(parts, " / "), 2000)
+}
+
+// proposalsTracking is where a remote's proposals are fetched to.
+func (rem *Remote) proposalsTracking() string {
+	return "refs/memory/remotes/" + rem.Slug + "/proposals/"
+}
+
+// reviewsTracking is where a remote's record of reviews is fetched to.
+func (rem *Remote) reviewsTracking() string {
+	return "refs/memory/remotes/" + rem.Slug + "/reviews/"
+}
+
+// FetchProposals brings the remote's proposals (refs/memory/proposals/*)
+// and its record of rejections (refs/memory/reviews/*) under
+// refs/memory/remotes/<remote>/, removing those the remote no longer has.
+func (r *Repo) FetchProposals(ctx context.Context, rem *Remote, t TransportOptions) error {
+	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--refmap=", "--no-write-fetch-head",
+		"--recurse-submodules=no", "--no-auto-gc", "--no-filter", "--", rem.arg,
+		"+" + ProposalsPrefix + "*:" + rem.proposalsTracking() + "*",
+		"+" + reviewsPrefix + "*:" + rem.reviewsTracking() + "*"}
+	if _, err := r.runGit(ctx, t, rem.remoteConfig(), args...); err != nil {
+		return fmt.Errorf("%w: fetching the proposals of %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+	}
+	r.reopenObjects()
+	return nil
+}
+
+// Proposal is one proposed memory, as last fetched.
+type Proposal struct {
+	// Ref is the proposal's ref on the remote.
+	Ref string
+	// Author is the <author> of the ref.
+	Author string
+	ID     string
+	Commit Hash
+	// Proposer is the commit's author, "Name <email>"; Date its time.
+	Proposer string
+	Date     time.Time
+	// Memory is the proposed memory; nil when Err says why it cannot be
+	// read or accepted.
+	Memory *Memory
+	Err    error
+}
+
+// Proposals returns the remote's proposals as last fetched
+// (FetchProposals), oldest first. Everything in them is others' input:
+// each is checked as a write is (CheckProposal), and one that fails says
+// why in Err. Refs whose names are no proposal's are left out.
+func (r *Repo) Proposals(rem *Remote) ([]Proposal, error) {
+	refs, err := r.refs.list(rem.proposalsTracking())
+	if err != nil {
+		return nil, err
+	}
+	var out []Proposal
+	for name, h := range refs {
+		rest := strings.TrimPrefix(name, rem.proposalsTracking())
+		author, id, err := parseProposalName(rest)
+		if err != nil {
+			continue
+		}
+		out = append(out, r.readProposal(ProposalRef(author, id), author, id, h))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Date.Equal(out[j].Date) {
+			return out[i].Date.Before(out[j].Date)
+		}
+		return out[i].Ref < out[j].Ref
+	})
+	return out, nil
+}
+
+func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
+	p := Proposal{Ref: ref, Author: author, ID: id, Commit: h}
+	c, err := r.readCommit(h)
+	if err != nil {
+		p.Err = err
+		return p
+	}
+	p.Proposer = c.Author.Name + " <" + c.Author.Email + ">"
+	p.Date = c.Author.When.UTC()
+	if len(c.ParentHashes) != 0 {
+		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", ErrInvalid)
+		return p
+	}
+	if _, ok := identOf(p.Proposer); !ok || len(p.Proposer) > MaxFieldBytes {
+		p.Err = fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", ErrInvalid)
+		return p
+	}
+	if err := CheckSecrets(p.Proposer); err != nil {
+		p.Err = fmt.Errorf("the proposal's author: %w", err)
+		return p
+	}
+	rd, err := NewStore(r, RefMain, ScopeProject).ReadAt(h)
+	if err != nil {
+		p.Err = err
+		return p
+	}
+	blobs, err := rd.BlobHashes()
+	if err != nil {
+		p.Err = err
+		return p
+	}
+	if _, ok := blobs[id]; !ok || len(blobs) != 1 {
+		p.Err = fmt.Errorf("%w: a proposal holds its one memory, %s; this one holds %d documents", ErrInvalid, Clip(id, MinShownPrefix), len(blobs))
+		return p
+	}
+	m, err := rd.Get(id)
+	if err != nil {
+		p.Err = err
+		return p
+	}
+	if err := CheckProposal(m, p.Date); err != nil {
+		p.Err = err
+		return p
+	}
+	p.Memory = m
+	return p
+}
+
+// FindProposal returns the proposal of the memory with the id or unique
+// prefix among ps.
+func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
+	norm, err := normalizePrefix(prefix)
+	if err != nil {
+		return Proposal{}, err
+	}
+	var hits []Proposal
+	for _, p := range ps {
+		if strings.HasPrefix(p.ID, norm) {
+			hits = append(hits, p)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return Proposal{}, &NotFoundError{ID: prefix}
+	case 1:
+		return hits[0], nil
+	}
+	amb := &AmbiguousError{Prefix: prefix}
+	for _, p := range hits {
+		m := Memory{ID: p.ID, Type: TypeInvalid, Text: InvalidText}
+		if p.Memory != nil {
+			m = *p.Memory
+		}
+		m.Author = p.Proposer
+		amb.Candidates = append(amb.Candidates, m)
+	}
+	return Proposal{}, amb
+}
+
+// Accepted says what AcceptProposal wrote.
+type Accepted struct {
+	Memory *Memory
+	// Superseded are the memories of the store the proposal replaced.
+	Superseded []string
+	Commit     Hash
+}
+
+// AcceptProposal writes a proposal's memory to this repository's
+// refs/memory/main as one commit whose author is the proposer and
+// committer the reviewer ("Name <email>"; "": this repository's
+// identity), with the proposal
+// named in its trailers. A proposal that supersedes a current memory of
+// the store closes it, as git mem add --supersedes does; a supersedes link
+// to a memory the store lacks (the proposer's project's) is dropped.
+func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewer string) (*Accepted, error) {
+	if p.Err != nil {
+		return nil, fmt.Errorf("the proposal %s cannot be accepted: %w", Clip(p.ID, MinShownPrefix), p.Err)
+	}
+	if p.Memory == nil {
+		return nil, fmt.Errorf("%w: the proposal %s holds no memory", ErrInvalid, Clip(p.ID, MinShownPrefix))
+	}
+	who, ok := identOf(p.Proposer)
+	if !ok {
+		return nil, fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", ErrInvalid)
+	}
+	rev, err := reviewerIdent(reviewer)
+	if err != nil {
+		return nil, err
+	}
+	st := NewStore(r, RefMain, ScopeProject)
+	res := &Accepted{}
+	commit, err := st.Update(ctx, w, func(tx *Tx) error {
+		m := *p.Memory
+		m.scope = ""
+		res.Superseded = nil
+		tx.commitAuthor, tx.committer = &who, rev
+		op := OpAdd
+		ids := []string{m.ID}
+		if m.Supersedes != "" {
+			old, err := tx.Get(m.Supersedes)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				m.Supersedes = ""
+			case err != nil:
+				return err
+			case old.SupersededBy != "" && old.SupersededBy != m.ID:
+				return fmt.Errorf("%w: %s, which the proposal replaces, was already superseded by %s", ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
+			case old.SupersededBy == "":
+				now := tx.Now()
+				end := now
+				old.ValidTo = &end
+				old.SupersededBy = m.ID
+				old.Updated = now
+				old.Events = append(old.Events, Event{Op: EventSupersede, At: now, Agent: w.Agent, Author: p.Proposer, Reason: "superseded by " + m.ID})
+				tx.Put(old)
+				op = OpSupersede
+				ids = append(ids, old.ID)
+				res.Superseded = append(res.Superseded, old.ID)
+			}
+		}
+		tx.Describe(op, m.Type+": "+m.Text, ids...)
+		tx.Trailer(trailerProposedBy, p.Author)
+		tx.Trailer(trailerProposal, p.Commit.String())
+		tx.Put(&m)
+		res.Memory = &m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Commit = commit
+	return res, nil
+}
+
+// CloseProposal deletes the proposal's ref on the remote, only while it
+// still points at the proposal reviewed (a proposer who replaced it in
+// between keeps the new one), and its fetched copy here.
+func (r *Repo) CloseProposal(ctx context.Context, rem *Remote, p Proposal, t TransportOptions) error {
+	c := p.Commit
+	err := r.pushRef(ctx, rem, t, ":"+p.Ref, p.Ref, &c)
+	if errors.Is(err, errRemoteMoved) {
+		return fmt.Errorf("%w: the proposal %s changed on %s while it was reviewed; run git mem review again", ErrRemote, Clip(p.ID, MinShownPrefix), rem.Display)
+	}
+	if err != nil {
+		return err
+	}
+	local := rem.proposalsTracking() + p.Author + "/" + p.ID
+	if cur, err := r.refs.read(local); err == nil && !cur.IsZero() {
+		_ = r.refs.update(local, zeroHash, cur)
+	}
+	return nil
+}
+
+// RejectedProposal is one rejected proposal, as recorded on RefRejected.
+type RejectedProposal struct {
+	ID     string
+	Author string
+	// Proposal is the rejected proposal's commit.
+	Proposal Hash
+	Reason   string
+	// Reviewer is who rejected it ("Name <email>"), Date when.
+	Reviewer string
+	Date     time.Time
+	Commit   Hash
+}
+
+// RecordRejection appends the rejection of p by reviewer ("Name <email>";
+// "": this repository's identity), with reason, to the remote's
+// RefRejected (fetched by FetchProposals), and pushes it; when another
+// review landed first it is written again on top of it.
+func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, reviewer, reason string, t TransportOptions) (Hash, error) {
+	if err := CheckReason(reason); err != nil {
+		return zeroHash, err
+	}
+	rev, err := reviewerIdent(reviewer)
+	if err != nil {
+		return zeroHash, err
+	}
+	if !validID(p.ID) || CheckAuthorSlug(p.Author) != nil {
+		return zeroHash, fmt.Errorf("%w: not a proposal", ErrInvalid)
+	}
+	reason = strings.TrimSpace(reason)
+	snap, err := r.snapshotAt(zeroHash)
+	if err != nil {
+		return zeroHash, err
+	}
+	empty, err := snap.writeTree(nil)
+	if err != nil {
+		return zeroHash, err
+	}
+	msg := "mem: " + OpReject + " " + Clip(p.ID, MinShownPrefix) + " proposed by " + p.Author + "\n\n" +
+		trailerID + ": " + p.ID + "\n" + trailerOp + ": " + OpReject + "\n" +
+		trailerProposedBy + ": " + p.Author + "\n" + trailerProposal + ": " + p.Commit.String() + "\n" +
+		trailerReason + ": " + reason + "\n"
+	tracking := rem.reviewsTracking() + strings.TrimPrefix(RefRejected, reviewsPrefix)
+	for attempt := 0; ; attempt++ {
+		tip, err := r.refs.read(tracking)
+		if err != nil {
+			return zeroHash, err
+		}
+		var parents []Hash
+		if !tip.IsZero() {
+			parents = []Hash{tip}
+		}
+		commit, err := r.writeCommitAs(empty, parents, msg, r.Now().UTC().Truncate(time.Second), rev, rev)
+		if err != nil {
+			return zeroHash, err
+		}
+		err = r.pushRef(ctx, rem, t, commit.String()+":"+RefRejected, RefRejected, &tip)
+		if err == nil {
+			if uerr := r.refs.update(tracking, commit, tip); uerr != nil && !errors.Is(uerr, errRefMoved) {
+				return commit, uerr
+			}
+			return commit, nil
+		}
+		if !errors.Is(err, errRemoteMoved) || attempt >= 20 {
+			if errors.Is(err, errRemoteMoved) {
+				err = &BusyError{Op: BusyPush, Remote: rem.Display, Reason: "the record of rejections kept moving"}
+			}
+			return zeroHash, err
+		}
+		if err := sleepCtx(ctx, pushBackoff(attempt, 50*time.Millisecond)); err != nil {
+			return zeroHash, err
+		}
+		if err := r.FetchProposals(ctx, rem, t); err != nil {
+			return zeroHash, err
+		}
+	}
+}
+
+// maxRejections bounds what Rejections reads of the record.
+const maxRejections = 1000
+
+// Rejections returns the remote's rejected proposals as last fetched
+// (FetchProposals), newest first. The record is others' input: an entry
+// without a valid id and author is left out; the reason is returned as
+// recorded (a surface escapes it).
+func (r *Repo) Rejections(rem *Remote) ([]RejectedProposal, error) {
+	h, err := r.refs.read(rem.reviewsTracking() + strings.TrimPrefix(RefRejected, reviewsPrefix))
+	if err != nil || h.IsZero() {
+		return nil, err
+	}
+	var out []RejectedProposal
+	for n := 0; !h.IsZero() && n < maxRejections; n++ {
+		c, err := r.readCommit(h)
+		if err != nil {
+			return out, err
+		}
+		if rj, ok := parseRejection(c); ok {
+			out = append(out, rj)
+		}
+		h = zeroHash
+		if len(c.ParentHashes) > 0 {
+			h = Hash(c.ParentHashes[0])
+		}
+	}
+	return out, nil
+}
+
+func parseRejection(c *gitCommit) (RejectedProposal, bool) {
+	rj := RejectedProposal{Commit: Hash(c.Hash), Reviewer: c.Committer.Name + " <" + c.Committer.Email + ">", Date: c.Committer.When.UTC()}
+	op := ""
+	for _, line := range strings.Split(c.Message, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case trailerID:
+			rj.ID = v
+		case trailerOp:
+			op = v
+		case trailerProposedBy:
+			rj.Author = v
+		case trailerProposal:
+			rj.Proposal, _ = parseHash(v)
+		case trailerReason:
+			rj.Reason = Clip(v, MaxReasonBytes)
+		}
+	}
+	if op != OpReject || !validID(rj.ID) || CheckAuthorSlug(rj.Author) != nil {
+		return RejectedProposal{}, false
+	}
+	return rj, true
+}
+
+// commitObjectAs is commitObject with the author and the committer given
+// (nil: the repository's identity).
+func (r *Repo) commitObjectAs(tree Hash, parents []Hash, msg string, when time.Time, author, committer *ident) (*gitobj.Object, error) {
+	ids := r.identities()
+	if author == nil {
+		author = &ids.author
+	}
+	if committer == nil {
+		committer = &ids.committer
+	}
+	sig := signature{Name: author.name, Email: author.email, When: when}
+	csig := signature{Name: committer.name, Email: committer.email, When: when}
+	if r.committerNow != nil {
+		csig.When = r.committerNow().Truncate(time.Second)
+	}
+	c := &gitCommit{Author: sig, Committer: csig, Message: msg, TreeHash: tree, ParentHashes: parents}
+	return r.encodedObject(gitobj.CommitObject, c.Encode())
+}
