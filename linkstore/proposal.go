@@ -1,0 +1,165 @@
+package linkstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/git-mem/git-mem/gitstore"
+)
+
+// Proposals and review go through the local copy: its repository writes
+// the objects and runs git against the org store, as its refresh and push
+// do. See gitstore/proposal.go for the refs.
+
+// ensure gives the copy a repository, fetching the org store once when it
+// was never fetched (a link made before its store was reachable).
+func (c *Copy) ensure(ctx context.Context, o RefreshOptions) error {
+	if c.Repo != nil {
+		return nil
+	}
+	o.Wait, o.Interval = true, 0
+	_, err := c.Refresh(ctx, o)
+	if err == nil && c.Repo == nil {
+		err = fmt.Errorf("%w: the local copy of %s could not be made", gitstore.ErrEmptyStore, gitstore.RedactURL(c.URL))
+	}
+	return err
+}
+
+// Propose pushes m to the org store as a proposal by proposer ("Name
+// <email>", the project's identity). It needs no right to write the org
+// store's refs/memory/main, only its proposals; a host that refuses says
+// so in the error, and nothing of the project changes either way.
+func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string, o RefreshOptions) (*gitstore.ProposalPush, error) {
+	if err := gitstore.CheckProposal(m, now(o)); err != nil {
+		return nil, err
+	}
+	if err := c.ensure(ctx, o); err != nil {
+		return nil, err
+	}
+	rem, err := c.remote(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Repo.Propose(ctx, rem, m, proposer, o.TransportOptions)
+}
+
+// Review is the org store's proposals and rejections as just fetched.
+type Review struct {
+	Proposals []gitstore.Proposal
+	Rejected  []gitstore.RejectedProposal
+	// Store is the copy's refs/memory/main as refreshed: what a proposal
+	// would join.
+	Store *gitstore.Store
+}
+
+// Review fetches the org store's main ref (a refresh) and its proposals and
+// record of rejections, and returns them.
+func (c *Copy) Review(ctx context.Context, o RefreshOptions) (*Review, error) {
+	o.Wait, o.Interval = true, 0
+	if _, err := c.Refresh(ctx, o); err != nil {
+		return nil, err
+	}
+	rem, err := c.remote(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions); err != nil {
+		return nil, err
+	}
+	return c.review(rem)
+}
+
+func (c *Copy) review(rem *gitstore.Remote) (*Review, error) {
+	ps, err := c.Repo.Proposals(rem)
+	if err != nil {
+		return nil, err
+	}
+	rj, err := c.Repo.Rejections(rem)
+	if err != nil {
+		return nil, err
+	}
+	return &Review{Proposals: ps, Rejected: rj, Store: gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject)}, nil
+}
+
+// AcceptResult says what Accept did.
+type AcceptResult struct {
+	Proposal gitstore.Proposal
+	*gitstore.Accepted
+	Push *gitstore.PushResult
+}
+
+// ErrAcceptedUnpushed: the proposal was written to the local copy, and the
+// push to the org store failed; the proposal stays open.
+var ErrAcceptedUnpushed = errors.New("accepted in the local copy, not pushed")
+
+// Accept writes the proposal of the memory id (or unique prefix) to the org
+// store: refreshed first, written to the copy's refs/memory/main (author
+// the proposer, committer reviewer, "Name <email>" of the reviewing
+// project's identity: the copy's own configuration is not the user's
+// project's), pushed as git mem sync pushes it,
+// and then the proposal's ref is deleted on the org store. When the push
+// fails the memory stays in the copy, unpushed, and the proposal stays
+// open: the error wraps ErrAcceptedUnpushed and the host's message.
+func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id string, o RefreshOptions) (*AcceptResult, error) {
+	rv, err := c.Review(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	p, err := gitstore.FindProposal(rv.Proposals, id)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := c.Repo.AcceptProposal(ctx, w, p, reviewer)
+	if err != nil {
+		return nil, err
+	}
+	res := &AcceptResult{Proposal: p, Accepted: acc}
+	if res.Push, err = c.Push(ctx, w, o.TransportOptions); err != nil {
+		return res, fmt.Errorf("%w: %w", ErrAcceptedUnpushed, err)
+	}
+	rem, err := c.remote(ctx)
+	if err != nil {
+		return res, err
+	}
+	return res, c.Repo.CloseProposal(ctx, rem, p, o.TransportOptions)
+}
+
+// Reject records why reviewer ("Name <email>") rejects the proposal of the
+// memory id (or unique prefix) on the org store's refs/memory/reviews/rejected, then deletes
+// the proposal's ref there.
+func (c *Copy) Reject(ctx context.Context, reviewer, id, reason string, o RefreshOptions) (gitstore.Proposal, error) {
+	if err := gitstore.CheckReason(reason); err != nil {
+		return gitstore.Proposal{}, err
+	}
+	if err := c.ensure(ctx, o); err != nil {
+		return gitstore.Proposal{}, err
+	}
+	rem, err := c.remote(ctx)
+	if err != nil {
+		return gitstore.Proposal{}, err
+	}
+	if err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions); err != nil {
+		return gitstore.Proposal{}, err
+	}
+	ps, err := c.Repo.Proposals(rem)
+	if err != nil {
+		return gitstore.Proposal{}, err
+	}
+	p, err := gitstore.FindProposal(ps, id)
+	if err != nil {
+		return gitstore.Proposal{}, err
+	}
+	if _, err := c.Repo.RecordRejection(ctx, rem, p, reviewer, reason, o.TransportOptions); err != nil {
+		return p, err
+	}
+	return p, c.Repo.CloseProposal(ctx, rem, p, o.TransportOptions)
+}
+
+func now(o RefreshOptions) time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
