@@ -220,7 +220,7 @@ complete_line "$1"`
 		line string
 		want []string
 	}{
-		{"git mem re", []string{"recall ", "reindex ", "revise "}},
+		{"git mem re", []string{"recall ", "reindex ", "review ", "revise "}},
 		{"git mem pu", []string{"pull ", "push "}},
 		{"git mem show ", []string{fact[:6] + " ", gotcha[:6] + " "}},
 		{"git mem forget " + fact[:5], []string{fact[:6] + " "}},
@@ -282,7 +282,7 @@ _git-mem`
 		line string
 		want []string
 	}{
-		{"mem re", []string{"recall:Find the memories relevant to a question, most relevant first", "reindex:Rebuild the search index from the memory refs", "revise:Replace the text or the retrieval keys of a memory (history keeps the old ones)"}},
+		{"mem re", []string{"recall:Find the memories relevant to a question, most relevant first", "reindex:Rebuild the search index from the memory refs", "review:List, accept or reject the memories proposed to a linked store", "revise:Replace the text or the retrieval keys of a memory (history keeps the old ones)"}},
 		{"mem show ", []string{id[:6] + ":decision: Bookings are stored in UTC: convert in the UI"}},
 		{"mem list --type ", []string{"fact", "decision", "gotcha", "convention", "command", "preference", "handoff", "session"}},
 		{"mem install ", []string{"claude", "codex", "cursor", "gemini", "qwen", "copilot", "opencode"}},

@@ -29,6 +29,7 @@ var commandGroup = map[string]string{
 
 	"push": "sharing", "pull": "sharing", "sync": "sharing", "share": "sharing",
 	"import": "sharing", "export": "sharing", "link": "sharing", "unlink": "sharing", "verify": "sharing",
+	"propose": "sharing", "review": "sharing",
 
 	"install": "setup", "uninstall": "setup", "mcp": "setup", "completion": "setup",
 	"demo": "setup", "help": "setup",

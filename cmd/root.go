@@ -177,8 +177,8 @@ func verbs() []func(*Env) *cobra.Command {
 		newAddCmd, newBootCmd, newCompletionCmd, newConfirmCmd, newDemoCmd,
 		newDisputeCmd, newDoctorCmd, newEvalCmd, newExportCmd, newForgetCmd,
 		newHandoffCmd, newHistoryCmd, newHookCmd, newImportCmd, newInstallCmd,
-		newLinkCmd, newListCmd, newLogCmd, newMCPCmd, newPreviewCmd, newPullCmd,
-		newPushCmd, newRecallCmd, newReindexCmd, newReviseCmd, newShareCmd,
+		newLinkCmd, newListCmd, newLogCmd, newMCPCmd, newPreviewCmd, newProposeCmd, newPullCmd,
+		newPushCmd, newRecallCmd, newReindexCmd, newReviewCmd, newReviseCmd, newShareCmd,
 		newShowCmd, newStatsCmd, newSyncCmd, newUICmd, newUninstallCmd,
 		newUnlinkCmd, newVerifyCmd, newVersionCmd,
 	}
