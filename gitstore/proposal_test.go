@@ -1,0 +1,133 @@
+package gitstore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestAuthorSlug(t *testing.T) {
+	for _, tc := range []struct{ identity, want string }{
+		{"Alice <alice@example.com>", "alice-example.com"},
+		{"Bob Q. <Bob.Q+mem@Example.COM>", "bob.q-mem-example.com"},
+		{"Nobody <>", "nobody"},
+		{"no brackets at all", "no-brackets-at-all"},
+		{"X <..a..b..@x.lock>", "a.b.-x"},
+		{"X <-._@é>", ""},
+		{"X <" + strings.Repeat("a", 100) + "@example.com>", strings.Repeat("a", MaxSlugBytes)},
+	} {
+		got := AuthorSlug(tc.identity)
+		require.Equal(t, tc.want, got, tc.identity)
+		if got != "" {
+			require.NoError(t, CheckAuthorSlug(got), "AuthorSlug makes only slugs CheckAuthorSlug takes: %q", got)
+		}
+	}
+}
+
+func TestCheckAuthorSlug(t *testing.T) {
+	for _, tc := range []struct {
+		slug string
+		ok   bool
+	}{
+		{"alice-example.com", true}, {"a", true}, {"a_b", true},
+		{"", false}, {"Alice", false}, {"-a", false}, {"a-", false}, {".a", false}, {"a..b", false},
+		{"a.lock", false}, {"a/b", false}, {"a b", false}, {"a\x00", false}, {"é", false},
+		{strings.Repeat("a", MaxSlugBytes+1), false},
+	} {
+		err := CheckAuthorSlug(tc.slug)
+		if tc.ok {
+			require.NoError(t, err, tc.slug)
+		} else {
+			require.ErrorIs(t, err, ErrInvalid, "%q", tc.slug)
+		}
+	}
+}
+
+func TestParseProposalName(t *testing.T) {
+	id := "0123456789abcdef"
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"alice/" + id, true},
+		{"alice/" + id + "/x", false}, {"alice", false}, {"Alice/" + id, false}, {"alice/0123", false},
+		{"alice/" + strings.ToUpper(id), false}, {"../" + id, false},
+	} {
+		author, gotID, err := parseProposalName(tc.name)
+		if tc.ok {
+			require.NoError(t, err, tc.name)
+			require.Equal(t, "alice", author)
+			require.Equal(t, id, gotID)
+		} else {
+			require.Error(t, err, tc.name)
+		}
+	}
+}
+
+func TestCheckReason(t *testing.T) {
+	for _, tc := range []struct {
+		reason string
+		want   error
+	}{
+		{"only true for the billing service", nil},
+		{"  padded  ", nil},
+		{"", ErrInvalid},
+		{"   ", ErrInvalid},
+		{"two\nlines", ErrInvalid},
+		{"a\ttab", ErrInvalid},
+		{"bell\x07", ErrInvalid},
+		{strings.Repeat("x", MaxReasonBytes+1), ErrInvalid},
+		{"\xff\xfe", ErrInvalid},
+		{"it leaks ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu", ErrSecret},
+	} {
+		err := CheckReason(tc.reason)
+		if tc.want == nil {
+			require.NoError(t, err, tc.reason)
+		} else {
+			require.ErrorIs(t, err, tc.want, "%q", tc.reason)
+		}
+	}
+}
+
+func TestCheckProposal(t *testing.T) {
+	r := NewMemoryRepo()
+	st := NewStore(r, RefMain, ScopeProject)
+	ctx := t.Context()
+	ok, err := st.Add(ctx, Writer{}, NewMemory{Type: TypeFact, Text: "Releases are cut on Tuesdays", Source: SourceUser})
+	require.NoError(t, err)
+	newer, err := st.Add(ctx, Writer{}, NewMemory{Type: TypeFact, Text: "Releases are cut on Wednesdays", Source: SourceUser, Supersedes: ok.ID})
+	require.NoError(t, err)
+	rd, err := st.Read()
+	require.NoError(t, err)
+	old, err := rd.Get(ok.ID)
+	require.NoError(t, err)
+	secretText := *newer
+	secretText.Text = "the token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"
+	secretKey := *newer
+	secretKey.Keys = []string{"ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"}
+	handoff := *newer
+	handoff.Type = TypeHandoff
+	badID := *newer
+	badID.ID = "xyz"
+	for _, tc := range []struct {
+		name string
+		m    *Memory
+		want error
+	}{
+		{"current", newer, nil},
+		{"superseded", old, ErrRetired},
+		{"secret in the text", &secretText, ErrSecret},
+		{"secret in a key", &secretKey, ErrSecret},
+		{"handoff", &handoff, ErrInvalid},
+		{"bad id", &badID, ErrInvalid},
+		{"nil", nil, ErrInvalid},
+	} {
+		err := CheckProposal(tc.m, r.Now())
+		if tc.want == nil {
+			require.NoError(t, err, tc.name)
+		} else {
+			require.ErrorIs(t, err, tc.want, tc.name)
+		}
+	}
+}
