@@ -211,7 +211,7 @@ func TestHostileProposals(t *testing.T) {
 	require.NoError(t, err)
 	first := w.git(evil.WorkTree, "rev-list", "--max-parents=0", gitstore.RefMain)
 	for _, spec := range []string{
-		first + ":refs/memory/proposals/mallory/" + m.ID,         // a secret
+		first + ":refs/memory/proposals/mallory/" + m.ID,          // a secret
 		tip.String() + ":refs/memory/proposals/mallory/" + two.ID, // two documents, and a parent
 		tip.String() + ":refs/memory/proposals/Mallory/" + two.ID, // not a slug
 		tip.String() + ":refs/memory/proposals/mallory/not-an-id",
