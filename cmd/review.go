@@ -151,8 +151,8 @@ func runReview(ctx context.Context, env *Env, o *reviewOptions) error {
 
 func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Copy, reviewer string, ro linkstore.RefreshOptions) error {
 	res, err := c.Accept(ctx, ro.Writer, reviewer, o.accept, ro)
-	if errors.Is(err, linkstore.ErrAcceptedUnpushed) {
-		return fmt.Errorf("accepting %s: %w; the memory stays in the local copy of %s, unpushed, and the proposal stays open", o.accept, err, o.name)
+	if errors.Is(err, linkstore.ErrNotAccepted) {
+		return fmt.Errorf("accepting %s: %w; nothing was written to %s and the proposal stays open", o.accept, err, o.name)
 	}
 	if err != nil {
 		return fmt.Errorf("accepting %s: %w", o.accept, err)

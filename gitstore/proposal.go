@@ -588,6 +588,20 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 	return res, nil
 }
 
+// UndoAccept moves refs/memory/main back from what AcceptProposal wrote to
+// prev, when nothing moved it since (a push that failed after merging
+// others' memory leaves it as it is). It reports whether it moved it.
+func (r *Repo) UndoAccept(acc *Accepted, prev Hash) (bool, error) {
+	if acc == nil || acc.Commit.IsZero() {
+		return false, nil
+	}
+	err := r.refs.update(RefMain, prev, acc.Commit)
+	if errors.Is(err, errRefMoved) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // CloseProposal deletes the proposal's ref on the remote, only while it
 // still points at the proposal reviewed (a proposer who replaced it in
 // between keeps the new one), and its fetched copy here.

@@ -90,18 +90,19 @@ type AcceptResult struct {
 	Push *gitstore.PushResult
 }
 
-// ErrAcceptedUnpushed: the proposal was written to the local copy, and the
-// push to the org store failed; the proposal stays open.
-var ErrAcceptedUnpushed = errors.New("accepted in the local copy, not pushed")
+// ErrNotAccepted: the org store refused (or could not be reached for) the
+// push of an accepted proposal; the proposal stays open.
+var ErrNotAccepted = errors.New("the accepted proposal could not be pushed")
 
 // Accept writes the proposal of the memory id (or unique prefix) to the org
 // store: refreshed first, written to the copy's refs/memory/main (author
 // the proposer, committer reviewer, "Name <email>" of the reviewing
 // project's identity: the copy's own configuration is not the user's
-// project's), pushed as git mem sync pushes it,
-// and then the proposal's ref is deleted on the org store. When the push
-// fails the memory stays in the copy, unpushed, and the proposal stays
-// open: the error wraps ErrAcceptedUnpushed and the host's message.
+// project's), pushed as git mem sync pushes it, and then the proposal's
+// ref is deleted on the org store. When the push fails the copy is put
+// back as it was, so that no one reads as the org's a memory the org
+// store does not hold, and the proposal stays open: the error wraps
+// ErrNotAccepted and the host's message.
 func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id string, o RefreshOptions) (*AcceptResult, error) {
 	rv, err := c.Review(ctx, o)
 	if err != nil {
@@ -111,13 +112,20 @@ func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id strin
 	if err != nil {
 		return nil, err
 	}
+	prev, err := rv.Store.Tip()
+	if err != nil {
+		return nil, err
+	}
 	acc, err := c.Repo.AcceptProposal(ctx, w, p, reviewer)
 	if err != nil {
 		return nil, err
 	}
 	res := &AcceptResult{Proposal: p, Accepted: acc}
 	if res.Push, err = c.Push(ctx, w, o.TransportOptions); err != nil {
-		return res, fmt.Errorf("%w: %w", ErrAcceptedUnpushed, err)
+		if _, uerr := c.Repo.UndoAccept(acc, prev); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+		return res, fmt.Errorf("%w: %w", ErrNotAccepted, err)
 	}
 	rem, err := c.remote(ctx)
 	if err != nil {

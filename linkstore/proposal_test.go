@@ -175,7 +175,7 @@ func TestProposeRefusedByHost(t *testing.T) {
 	require.Empty(t, w.orgRefs())
 }
 
-func TestAcceptRefusedKeepsProposalAndCopy(t *testing.T) {
+func TestAcceptRefusedKeepsProposalAndCopyAsItWas(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	w.orgAdd("The platform team owns the CI runners")
@@ -187,12 +187,16 @@ func TestAcceptRefusedKeepsProposalAndCopy(t *testing.T) {
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\nwhile read old new ref; do case \"$ref\" in refs/memory/main) echo \"$ref is protected: ask a maintainer\" >&2; exit 1;; esac; done\n"), 0o755))
 
 	_, err = c.Accept(ctx, gitstore.Writer{}, bob, m.ID, linkstore.RefreshOptions{})
-	require.ErrorIs(t, err, linkstore.ErrAcceptedUnpushed)
+	require.ErrorIs(t, err, linkstore.ErrNotAccepted)
 	require.Contains(t, err.Error(), "refs/memory/main is protected: ask a maintainer")
 	require.Contains(t, w.orgRefs(), "refs/memory/proposals/alice-example.com/"+m.ID, "the proposal stays open")
 	un, err := c.Unpushed(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{m.ID}, un, "the accepted memory stays in the copy, unpushed")
+	require.Empty(t, un, "the copy is as it was: no one reads the refused memory as the org's")
+	rd, err := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject).Read()
+	require.NoError(t, err)
+	_, err = rd.Get(m.ID)
+	require.ErrorIs(t, err, gitstore.ErrNotFound)
 }
 
 func TestHostileProposals(t *testing.T) {
