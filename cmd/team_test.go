@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -270,6 +271,12 @@ func TestTeamMemoryEndToEnd(t *testing.T) {
 		require.Contains(t, errOut, "secret")
 		require.NotContains(t, errOut, "ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu")
 		require.Equal(t, before, w.gitIn(w.org, "rev-parse", "refs/memory/main"))
+		// nor may it come as a proposal, pushed by hand
+		c := exec.Command("git", "-C", w.maintainer, "push", "-q", "origin", "refs/memory/main:refs/memory/proposals/mallory/0123456789abcdef")
+		c.Env = w.env()
+		out, err := c.CombinedOutput()
+		require.Error(t, err, "a proposal carrying a secret is refused: %s", out)
+		require.Empty(t, w.gitIn(w.org, "for-each-ref", "refs/memory/proposals/"))
 
 		clean := filepath.Join(w.home, "clean")
 		w.gitIn(w.home, "clone", "-q", w.org, clean)
@@ -279,6 +286,17 @@ func TestTeamMemoryEndToEnd(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		_, errOut, code = w.memEnv(clean, []string{"XDG_CACHE_HOME=" + filepath.Join(w.home, "cache-clean")}, "push")
 		require.Equal(t, 0, code, "a clean push is taken: %s", errOut)
+
+		// proposals and the record of rejections are memory refs the
+		// server's check takes
+		id := idOf(t, w.ok("carol", "add", "--source", "user", "--", "The api gateway times out after 30 seconds"))
+		w.ok("carol", "propose", "--to", "acme", id)
+		w.ok("bob", "review", "acme", "--reject", id, "--reason", "it is 60 seconds since the last upgrade")
+		require.Contains(t, w.ok("carol", "review", "acme", "--rejected"), "it is 60 seconds since the last upgrade")
+		id = idOf(t, w.ok("carol", "add", "--source", "user", "--", "The api gateway times out after 60 seconds"))
+		w.ok("carol", "propose", "--to", "acme", id)
+		w.ok("bob", "review", "acme", "--accept", id)
+		require.Empty(t, w.gitIn(w.org, "for-each-ref", "refs/memory/proposals/"))
 	})
 
 	for _, dir := range w.copyDirs() {
