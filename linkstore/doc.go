@@ -46,6 +46,23 @@
 // the copy fetched within the refresh interval does nothing, and two that
 // start together share one fetch through the lock.
 //
+// # Proposals and review
+//
+// A user who may not write an org store proposes to it (Copy.Propose, git
+// mem propose): the memory, checked as every write is, is pushed from the
+// copy's repository to refs/memory/proposals/<author>/<id> on the org
+// store, <author> a slug of the proposer's email. A reviewer lists the
+// proposals (Copy.Review, which fetches them with the record of
+// rejections), accepts one (Copy.Accept: written to the copy's
+// refs/memory/main with the proposer as author and the reviewer as
+// committer, pushed as Copy.Push pushes, then the proposal's ref deleted;
+// a refused push puts the copy back as it was) or rejects it (Copy.Reject:
+// the reason appended to refs/memory/reviews/rejected, then the proposal's
+// ref deleted). Identities come from the project repository, never from the
+// copy's configuration. The refs and their checks are gitstore's
+// (gitstore/proposal.go); a host protects refs/memory/main to make every
+// write go through review.
+//
 // # Refreshing
 //
 // Reads never fetch: the hooks, recall and the MCP server read the copy as
