@@ -34,8 +34,11 @@ type proposalJSON struct {
 	// be accepted.
 	Memory *gitstore.View `json:"memory,omitempty"`
 	Error  string         `json:"error,omitempty"`
-	// Supersedes are the store's memories the proposal replaces, Alike
-	// those its duplicate check finds alike.
+	// Revises is the store's memory of the same id, which accepting
+	// replaces with the proposed version; Supersedes are the store's
+	// memories the proposal replaces, Alike those its duplicate check finds
+	// alike.
+	Revises    *gitstore.View  `json:"revises,omitempty"`
 	Supersedes []gitstore.View `json:"supersedes"`
 	Alike      []gitstore.View `json:"alike"`
 }
@@ -133,7 +136,7 @@ func runReview(ctx context.Context, env *Env, o *reviewOptions) error {
 	case o.reject != "":
 		p, err := c.Reject(ctx, set.Repo.Author(), o.reject, o.reason, ro)
 		if err != nil {
-			return fmt.Errorf("rejecting %s: %w", o.reject, err)
+			return fmt.Errorf("rejecting %s: %w%s", o.reject, err, listHint(err, o.name))
 		}
 		fmt.Fprintln(env.Out, terminalSafe(fmt.Sprintf("rejected %s proposed by %s; the reason is recorded (git mem review %s --rejected)",
 			gitstore.Clip(p.ID, gitstore.MinShownPrefix), p.Author, o.name), false))
@@ -155,7 +158,7 @@ func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Cop
 		return fmt.Errorf("accepting %s: %w; nothing was written to %s and the proposal stays open", o.accept, err, o.name)
 	}
 	if err != nil {
-		return fmt.Errorf("accepting %s: %w", o.accept, err)
+		return fmt.Errorf("accepting %s: %w%s", o.accept, err, listHint(err, o.name))
 	}
 	msg := fmt.Sprintf("accepted %s proposed by %s into %s", gitstore.Clip(res.Memory.ID, gitstore.MinShownPrefix), res.Proposal.Proposer, o.name)
 	for _, id := range res.Superseded {
@@ -163,6 +166,16 @@ func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Cop
 	}
 	fmt.Fprintln(env.Out, terminalSafe(msg, false))
 	return nil
+}
+
+// listHint says where the open proposals are listed, after an error that
+// found none of the id.
+func listHint(err error, name string) string {
+	var np *gitstore.NoProposalError
+	if errors.As(err, &np) {
+		return "; git mem review " + name + " lists the open ones"
+	}
+	return ""
 }
 
 func writeProposals(env *Env, o *reviewOptions, rv *linkstore.Review) error {
@@ -193,6 +206,10 @@ func writeProposals(env *Env, o *reviewOptions, rv *linkstore.Review) error {
 		if m := p.Memory; m != nil {
 			v := toJSON(m, short[p.ID], now)
 			j.Memory = &v
+			if cur, err := rd.Get(m.ID); err == nil {
+				r := toJSON(cur, rd.ShortID(cur.ID), now)
+				j.Revises = &r
+			}
 			if m.Supersedes != "" {
 				if old, err := rd.Get(m.Supersedes); err == nil {
 					j.Supersedes = append(j.Supersedes, toJSON(old, rd.ShortID(old.ID), now))
@@ -224,6 +241,9 @@ func writeProposals(env *Env, o *reviewOptions, rv *linkstore.Review) error {
 			continue
 		}
 		fmt.Fprintf(w, "  %s: %s\n", j.Memory.Type, j.Memory.Text)
+		if j.Revises != nil {
+			fmt.Fprintf(w, "  revises the store's %s: %s\n", j.Revises.ShortID, gitstore.Summary(j.Revises.Text, 90))
+		}
 		for _, s := range j.Supersedes {
 			fmt.Fprintf(w, "  supersedes %s: %s\n", s.ShortID, gitstore.Summary(s.Text, 90))
 		}

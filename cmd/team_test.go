@@ -310,3 +310,48 @@ func filesHoldingGit(t *testing.T, w *lkWorld, dir, s string) []string {
 	t.Helper()
 	return (&syWorld{sandbox: w.sandbox}).reachableHolding(dir, s)
 }
+
+// TestProposeReviewRefuseBadInput: flags and arguments are checked before
+// anything is fetched or pushed, and what others pushed is shown escaped.
+func TestProposeReviewRefuseBadInput(t *testing.T) {
+	w := newLinkWorld(t)
+	w.memOK(w.repo, "link", "acme", w.org)
+	id := strings.TrimSpace(w.memOK(w.repo, "add", "--source", "user", "--", "The web team owns the CDN configuration"))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"propose", id}, 2, "--to NAME"},
+		{[]string{"propose", "--to", "acme"}, 2, "give the memory id"},
+		{[]string{"propose", "--to", "a/b", id}, 1, "link name"},
+		{[]string{"propose", "--to", "nolink", id}, 1, "no linked store named"},
+		{[]string{"propose", "--to", "acme", "ffff"}, 1, "no memory with id"},
+		{[]string{"review"}, 2, "give the NAME"},
+		{[]string{"review", "../x"}, 1, "link name"},
+		{[]string{"review", "acme", "--accept", id, "--reject", id, "--reason", "r"}, 2, "one of --accept, --reject and --rejected"},
+		{[]string{"review", "acme", "--reject", id}, 2, "--reason"},
+		{[]string{"review", "acme", "--reason", "why"}, 2, "--reason goes with --reject"},
+		{[]string{"review", "acme", "--reject", id, "--reason", "two\nlines"}, 1, "one line"},
+		{[]string{"review", "acme", "--reject", id, "--reason", "leaks ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"}, 1, "secret"},
+		{[]string{"review", "acme", "--accept", id}, 1, "no open proposal of a memory with id \"" + id + "\"; git mem review acme lists the open ones"},
+		{[]string{"review", "acme", "--reject", id, "--reason", "why"}, 1, "no open proposal"},
+	} {
+		out, errOut, code := w.mem(w.repo, tc.args...)
+		require.Equal(t, tc.code, code, "%v: %s%s", tc.args, out, errOut)
+		require.Contains(t, errOut, tc.want, "%v", tc.args)
+		require.NotContains(t, out+errOut, "ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu")
+	}
+	require.Empty(t, w.gitIn(w.org, "for-each-ref", "refs/memory/"), "nothing reached the org store")
+
+	// a rejection recorded by hand, with a terminal escape in its reason
+	// and its reviewer's name, is shown escaped
+	scratch := w.project("scratch")
+	w.gitIn(scratch, "-c", "user.name=Evil \x1b[2J", "commit", "-q", "--allow-empty", "-m",
+		"mem: reject\n\nMemory-Id: 0123456789abcdef\nMemory-Op: reject\nProposed-By: mallory\nReason: see \x1b]52;c;cHduZWQ=\x07 here")
+	w.gitIn(scratch, "push", "-q", w.org, "HEAD:refs/memory/reviews/rejected")
+	out := w.memOK(w.repo, "review", "acme", "--rejected")
+	require.Contains(t, out, "0123456789abcdef"[:6])
+	require.NotContains(t, out, "\x1b")
+	require.NotContains(t, out, "\x07")
+}

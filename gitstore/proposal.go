@@ -198,7 +198,7 @@ func reviewerIdent(s string) (*ident, error) {
 // identOf reads "Name <email>".
 func identOf(s string) (ident, bool) {
 	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
-	if i < 0 || j < i || strings.ContainsAny(s, "\n\x00") {
+	if i < 0 || j < i || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return ident{}, false
 	}
 	id := ident{name: strings.TrimSpace(s[:i]), email: strings.TrimSpace(s[i+1 : j])}
@@ -497,7 +497,7 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return Proposal{}, &NotFoundError{ID: prefix}
+		return Proposal{}, &NoProposalError{ID: prefix}
 	case 1:
 		return hits[0], nil
 	}
@@ -512,6 +512,17 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	return Proposal{}, amb
 }
+
+// NoProposalError: no open proposal is of a memory with the id or prefix.
+// It is an ErrNotFound.
+type NoProposalError struct{ ID string }
+
+func (e *NoProposalError) Error() string {
+	return fmt.Sprintf("%s: no open proposal of a memory with id %q", ErrNotFound, Clip(e.ID, 40))
+}
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NoProposalError) Is(target error) bool { return target == ErrNotFound }
 
 // Accepted says what AcceptProposal wrote.
 type Accepted struct {
