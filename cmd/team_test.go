@@ -269,7 +269,9 @@ func TestTeamMemoryEndToEnd(t *testing.T) {
 		}
 		hook := "#!/bin/sh\nexec " + binary + " verify\n"
 		require.NoError(t, os.WriteFile(filepath.Join(w.org, "hooks", "pre-receive"), []byte(hook), 0o755))
-		t.Cleanup(func() { _ = os.WriteFile(filepath.Join(w.org, "hooks", "pre-receive"), []byte(protectHook(t, w.verify)), 0o755) })
+		t.Cleanup(func() {
+			_ = os.WriteFile(filepath.Join(w.org, "hooks", "pre-receive"), []byte(protectHook(t, w.verify)), 0o755)
+		})
 		before := w.gitIn(w.org, "rev-parse", "refs/memory/main")
 		w.ok("maintainer", "add", "--allow-secret", "--source", "user", "--", "the deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu")
 		_, errOut, code := w.run("maintainer", "push")
