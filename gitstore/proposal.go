@@ -303,8 +303,8 @@ var errRemoteMoved = errors.New("the remote's ref moved")
 // pushRef pushes one refspec to the remote. With lease, the remote's ref
 // must still be *lease (zero: must not exist), as git push
 // --force-with-lease checks; without, the push must fast-forward. A
-// refusal is an ErrRemote holding the host's message (the lines git prints
-// as "remote: …"); a ref that moved is errRemoteMoved.
+// refusal is an ErrRemote holding the host's message (hostWords); a ref
+// that moved is errRemoteMoved.
 func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, refspec, ref string, lease *Hash) error {
 	args := []string{"push", "--porcelain", "--no-verify", "--no-follow-tags", "--recurse-submodules=no"}
 	if lease != nil {
@@ -319,11 +319,6 @@ func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, ref
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	host := ""
-	var ge *gitError
-	if errors.As(err, &ge) {
-		host = hostMessage(ge.stderr)
-	}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.SplitN(line, "\t", 3)
 		if len(f) < 3 || !strings.HasSuffix(f[1], ":"+ref) {
@@ -334,10 +329,7 @@ func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, ref
 		case flag == "!" && (strings.Contains(summary, "stale info") || strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward")):
 			return errRemoteMoved
 		case flag == "!":
-			if host != "" {
-				summary += "; the host said: " + host
-			}
-			return fmt.Errorf("%w: %s refused the push to %s: %s", ErrRemote, rem.Display, ref, RedactURL(summary))
+			return fmt.Errorf("%w: %s refused the push to %s: %s%s", ErrRemote, rem.Display, ref, RedactURL(summary), hostWords(err))
 		}
 		if err == nil {
 			return nil
@@ -347,22 +339,6 @@ func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, ref
 		return fmt.Errorf("%w: pushing %s to %s failed (%v); check the remote with git ls-remote %s", ErrRemote, ref, rem.Display, err, rem.Display)
 	}
 	return nil
-}
-
-// hostMessage is what the remote said ("remote: …" lines of git's
-// output), one line, without git's own framing.
-func hostMessage(stderr string) string {
-	var parts []string
-	for _, l := range strings.Split(stderr, "\n") {
-		l, ok := strings.CutPrefix(strings.TrimSpace(l), "remote:")
-		if !ok {
-			continue
-		}
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return Clip(strings.Join(parts, " / "), 2000)
 }
 
 // proposalsTracking is where a remote's proposals are fetched to.
