@@ -1,22 +1,18 @@
 package cmd_test
 
 import (
-	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
-	"github.com/git-mem/git-mem/handoff"
-	"github.com/git-mem/git-mem/linkstore"
 )
 
 // teamWorld is issue 38's set-up: a bare "org memory" remote whose
@@ -30,6 +26,8 @@ type teamWorld struct {
 	users map[string]*teamUser
 	// verify: this binary has git mem verify
 	verify bool
+	// sessions counts the sessions started, each with its own id
+	sessions int
 }
 
 type teamUser struct {
@@ -99,22 +97,29 @@ func (w *teamWorld) ok(user string, args ...string) string {
 }
 
 // startText is what a session started in the user's clone is told: the
-// stores opened with the links attached (linkstore.Attach, the user's
-// cache), as the session-start hook reads them.
+// session-start hook of the binary, run as an agent runs it, with the
+// user's cache (their copy of the org store).
 func (w *teamWorld) startText(user string) string {
 	w.t.Helper()
 	u := w.users[user]
-	for k, v := range map[string]string{"HOME": w.home, "XDG_DATA_HOME": filepath.Join(w.home, "data"), "XDG_CACHE_HOME": u.cache,
-		"GIT_CONFIG_NOSYSTEM": "1"} {
-		w.t.Setenv(k, v)
+	w.sessions++
+	payload, err := json.Marshal(map[string]any{"session_id": fmt.Sprintf("s%d", w.sessions), "cwd": u.dir, "transcript_path": "/t.jsonl",
+		"hook_event_name": "SessionStart", "source": "startup"})
+	require.NoError(w.t, err)
+	c := exec.Command(binary, "hook", "session-start", "--agent", "claude")
+	c.Dir, c.Env, c.Stdin = u.dir, append(w.env(), "XDG_CACHE_HOME="+u.cache), strings.NewReader(string(payload))
+	out, err := c.Output()
+	require.NoError(w.t, err)
+	var answer struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
 	}
-	set, err := gitstore.OpenSet(u.dir)
-	require.NoError(w.t, err)
-	_, bad := linkstore.Attach(set)
-	require.Empty(w.t, bad)
-	res, err := handoff.SessionStart(context.Background(), set, handoff.StartOptions{Now: time.Now()})
-	require.NoError(w.t, err)
-	return res.Text
+	if len(out) == 0 {
+		return ""
+	}
+	require.NoError(w.t, json.Unmarshal(out, &answer), "%s", out)
+	return answer.HookSpecificOutput.AdditionalContext
 }
 
 // copyDirs are every user's local copies of the org store.
@@ -151,7 +156,7 @@ func TestTeamMemoryEndToEnd(t *testing.T) {
 	// the org store starts with one memory, written by its maintainer
 	w.ok("maintainer", "add", "--pin", "--source", "user", "--", "Every service logs in JSON to stdout; the platform ships the logs")
 	w.ok("maintainer", "sync")
-	w.ok("alice", "link", "acme", orgURL)
+	w.ok("alice", "link", "acme", orgURL, "--write")
 	w.ok("bob", "link", "acme", orgURL, "--write")
 	w.ok("carol", "link", "acme", orgURL)
 	for _, dir := range w.copyDirs() {
@@ -159,8 +164,9 @@ func TestTeamMemoryEndToEnd(t *testing.T) {
 	}
 
 	t.Run("an org memory reaches both projects after a refresh", func(t *testing.T) {
-		w.ok("maintainer", "add", "--pin", "--source", "user", "--", "Releases are cut on Tuesdays by the platform team")
-		w.ok("maintainer", "sync")
+		// bob, a maintainer, writes to the org store from his web clone
+		w.ok("bob", "add", "--to", "acme", "--pin", "--source", "user", "--", "Releases are cut on Tuesdays by the platform team")
+		w.ok("bob", "sync")
 		for _, u := range []string{"alice", "carol"} {
 			require.NotContains(t, w.startText(u), "Releases are cut on Tuesdays", "%s's copy is not refreshed yet: reads never fetch", u)
 			w.ok(u, "link", "--refresh", "acme")
@@ -218,10 +224,19 @@ func TestTeamMemoryEndToEnd(t *testing.T) {
 	})
 
 	t.Run("a clone without write access gets the host's refusal and loses nothing", func(t *testing.T) {
+		// alice's link allows writing, the host does not let her
+		before := w.gitIn(w.org, "rev-parse", "refs/memory/main")
+		w.ok("alice", "add", "--to", "acme", "--source", "user", "--", "The web team reviews every CDN change")
+		_, errOut, code := w.run("alice", "sync")
+		require.NotEqual(t, 0, code)
+		require.Contains(t, errOut, "refs/memory/main is protected: propose with git mem propose --to acme", "the host's message")
+		require.Equal(t, before, w.gitIn(w.org, "rev-parse", "refs/memory/main"))
+		require.Contains(t, w.ok("alice", "link", "--list"), "1 unpushed")
+		require.Contains(t, w.startText("alice"), "The web team reviews every CDN change", "the memory stays, in her copy")
+
 		id := idOf(t, w.ok("carol", "add", "--source", "user", "--", "The api team owns the rate limiter"))
 		w.ok("carol", "propose", "--to", "acme", id)
-		before := w.gitIn(w.org, "rev-parse", "refs/memory/main")
-		_, errOut, code := w.run("carol", "review", "acme", "--accept", id)
+		_, errOut, code = w.run("carol", "review", "acme", "--accept", id)
 		require.NotEqual(t, 0, code)
 		require.Contains(t, errOut, "refs/memory/main is protected: propose with git mem propose --to acme", "the host's message")
 		require.Contains(t, errOut, "nothing was written to acme and the proposal stays open")
