@@ -43,13 +43,19 @@ git mem command):
 func setInstructions(old []byte) ([]byte, error) {
 	block := InstructionsBegin + "\n" + Instructions + "\n" + InstructionsEnd + "\n"
 	s := string(old)
-	blocks, err := findBlocks(s)
+	blocks, inFence, err := findBlocks(s)
 	if err != nil {
 		return nil, err
 	}
 	if len(blocks) == 0 {
 		if s == "" {
 			return []byte(block), nil
+		}
+		if inFence {
+			// appended inside a code block nobody closed, the block would be
+			// text to its reader, and uninstall would not find it
+			return nil, &LeftAloneError{Why: "the file ends inside a code block (``` or ~~~) that is never closed, so git-mem left it as it is: " +
+				"close the code block, then run again"}
 		}
 		// a blank line after a file that ends with a line break, the break
 		// alone after one that does not: removeInstructions takes it back
@@ -73,7 +79,7 @@ func setInstructions(old []byte) ([]byte, error) {
 // whose begin marker has no end marker is an error.
 func removeInstructions(old []byte) ([]byte, error) {
 	s := string(old)
-	blocks, err := findBlocks(s)
+	blocks, _, err := findBlocks(s)
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +116,13 @@ func removeInstructions(old []byte) ([]byte, error) {
 // its end line (its line break included).
 type span struct{ start, end int }
 
-// findBlocks finds the marked blocks of an instruction file. A marker
-// counts only as a whole line of its own outside a fenced code block, so a
-// marker quoted in a sentence or shown in a fence is text. A begin marker
-// without its end marker is a LeftAloneError: cutting to the end of the
-// file, as an unterminated block would, loses the user's lines.
-func findBlocks(s string) ([]span, error) {
-	var blocks []span
+// findBlocks finds the marked blocks of an instruction file, and whether
+// the file ends inside a fenced code block. A marker counts only as a whole
+// line of its own outside a fenced code block, so a marker quoted in a
+// sentence or shown in a fence is text. A begin marker without its end
+// marker is a LeftAloneError: cutting to the end of the file, as an
+// unterminated block would, loses the user's lines.
+func findBlocks(s string) (blocks []span, inFence bool, err error) {
 	open, openLine := -1, 0
 	fence := ""
 	line := 0
@@ -139,7 +145,7 @@ func findBlocks(s string) ([]span, error) {
 			fence = text[:3]
 		case strings.HasPrefix(text, beginPrefix) && strings.HasSuffix(text, "-->"):
 			if open >= 0 {
-				return nil, unterminated(openLine)
+				return nil, false, unterminated(openLine)
 			}
 			open, openLine = at, line
 		case text == InstructionsEnd && open >= 0:
@@ -149,9 +155,9 @@ func findBlocks(s string) ([]span, error) {
 		at = next
 	}
 	if open >= 0 {
-		return nil, unterminated(openLine)
+		return nil, false, unterminated(openLine)
 	}
-	return blocks, nil
+	return blocks, fence != "", nil
 }
 
 func unterminated(line int) error {
