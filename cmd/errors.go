@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/git-mem/git-mem/gitstore"
 )
 
@@ -53,7 +55,21 @@ func wordsSecret(err error) (string, error) {
 	if !errors.As(err, &e) {
 		return "", nil
 	}
-	return e.Error() + "; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret if the value is a harmless example", e
+	return e.Error() + "; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead)" + allowSecretAdvice, e
+}
+
+// allowSecretAdvice ends the secret's words for a command that has the
+// flag; the others say the rest alone (messageFor).
+const allowSecretAdvice = ", or pass --allow-secret if the value is a harmless example"
+
+// messageFor is message as the command that ran says it: a flag it does
+// not have is never offered.
+func messageFor(ran *cobra.Command, err error) string {
+	msg := message(err)
+	if ran == nil || ran.Flags().Lookup("allow-secret") == nil {
+		msg = strings.Replace(msg, allowSecretAdvice, "", 1)
+	}
+	return msg
 }
 
 func wordsNoRepo(err error) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
@@ -38,5 +39,35 @@ func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			require.Contains(t, message(c.err), c.want)
 		})
+	}
+}
+
+// TestMessageForOffersOnlyTheCommandsFlags: --allow-secret is offered by
+// the commands that have it, and by no other.
+func TestMessageForOffersOnlyTheCommandsFlags(t *testing.T) {
+	env := &Env{}
+	err := &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 6, End: 46}}}
+	for _, tc := range []struct {
+		cmd   *cobra.Command
+		offer bool
+	}{
+		{newAddCmd(env), true},
+		{newReviseCmd(env), true},
+		{newImportCmd(env), true},
+		{newHandoffCmd(env), false},
+		{newReviewCmd(env), false},
+		{nil, false},
+	} {
+		name := "no command"
+		if tc.cmd != nil {
+			name = tc.cmd.Name()
+		}
+		msg := messageFor(tc.cmd, err)
+		require.Contains(t, msg, "never store credentials", name)
+		if tc.offer {
+			require.Contains(t, msg, "--allow-secret", name)
+		} else {
+			require.NotContains(t, msg, "--allow-secret", name)
+		}
 	}
 }

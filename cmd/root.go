@@ -77,10 +77,10 @@ func runRoot(ctx context.Context, env *Env, root *cobra.Command, args []string) 
 	}
 	code := exitCode(err)
 	if code == 2 {
-		fmt.Fprintf(env.Err, "git mem: %s\nRun '%s' for usage.\n", terminalSafe(message(err), true), helpHint(root, args))
+		fmt.Fprintf(env.Err, "git mem: %s\nRun '%s' for usage.\n", terminalSafe(messageFor(ran, err), true), helpHint(root, args))
 		return 2
 	}
-	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(message(err), true))
+	fmt.Fprintf(env.Err, "git mem: %s\n", terminalSafe(messageFor(ran, err), true))
 	return code
 }
 

@@ -351,6 +351,7 @@ func TestProposeReviewRefuseBadInput(t *testing.T) {
 		require.Equal(t, tc.code, code, "%v: %s%s", tc.args, out, errOut)
 		require.Contains(t, errOut, tc.want, "%v", tc.args)
 		require.NotContains(t, out+errOut, "ghp_"+"R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu")
+		require.NotContains(t, errOut, "--allow-secret", "review has no such flag to offer")
 	}
 	require.Empty(t, w.gitIn(w.org, "for-each-ref", "refs/memory/"), "nothing reached the org store")
 
