@@ -143,16 +143,20 @@ type BaselineEntry struct {
 type Baseline []BaselineEntry
 
 // LoadBaseline reads a baseline file.
-func LoadBaseline(path string) (Baseline, error) {
+func LoadBaseline(path string) (Baseline, error) { return loadJSON[Baseline](path) }
+
+// loadJSON reads a JSON file of the eval (a baseline); a file that is not
+// valid JSON is an invalid input.
+func loadJSON[T any](path string) (T, error) {
+	var v T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
-	var b Baseline
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
 	}
-	return b, nil
+	return v, nil
 }
 
 func (e BaselineEntry) measure(rep *Report) float64 {

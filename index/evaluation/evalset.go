@@ -2,16 +2,13 @@ package evaluation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/evaluation/dataset"
 )
@@ -424,17 +421,7 @@ type SetBaseline []SetFloor
 const MinKept = 0.97
 
 // LoadSetBaseline reads a baseline of the shared sets.
-func LoadSetBaseline(path string) (SetBaseline, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var b SetBaseline
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
-	}
-	return b, nil
-}
+func LoadSetBaseline(path string) (SetBaseline, error) { return loadJSON[SetBaseline](path) }
 
 func (f SetFloor) measure(rep *SetReport) (float64, int) {
 	r := rep.Sum(SetFilter{Source: f.Source, Set: f.Set, Kind: f.Kind, System: f.System})
