@@ -364,3 +364,43 @@ func TestLinkedWorktreeSharesMemory(t *testing.T) {
 	require.Equal(t, "written in the feature worktree", m.Text)
 	require.Equal(t, "feature", m.Anchor.Branch)
 }
+
+// TestRefusedWriterNames: the writer's names reach every commit, so a
+// credential or an escape sequence in --agent, GIT_MEM_AGENT, git config
+// mem.agent or GIT_MEM_SESSION refuses the write with exit 1, says where
+// the name comes from, offers no --allow-secret (it cannot help), and
+// writes nothing.
+func TestRefusedWriterNames(t *testing.T) {
+	token := "ghp_" + strings.Repeat("a1B2", 9)
+	for _, tc := range []struct {
+		name   string
+		config string
+		env    []string
+		args   []string
+	}{
+		{name: "flag", args: []string{"--agent", token}},
+		{name: "variable", env: []string{"GIT_MEM_AGENT=" + token}},
+		{name: "config", config: token},
+		{name: "session", env: []string{"GIT_MEM_SESSION=s\x1b[31m"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			id := strings.TrimSpace(sb.memOK("add", "--", "the deploy script is scripts/deploy.sh"))
+			if tc.config != "" {
+				sb.git("config", "mem.agent", tc.config)
+			}
+			args := []string{"add", "--", "the build runs in CI only"}
+			if tc.args != nil {
+				args = append(append([]string{"forget"}, tc.args...), id)
+			}
+			before := sb.memoryTexts()
+			_, errOut, code := sb.memEnv(sb.repo, tc.env, args...)
+			require.Equal(t, 1, code, errOut)
+			require.Contains(t, errOut, "the writer's name is refused")
+			require.Contains(t, errOut, "GIT_MEM_AGENT or git config mem.agent")
+			require.NotContains(t, errOut, "--allow-secret")
+			require.NotContains(t, errOut, token)
+			require.Equal(t, before, sb.memoryTexts(), "nothing was written")
+		})
+	}
+}

@@ -118,3 +118,42 @@ func TestEveryFieldPassesTheSecretRules(t *testing.T) {
 	require.Len(t, all, 1)
 	require.Empty(t, all[0].Events, "the dispute was not written")
 }
+
+// TestWriterNamesPassTheWriteRules: the writer's names reach every commit
+// and memory a write makes, and come from payloads, MCP clients, flags and
+// config: a credential or a control character in one refuses the write, and
+// nothing is written.
+func TestWriterNamesPassTheWriteRules(t *testing.T) {
+	ctx := context.Background()
+	st, err := NewSet(NewMemoryRepo()).Writable(ScopeProject)
+	require.NoError(t, err)
+	token := "ghp_" + strings.Repeat("a1B2", 9)
+	cases := []struct {
+		name string
+		w    Writer
+		want error
+		says string
+	}{
+		{"agent token", Writer{Agent: token}, ErrSecret, "agent"},
+		{"session token", Writer{Agent: "claude", Session: "s-" + token}, ErrSecret, "session"},
+		{"subagent url with password", Writer{Agent: "claude", Subagent: "https://bob:hunter2hunter2@example.com/x"}, ErrSecret, "subagent"},
+		{"agent escape", Writer{Agent: "claude\x1b[31m"}, ErrInvalid, "agent"},
+		{"session too long", Writer{Session: strings.Repeat("s", MaxFieldBytes+1)}, ErrInvalid, "session"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tip, err := st.Tip()
+			require.NoError(t, err)
+			_, err = st.Add(ctx, tc.w, NewMemory{Text: "the deploy script lives in scripts/deploy.sh"})
+			require.ErrorIs(t, err, tc.want)
+			require.ErrorIs(t, err, ErrWriter)
+			require.ErrorContains(t, err, tc.says)
+			require.Equal(t, err, tc.w.Check(), "a caller can ask first")
+			after, err := st.Tip()
+			require.NoError(t, err)
+			require.Equal(t, tip, after, "nothing was written")
+		})
+	}
+	_, err = st.Add(ctx, Writer{Agent: "claude-code", Subagent: "explore:a1", Session: "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"}, NewMemory{Text: "the deploy script lives in scripts/deploy.sh"})
+	require.NoError(t, err)
+}

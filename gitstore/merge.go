@@ -836,6 +836,9 @@ func mergeReinforced(a, b []time.Time) []time.Time {
 // message that says what merged, trailers Memory-Op: merge and one Memory-Id
 // per memory merged from both sides or kept against a forget.
 func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (Hash, error) {
+	if err := w.Check(); err != nil {
+		return zeroHash, err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.incoming(), "memory", "memories"))
 	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), p.Theirs.Short(), into, p.Ours.Short())

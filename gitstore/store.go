@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/secret"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -70,6 +71,33 @@ type Writer struct {
 	Subagent string
 }
 
+// ErrWriter marks a writer refused by Writer.Check.
+var ErrWriter = errors.New("the writer's name is refused")
+
+// Check refuses a writer whose names could not be stored or would carry a
+// credential into every commit and memory it writes: they come from a
+// payload, an MCP client's name, a flag or git config, none of which is
+// trusted. Every write checks its writer; a caller that can fall back to
+// another name checks first.
+func (w Writer) Check() error {
+	for _, f := range [...]struct{ name, v string }{{"agent", w.Agent}, {"subagent", w.Subagent}, {"session", w.Session}} {
+		if f.v == "" {
+			continue
+		}
+		if err := checkField(f.name, f.v); err != nil {
+			return fmt.Errorf("%w: %w", ErrWriter, err)
+		}
+		err := CheckSecrets(f.v)
+		if fd, ok := secret.URLWithPassword(f.v); ok && err == nil {
+			err = &SecretError{Findings: []secret.Finding{fd}}
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrWriter, f.name, err)
+		}
+	}
+	return nil
+}
+
 // Tx is one change being built on the current tip. A write function may read
 // memories and stage new versions; if the ref moves before the commit lands,
 // the function runs again on the new tip.
@@ -126,6 +154,9 @@ func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+
 func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Hash, error) {
 	if s.ReadOnly {
 		return zeroHash, &ReadOnlyError{Scope: s.Scope}
+	}
+	if err := w.Check(); err != nil {
+		return zeroHash, err
 	}
 	var lastErr error
 	for attempt := 0; attempt < maxAttempts; attempt++ {

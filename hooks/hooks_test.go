@@ -411,6 +411,35 @@ func TestSessionNoteWithControlCharactersInASubject(t *testing.T) {
 	require.Contains(t, ms[0].Text, "Add billing HIDDEN  [31mred")
 }
 
+// TestSessionNoteWithARefusedSessionID: a payload's session id that the
+// store refuses (a credential, an escape sequence) is stood for by its hash
+// in the note and its commit, and the note is still recorded.
+func TestSessionNoteWithARefusedSessionID(t *testing.T) {
+	for _, tc := range []struct{ name, session string }{
+		{"token", "ghp_" + strings.Repeat("a1B2", 9)},
+		{"escape", "s7\x1b[31m"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			dir := newRepo(t, false)
+			end := payload("codex", "SessionEnd", tc.session, dir, map[string]any{"reason": "other"})
+			run(t, "session-start", "codex", payload("codex", "SessionStart", tc.session, dir, map[string]any{"source": "startup"}))
+			write(t, dir, "billing.go", "package billing\n")
+			git(t, dir, "add", ".")
+			git(t, dir, "commit", "-qm", "Add the billing package")
+			require.NoError(t, run(t, "session-end", "codex", end).Err)
+			ms, err := openSet(t, dir).List(gitstore.Filter{Type: gitstore.TypeSession})
+			require.NoError(t, err)
+			require.Len(t, ms, 1, "the note is recorded")
+			require.Contains(t, ms[0].Text, "Add the billing package")
+			require.Equal(t, "codex", ms[0].Agent)
+			require.Regexp(t, `^refused-[0-9a-f]{16}$`, ms[0].Session, "the id is stood for by its hash")
+			log := git(t, dir, "log", "--format=%B", "refs/memory/main")
+			require.NotContains(t, log, tc.session[:6])
+		})
+	}
+}
+
 // TestSessionStartLooksAtTheWorktree: session start answers from the
 // files the worktree is changing, not only from the branch: a memory about
 // a file being changed is injected when that file is touched, and not in a

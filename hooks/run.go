@@ -3,6 +3,8 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -265,6 +267,13 @@ func handle(ctx context.Context, r Request, event string, lg *logger, got *paylo
 	if perr != nil {
 		return nil, agent, perr
 	}
+	// a session id the store refuses (a token, an escape sequence) is
+	// stood for by its hash: the session's events still find each other,
+	// and what it did is recorded without the id
+	if id := p.Session(); (gitstore.Writer{Session: id}).Check() != nil {
+		sum := sha256.Sum256([]byte(id))
+		p.SessionID, p.ConversationID = "refused-"+hex.EncodeToString(sum[:8]), ""
+	}
 	out, err = handlePayload(ctx, r, event, agent, p, data, lg)
 	return out, agent, err
 }
@@ -382,6 +391,10 @@ func (h *handler) writer() gitstore.Writer {
 	w := gitstore.Writer{Agent: agents.WriterName(h.agent), Session: h.p.Session()}
 	if h.p.Subagent() {
 		w.Subagent = strings.Trim(h.p.AgentType+":"+h.p.AgentID, ":")
+	}
+	// a subagent's name the store refuses is left out, as a session id is
+	if (gitstore.Writer{Subagent: w.Subagent}).Check() != nil {
+		w.Subagent = ""
 	}
 	return w
 }

@@ -293,7 +293,10 @@ func (s *Server) agent(ss *sdkmcp.ServerSession) string {
 	}
 	if ss != nil {
 		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-			if a := agents.FromClientName(p.ClientInfo.Name); a != "" {
+			// a client's name that holds a credential, or that the store
+			// refuses as a writer, names nothing
+			name := p.ClientInfo.Name
+			if a := agents.FromClientName(name); a != "" && gitstore.CheckSecrets(name) == nil && (gitstore.Writer{Agent: a}).Check() == nil {
 				return a
 			}
 		}

@@ -620,3 +620,16 @@ func TestSlowRootsNeverSendWritesElsewhere(t *testing.T) {
 	require.False(t, res.IsError, resultText(res))
 	require.Contains(t, gitRun(t, root, "log", "--format=%s", "refs/memory/main"), "Fly.io")
 }
+
+// TestRefusedClientName: a client whose name the store would refuse as a
+// writer (it holds a credential) writes as "mcp": its memories are kept,
+// and the name reaches no commit.
+func TestRefusedClientName(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	c := connect(t, Options{Dir: t.TempDir()}, "agent ghp_"+strings.Repeat("a1B2", 9))
+	res := c.call(ToolAdd, map[string]any{"text": "I prefer British spelling in docs", "type": "preference", "source": "user"})
+	require.False(t, res.IsError, resultText(res))
+	var add AddOutput
+	structured(t, res, &add)
+	require.Equal(t, "mcp", add.Memory.Agent)
+}

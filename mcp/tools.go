@@ -361,7 +361,7 @@ func (s *Server) sessionID(req *sdkmcp.CallToolRequest) string {
 	}
 	meta := req.Params.GetMeta()
 	for _, k := range []string{"sessionId", "session_id"} {
-		if v, ok := meta[k].(string); ok && validSession(v) {
+		if v, ok := meta[k].(string); ok && validSession(v) && (gitstore.Writer{Session: v}).Check() == nil {
 			return v
 		}
 	}
