@@ -75,6 +75,12 @@ func (m MemDir) Vectors() string { return m.join(m.common, "vectors") }
 // killed after rewriting history is finished by running it again.
 func (m MemDir) PurgeMarker(id string) string { return m.join(m.common, "purging", id) }
 
+// ScrubMarker is the file a pull keeps from before it removes memories a
+// teammate purged until the caches that held their text are rebuilt,
+// <git common dir>/mem/purging/caches: it names the ids, so that a pull
+// killed in between leaves the next request the scrub (package surface).
+func (m MemDir) ScrubMarker() string { return m.join(m.common, "purging", "caches") }
+
 // LinkScrubs records, per linked store's local copy, how many of its purges
 // this repository's caches were scrubbed for (package linkstore).
 func (m MemDir) LinkScrubs() string { return m.join(m.common, "cache", "link-purges") }

@@ -546,9 +546,11 @@ func TestPullHonoursTombstones(t *testing.T) {
 	require.NotContains(t, w.texts(w.remote), x.Text)
 	require.NotContains(t, w.git(w.remote, "log", "--all", "--format=%B"), "zebra-quokka")
 
+	require.Empty(t, a.ScrubPending(), "a pull that purges nothing leaves no marker")
 	pull, err = b.Pull(ctx, Writer{Agent: "cli"}, w.origin(b), PullOptions{})
 	require.NoError(t, err)
 	require.Equal(t, []string{x.ID}, pull.TeammatePurged)
+	require.Equal(t, []string{x.ID}, b.ScrubPending(), "the caller's caches still hold the text")
 	leaks, err = b.ReachableLeaks(ctx, rep.Texts)
 	require.NoError(t, err)
 	require.Empty(t, leaks, "the teammate's clone no longer reaches the text")

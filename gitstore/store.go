@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/git-mem/git-mem/internal/gitobj"
-	"github.com/git-mem/git-mem/secret"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/secret"
 )
 
 // Memory refs.

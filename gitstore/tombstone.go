@@ -3,9 +3,12 @@ package gitstore
 import (
 	"context"
 	"errors"
-	"github.com/git-mem/git-mem/internal/gitobj"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
 )
 
 // Purge tombstones (docs/architecture.md, sharing). A purge records
@@ -198,10 +201,27 @@ func (r *Repo) honourTombstones(ctx context.Context, fetched Hash, extra []strin
 	if err != nil {
 		return fetched, nil, err
 	}
+	// the caches hold the text of what the purges below remove: the marker
+	// is down before history changes, and stays until they are rebuilt
+	var news []string
 	for _, id := range sortedSet(theirStones) {
-		if ourStones[id] {
-			continue
+		if !ourStones[id] {
+			news = append(news, id)
 		}
+	}
+	if len(news) > 0 {
+		// ids a stopped pull left are the caller's to scrub still
+		leftover := len(r.ScrubPending()) > 0
+		if err := r.markScrub(news); err != nil {
+			return fetched, nil, err
+		}
+		defer func() {
+			if len(teammate) == 0 && !leftover {
+				_ = os.Remove(r.Mem().ScrubMarker()) // nothing removed: nothing to scrub
+			}
+		}()
+	}
+	for _, id := range news {
 		rep, err := r.purgeRefs(ctx, id, map[string]bool{})
 		if errors.Is(err, ErrNotFound) {
 			continue // never had it
@@ -266,4 +286,44 @@ func (r *Repo) seedKnown(ctx context.Context, p *purger, fetched, ours Hash) err
 		p.mapped[Hash(c.Hash)] = Hash(c.Hash)
 		return true, nil
 	})
+}
+
+// markScrub writes the ScrubMarker, naming ids with the ones a pull killed
+// before may have left there.
+func (r *Repo) markScrub(ids []string) error {
+	marker := r.Mem().ScrubMarker()
+	if marker == "" {
+		return nil
+	}
+	all := map[string]bool{}
+	for _, id := range ids {
+		all[id] = true
+	}
+	for _, id := range r.ScrubPending() {
+		all[id] = true
+	}
+	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+		return err
+	}
+	return WriteFileAtomic(marker, []byte(strings.Join(sortedSet(all), "\n")+"\n"), 0o644)
+}
+
+// ScrubPending lists the ids of the ScrubMarker: memories a teammate purged
+// whose text the caches may still hold (nil when there is no marker).
+func (r *Repo) ScrubPending() []string {
+	marker := r.Mem().ScrubMarker()
+	if marker == "" {
+		return nil
+	}
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, id := range strings.Fields(string(data)) {
+		if validID(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

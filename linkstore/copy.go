@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,6 +254,9 @@ func (c *Copy) Refresh(ctx context.Context, o RefreshOptions) (*RefreshResult, e
 		return nil, err
 	}
 	res := &RefreshResult{Fetched: true}
+	// a refresh stopped after its pull purged memories and before it
+	// recorded them here left them in the copy's scrub marker
+	leftover := c.Repo.ScrubPending()
 	rem, err := c.Repo.ResolveRemote(ctx, c.URL)
 	if err == nil {
 		res.Pull, err = c.Repo.Pull(ctx, o.Writer, rem, gitstore.PullOptions{TransportOptions: o.TransportOptions})
@@ -264,14 +268,30 @@ func (c *Copy) Refresh(ctx context.Context, o RefreshOptions) (*RefreshResult, e
 		st.Fetched, st.Error = st.Tried, ""
 		err = c.writeIDs()
 	}
-	if res.Pull != nil && len(res.Pull.TeammatePurged) > 0 {
+	purged := leftover
+	if res.Pull != nil {
+		for _, id := range res.Pull.TeammatePurged {
+			if !slices.Contains(purged, id) {
+				purged = append(purged, id)
+			}
+		}
+	}
+	if len(purged) > 0 {
 		st.Purges++
-		st.Purged = append(st.Purged, res.Pull.TeammatePurged...)
+		st.Purged = append(st.Purged, purged...)
 		if len(st.Purged) > maxPurged {
 			st.Purged = st.Purged[len(st.Purged)-maxPurged:]
 		}
 	}
-	if werr := c.writeState(st); werr != nil && err == nil {
+	werr := c.writeState(st)
+	if werr == nil && len(purged) > 0 {
+		// the linked projects scrub by the count just written
+		werr = os.Remove(c.Repo.Mem().ScrubMarker())
+		if errors.Is(werr, os.ErrNotExist) {
+			werr = nil
+		}
+	}
+	if werr != nil && err == nil {
 		err = werr
 	}
 	return res, err

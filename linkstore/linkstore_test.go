@@ -389,10 +389,21 @@ func TestPurgeTravelsToCopies(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{leak.ID}, res.Pull.TeammatePurged)
 	require.Equal(t, []string{leak.ID}, c.ReadState().Purged)
+	require.Empty(t, c.Repo.ScrubPending(), "the copy's marker is lifted once the purge is counted")
 	require.True(t, linkstore.ScrubDue(linked, seen), "the project's caches may hold the purged text")
 	require.True(t, linkstore.ScrubDue(linkstore.Unopened(w.open(p.WorkTree)), seen), "read from the copies' state alone")
 	require.NoError(t, linkstore.MarkScrubbed(linked, seen))
 	require.False(t, linkstore.ScrubDue(linked, seen))
+
+	// a refresh killed after its pull purged, before it counted the purge,
+	// leaves the copy's marker: the next refresh counts it
+	marker := c.Repo.Mem().ScrubMarker()
+	require.NoError(t, os.WriteFile(marker, []byte(leak.ID+"\n"), 0o644))
+	_, err = c.Refresh(ctx, linkstore.RefreshOptions{})
+	require.NoError(t, err)
+	require.True(t, linkstore.ScrubDue(linked, seen), "the stopped refresh's purge is counted")
+	require.Empty(t, c.Repo.ScrubPending())
+	require.NoError(t, linkstore.MarkScrubbed(linked, seen))
 	c = w.copyOf(w.org)
 	require.Equal(t, []string{keep.Text}, texts(t, c.Repo))
 	out, err := exec.Command("git", "--git-dir="+c.RepoDir(), "log", "--all", "-p").CombinedOutput()

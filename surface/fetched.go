@@ -2,6 +2,8 @@ package surface
 
 import (
 	"context"
+	"errors"
+	"os"
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
@@ -39,7 +41,46 @@ func AfterPulls(ctx context.Context, set *gitstore.Set, pulls ...*gitstore.PullR
 	if len(p.Purged) == 0 {
 		return p, nil
 	}
-	return p, handoff.ScrubCaches(ctx, set)
+	return p, scrubPurged(ctx, set)
+}
+
+// scrubPurged rebuilds the caches and then lifts the pull's ScrubMarker.
+func scrubPurged(ctx context.Context, set *gitstore.Set) error {
+	if err := handoff.ScrubCaches(ctx, set); err != nil {
+		return err
+	}
+	if set.Repo == nil {
+		return nil
+	}
+	if err := os.Remove(set.Repo.Mem().ScrubMarker()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// finishScrub scrubs the caches for a pull that was stopped after it
+// removed memories a teammate purged and before it rebuilt the caches (its
+// ScrubMarker is still there and names memories history no longer holds).
+// While history still holds one of them, the pull that purges it scrubs.
+func finishScrub(ctx context.Context, set *gitstore.Set) error {
+	if set.Repo == nil {
+		return nil
+	}
+	ids := set.Repo.ScrubPending()
+	if len(ids) == 0 {
+		return nil
+	}
+	st := gitstore.NewStore(set.Repo, gitstore.RefMain, gitstore.ScopeProject)
+	rd, err := st.Read()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if m, err := rd.Get(id); err == nil && m != nil {
+			return nil
+		}
+	}
+	return scrubPurged(ctx, set)
 }
 
 // Fetched is what MergeFetched did.
@@ -65,6 +106,9 @@ func MergeFetched(ctx context.Context, set *gitstore.Set, w gitstore.Writer) Fet
 	}
 	f.Pulls, f.MergeErr = set.Repo.MergeFetched(ctx, w)
 	f.Pulled, f.ScrubErr = AfterPulls(ctx, set, f.Pulls...)
+	if err := finishScrub(ctx, set); err != nil && f.ScrubErr == nil {
+		f.ScrubErr = err
+	}
 	if err := ScrubLinks(ctx, set); err != nil && f.ScrubErr == nil {
 		f.ScrubErr = err
 	}

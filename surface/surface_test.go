@@ -1,9 +1,13 @@
 package surface_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +225,74 @@ func TestDedupeNamesTheFullID(t *testing.T) {
 			require.Equal(t, tc.want, surface.NewDedupe(&tc.o))
 		})
 	}
+}
+
+// TestMergeFetchedFinishesAStoppedScrub: a pull killed after it removed a
+// memory a teammate purged, and before it rebuilt the caches, leaves its
+// marker; the next request rebuilds the caches without the text and lifts
+// the marker. A marker naming a memory history still holds is left to the
+// pull that purges it.
+func TestMergeFetchedFinishesAStoppedScrub(t *testing.T) {
+	ctx := context.Background()
+	const leak = "saved by mistake: the host list is zebra-quokka"
+	for _, tc := range []struct {
+		name   string
+		purged bool // history no longer holds the memory (the pull got that far)
+	}{
+		{"history rewritten", true},
+		{"history not yet rewritten", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := gitRepo(t)
+			set, err := surface.OpenStores(dir, true, surface.Clock{Now: func() time.Time { return now }})
+			require.NoError(t, err)
+			store, err := set.Writable(gitstore.ScopeProject)
+			require.NoError(t, err)
+			x, err := store.Add(ctx, gitstore.Writer{Agent: "test"}, gitstore.NewMemory{Type: gitstore.TypeFact, Text: leak, Source: gitstore.SourceUser})
+			require.NoError(t, err)
+			_, err = store.Add(ctx, gitstore.Writer{Agent: "test"}, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "The release train leaves on Thursdays.", Source: gitstore.SourceUser})
+			require.NoError(t, err)
+			_, err = index.Rebuild(ctx, set, nil)
+			require.NoError(t, err)
+			require.True(t, cachesHold(t, set.Repo.Mem().Root(), "zebra-quokka"), "the caches hold the text")
+
+			// what a killed pull leaves: its marker, and maybe history rewritten
+			marker := set.Repo.Mem().ScrubMarker()
+			require.NoError(t, os.MkdirAll(filepath.Dir(marker), 0o755))
+			require.NoError(t, os.WriteFile(marker, []byte(x.ID+"\n"), 0o644))
+			if tc.purged {
+				_, err = set.Repo.Purge(ctx, x.ID)
+				require.NoError(t, err)
+			}
+
+			f := surface.MergeFetched(ctx, set, gitstore.Writer{Agent: "test"})
+			require.NoError(t, f.ScrubErr)
+			require.Equal(t, !tc.purged, cachesHold(t, set.Repo.Mem().Root(), "zebra-quokka"))
+			_, err = os.Stat(marker)
+			if tc.purged {
+				require.ErrorIs(t, err, os.ErrNotExist, "the marker is lifted")
+			} else {
+				require.NoError(t, err, "the marker stays for the pull that purges")
+				require.Equal(t, []string{x.ID}, set.Repo.ScrubPending())
+			}
+		})
+	}
+}
+
+// cachesHold reports whether a file under dir holds text.
+func cachesHold(t *testing.T, dir, text string) bool {
+	t.Helper()
+	found := false
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		found = found || bytes.Contains(data, []byte(text))
+		return nil
+	}))
+	return found
 }
