@@ -21,6 +21,10 @@ type Set struct {
 	// repositories, package linkstore), read after the others, each with the
 	// scope "org:NAME"; a read-only one refuses writes.
 	Linked []*Store
+	// IDs, when set, answers like Store.IDs for any store of the set: a
+	// caller that keeps every store's ids at their tips (the recall
+	// snapshot, package index) spares ShortIDs the trees.
+	IDs func(st *Store, tip Hash) (near func(id string) ([]string, error), ok bool)
 }
 
 // OpenSet opens the stores seen from dir. Outside any repository only the
@@ -265,9 +269,9 @@ func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
 	readers := make([]*Reader, len(stores))
 	lists := make([]func(string) ([]string, error), len(stores)) // a store's neighbours of an id, when it keeps a list (Store.IDs)
 	for i, st := range stores {
-		if st.IDs != nil {
+		if st.IDs != nil || s.IDs != nil {
 			if tip, err := st.Tip(); err == nil {
-				if near, ok := st.IDs(tip); ok {
+				if near, ok := s.listOf(st, tip); ok {
 					lists[i] = near
 					continue
 				}
@@ -326,6 +330,19 @@ func (s *Set) ShortIDs(ids []string) (map[string]string, error) {
 		out[id] = short
 	}
 	return out, nil
+}
+
+// listOf is the list of a store's ids at tip (Store.IDs, else Set.IDs).
+func (s *Set) listOf(st *Store, tip Hash) (near func(id string) ([]string, error), ok bool) {
+	if st.IDs != nil {
+		if near, ok := st.IDs(tip); ok {
+			return near, true
+		}
+	}
+	if s.IDs != nil {
+		return s.IDs(st, tip)
+	}
+	return nil, false
 }
 
 // ShortIDs returns the shortest unique display prefix of each id among ids

@@ -200,7 +200,7 @@ func (res *BootResult) pack(set *gitstore.Set, o BootOptions, matched int) {
 		}
 	}
 	all := append(append(append(append([]index.Hit(nil), handoffHits...), res.Standing...), res.Relevant...), res.Newest...)
-	short := index.ShortIDs(set, all)
+	short := o.Access.ShortIDs(set, all)
 	p := index.NewPacker(o.BudgetTokens, o.MaxChars)
 	p.Line(Preamble)
 	section := func(title string, hits []index.Hit, format func(index.Hit, string) string) {

@@ -248,7 +248,7 @@ func (res *StartResult) pack(set *gitstore.Set, o StartOptions, matched int) {
 	if len(all) == 0 {
 		return
 	}
-	short := index.ShortIDs(set, all)
+	short := o.Access.ShortIDs(set, all)
 	p := index.NewPacker(0, o.MaxChars)
 	p.Line(Preamble)
 	total := 0
@@ -354,7 +354,7 @@ func Prompt(ctx context.Context, set *gitstore.Set, prompt string, shown map[str
 	if len(res.Hits) == 0 {
 		return res, nil
 	}
-	short := index.ShortIDs(set, res.Hits)
+	short := acc.ShortIDs(set, res.Hits)
 	p := index.NewPacker(0, maxChars)
 	p.Line(PromptPreamble)
 	for _, h := range res.Hits {

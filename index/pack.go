@@ -157,9 +157,14 @@ func Author(m *gitstore.Memory) string {
 // be one git mem show accepts, at any size of the store. Without a set, or
 // when the stores cannot be read, the ids are unique among the hits.
 func ShortIDs(set *gitstore.Set, hits []Hit) map[string]string {
+	return Access{}.ShortIDs(set, hits)
+}
+
+// ShortIDs is the package's ShortIDs with this access.
+func (a Access) ShortIDs(set *gitstore.Set, hits []Hit) map[string]string {
 	ids := hitIDs(hits)
 	if set != nil {
-		if short, err := set.ShortIDs(ids); err == nil {
+		if short, err := shortIDs(set, ids, a); err == nil {
 			return short
 		}
 	}
