@@ -69,7 +69,7 @@ func BenchmarkHookCost(b *testing.B) {
 	var tNoop, tBare, tStart, tPrompt, tHStart, tHPrompt, tBStart, tBPrompt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < n; i++ {
-		sid := fmt.Sprintf("bench-%d", i)
+		sid := benchSession(1, i)
 		start := payload("claude", "SessionStart", sid, dir, map[string]any{"source": "startup"})
 		prompt := payload("claude", "UserPromptSubmit", sid, dir, map[string]any{"prompt": benchPrompt})
 		d, err := spawn(noop, nil, start)
@@ -85,7 +85,7 @@ func BenchmarkHookCost(b *testing.B) {
 		must(b, err)
 		tPrompt = append(tPrompt, d)
 		// the hook binary, in sessions of its own (each memory is shown once per session)
-		hsid := fmt.Sprintf("bench-hook-%d", i)
+		hsid := benchSession(2, i)
 		start = payload("claude", "SessionStart", hsid, dir, map[string]any{"source": "startup"})
 		prompt = payload("claude", "UserPromptSubmit", hsid, dir, map[string]any{"prompt": benchPrompt})
 		d, err = spawn(hookBin, []string{"session-start", "--agent", "claude"}, start)
@@ -97,7 +97,7 @@ func BenchmarkHookCost(b *testing.B) {
 		if baseline == "" {
 			continue
 		}
-		bsid := fmt.Sprintf("bench-baseline-%d", i)
+		bsid := benchSession(3, i)
 		start = payload("claude", "SessionStart", bsid, baseDir, map[string]any{"source": "startup"})
 		prompt = payload("claude", "UserPromptSubmit", bsid, baseDir, map[string]any{"prompt": benchPrompt})
 		d, err = spawn(baseline, []string{"session-start", "--agent", "claude"}, start)
@@ -209,7 +209,7 @@ const benchPrompt = "the nightly payout-sync job is failing, how do I dry-run it
 func requireBenchHit(b *testing.B, dir, bin string, args ...string) {
 	b.Helper()
 	// a session of its own, also in a copy of the store made after it
-	sid := fmt.Sprintf("bench-hit-%d", time.Now().UnixNano())
+	sid := benchSession(4, int(time.Now().UnixNano()))
 	run := func(event, payload string) string {
 		cmd := exec.Command(bin, append(args, event, "--agent", "claude")...)
 		cmd.Dir = dir
@@ -233,7 +233,7 @@ func requireBenchMiss(b *testing.B, dir, bin string) {
 	b.Helper()
 	cmd := exec.Command(bin, "prompt", "--agent", "claude")
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(payload("claude", "UserPromptSubmit", fmt.Sprintf("bench-miss-%d", time.Now().UnixNano()), dir, map[string]any{"prompt": benchMissPrompt}))
+	cmd.Stdin = strings.NewReader(payload("claude", "UserPromptSubmit", benchSession(7, int(time.Now().UnixNano())), dir, map[string]any{"prompt": benchMissPrompt}))
 	out, err := cmd.Output()
 	require.NoError(b, err)
 	require.Empty(b, string(out), "the benchmark's prompt without an answer should inject nothing")
@@ -251,4 +251,10 @@ func requireRecallHit(b *testing.B, dir, bin string) {
 	out, err := cmd.Output()
 	require.NoError(b, err)
 	require.Contains(b, string(out), benchAnswer, "the benchmark's recall should return its memory")
+}
+
+// benchSession is a session id shaped as the agents send them (a UUID), one
+// per kind of run and i, so that each timed start is a new session.
+func benchSession(kind, i int) string {
+	return fmt.Sprintf("%08x-0000-4000-8000-%012x", kind, uint64(i)&(1<<48-1))
 }

@@ -78,7 +78,7 @@ func BenchmarkHookCostLinked(b *testing.B) {
 			dir           string
 			start, prompt *[]time.Duration
 		}{{plain, &pStart, &pPrompt}, {linked, &lStart, &lPrompt}} {
-			sid := fmt.Sprintf("bench-%d", i)
+			sid := benchSession(6, i)
 			d, err := spawn(hookBin, []string{"session-start", "--agent", "claude"}, payload("claude", "SessionStart", sid, run.dir, map[string]any{"source": "startup"}))
 			must(b, err)
 			*run.start = append(*run.start, d)

@@ -86,7 +86,7 @@ func BenchmarkScale(b *testing.B) {
 					v = len(versions) - 1 - kv
 				}
 				bin, dir := versions[v], st.dirs[v]
-				sid := fmt.Sprintf("bench-%d", i)
+				sid := benchSession(5, i)
 				steps := []struct {
 					op, bin string
 					args    []string
