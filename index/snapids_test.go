@@ -79,7 +79,7 @@ func TestShortIDsFromTheSnapshot(t *testing.T) {
 		{gitstore.ScopePrivate, "3f2a9c0000000003", []string{"3f2a9c00000000a1"}},
 		{gitstore.ScopePrivate, "88bb000000000000", []string{"3f2a9c00000000a1"}},
 	} {
-		got, err := v.near(tc.scope, tc.id, &baseKeys{v: v, keys: map[int]string{}})
+		got, err := v.near(tc.scope, tc.id, newBaseKeys(v))
 		require.NoError(t, err)
 		require.Equal(t, tc.want, got, "%s %s", tc.scope, tc.id)
 	}
