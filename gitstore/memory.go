@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -149,6 +150,18 @@ func (m *Memory) Current(t time.Time) bool {
 // Retired reports whether the memory has been superseded or has expired by t.
 func (m *Memory) Retired(t time.Time) bool {
 	return m.ValidTo != nil && !t.Before(*m.ValidTo)
+}
+
+// Version names this version of the memory: a digest of its document, the
+// same in every process that reads it ("" when it cannot be encoded). A
+// change made IfVersion(v) happens only while the memory is at v.
+func (m *Memory) Version() string {
+	data, err := m.Encode()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
 }
 
 // Encode returns the canonical JSON of the memory: fixed field order, UTF-8

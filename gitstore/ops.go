@@ -100,6 +100,33 @@ type writeOptions struct {
 	allowSecret bool
 	keys        []string
 	setKeys     bool
+	ifVersion   string
+}
+
+func writeOptionsOf(opts []WriteOption) writeOptions {
+	var o writeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// IfVersion makes a change of one memory (revise, confirm, dispute,
+// forget) happen only while the memory is still at version v
+// (Memory.Version), checked on the commit the change lands on: what a
+// person read is never written over by a change made since.
+func IfVersion(v string) WriteOption { return func(o *writeOptions) { o.ifVersion = v } }
+
+// ErrChanged is returned by a change made IfVersion when the memory changed
+// since; nothing was written.
+var ErrChanged = errors.New("the memory changed since it was read")
+
+// checkVersion refuses m when the options ask for another version.
+func (o *writeOptions) checkVersion(m *Memory) error {
+	if o.ifVersion != "" && m.Version() != o.ifVersion {
+		return fmt.Errorf("%w: %s is at another version now", ErrChanged, Clip(m.ID, MinShownPrefix))
+	}
+	return nil
 }
 
 // AllowSecret stores the text even when it looks like it holds a credential.
@@ -114,10 +141,7 @@ func WithKeys(keys []string) WriteOption {
 // Revise replaces the text of a memory (and, WithKeys, its retrieval keys;
 // text may then be empty to keep it); its history keeps the old version.
 func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...WriteOption) (*Memory, error) {
-	var o writeOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := writeOptionsOf(opts)
 	if text != "" || !o.setKeys {
 		if err := ValidateText(text); err != nil {
 			return nil, err
@@ -132,7 +156,7 @@ func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...W
 			return nil, err
 		}
 	}
-	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
+	return s.change(ctx, w, id, &o, func(tx *Tx, m *Memory) error {
 		newText := text
 		if newText == "" {
 			newText = m.Text
@@ -151,21 +175,22 @@ func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...W
 }
 
 // Confirm records that the memory was checked and found true.
-func (s *Store) Confirm(ctx context.Context, w Writer, id string) (*Memory, error) {
-	return s.addEvent(ctx, w, id, EventConfirm, "")
+func (s *Store) Confirm(ctx context.Context, w Writer, id string, opts ...WriteOption) (*Memory, error) {
+	return s.addEvent(ctx, w, id, EventConfirm, "", opts)
 }
 
 // Dispute records that the memory was found doubtful or wrong, and why.
-func (s *Store) Dispute(ctx context.Context, w Writer, id, reason string) (*Memory, error) {
-	return s.addEvent(ctx, w, id, EventDispute, reason)
+func (s *Store) Dispute(ctx context.Context, w Writer, id, reason string, opts ...WriteOption) (*Memory, error) {
+	return s.addEvent(ctx, w, id, EventDispute, reason, opts)
 }
 
 // Reinforce records that the same fact was learned again.
 func (s *Store) Reinforce(ctx context.Context, w Writer, id string) (*Memory, error) {
-	return s.addEvent(ctx, w, id, EventReinforce, "")
+	return s.addEvent(ctx, w, id, EventReinforce, "", nil)
 }
 
-func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string) (*Memory, error) {
+func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string, opts []WriteOption) (*Memory, error) {
+	o := writeOptionsOf(opts)
 	if strings.TrimSpace(reason) != "" {
 		if err := ValidateText(reason); err != nil {
 			return nil, fmt.Errorf("reason: %w", err)
@@ -175,7 +200,7 @@ func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string) (
 		}
 	}
 	author := s.Repo.Author()
-	return s.change(ctx, w, id, func(tx *Tx, m *Memory) error {
+	return s.change(ctx, w, id, &o, func(tx *Tx, m *Memory) error {
 		now := tx.Now()
 		m.Events = append(m.Events, Event{Op: op, At: now, Agent: w.Agent, Session: w.Session, Author: author, Reason: oneLine(reason)})
 		if op == EventReinforce {
@@ -202,12 +227,16 @@ func appendReinforcement(dates []time.Time, now time.Time) []time.Time {
 	return dates
 }
 
-// change applies fn to the current version of one memory and commits it.
-func (s *Store) change(ctx context.Context, w Writer, id string, fn func(tx *Tx, m *Memory) error) (*Memory, error) {
+// change applies fn to the current version of one memory (the version o
+// asks for, if any) and commits it.
+func (s *Store) change(ctx context.Context, w Writer, id string, o *writeOptions, fn func(tx *Tx, m *Memory) error) (*Memory, error) {
 	var out *Memory
 	_, err := s.Update(ctx, w, func(tx *Tx) error {
 		m, err := tx.Get(id)
 		if err != nil {
+			return err
+		}
+		if err := o.checkVersion(m); err != nil {
 			return err
 		}
 		if err := fn(tx, m); err != nil {
@@ -228,7 +257,8 @@ func (s *Store) change(ctx context.Context, w Writer, id string, fn func(tx *Tx,
 // Forget removes a memory from the current tree; its history keeps it. A
 // memory whose document is invalid (see ValidateDocument) is removed too:
 // the returned memory then holds only its id.
-func (s *Store) Forget(ctx context.Context, w Writer, id string) (*Memory, error) {
+func (s *Store) Forget(ctx context.Context, w Writer, id string, opts ...WriteOption) (*Memory, error) {
+	o := writeOptionsOf(opts)
 	var out *Memory
 	_, err := s.Update(ctx, w, func(tx *Tx) error {
 		m, err := tx.Get(id)
@@ -237,6 +267,7 @@ func (s *Store) Forget(ctx context.Context, w Writer, id string) (*Memory, error
 			m, err = &Memory{ID: id}, nil
 			tx.Describe(OpForget, "invalid document", id)
 		} else if err == nil {
+			err = o.checkVersion(m)
 			tx.Describe(OpForget, m.Type+": "+m.Text, id)
 		}
 		if err != nil {

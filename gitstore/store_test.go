@@ -156,6 +156,57 @@ func TestStoreReviseHistory(t *testing.T) {
 	})
 }
 
+// TestChangesIfVersion: a change made IfVersion happens while the memory
+// is at that version, and is refused with ErrChanged, writing nothing, once
+// anything changed it (an event, a revision), whichever change it is.
+func TestChangesIfVersion(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
+		ctx := context.Background()
+		w := Writer{Agent: "ui"}
+		changes := []struct {
+			name string
+			do   func(id string, opt WriteOption) (*Memory, error)
+		}{
+			{"revise", func(id string, opt WriteOption) (*Memory, error) {
+				return s.Revise(ctx, w, id, "Postgres runs on port 6432", opt)
+			}},
+			{"confirm", func(id string, opt WriteOption) (*Memory, error) { return s.Confirm(ctx, w, id, opt) }},
+			{"dispute", func(id string, opt WriteOption) (*Memory, error) { return s.Dispute(ctx, w, id, "wrong port", opt) }},
+			{"forget", func(id string, opt WriteOption) (*Memory, error) { return s.Forget(ctx, w, id, opt) }},
+		}
+		for _, ch := range changes {
+			t.Run(ch.name, func(t *testing.T) {
+				m := add(t, s, "Postgres runs on port 5433 "+ch.name)
+				shown := m.Version()
+				require.NotEmpty(t, shown)
+				rd, err := s.Read()
+				require.NoError(t, err)
+				stored, err := rd.Get(m.ID)
+				require.NoError(t, err)
+				require.Equal(t, shown, stored.Version(), "the same in every reader")
+
+				c.advance(time.Minute)
+				_, err = s.Confirm(ctx, Writer{Agent: "codex"}, m.ID) // changed since it was shown
+				require.NoError(t, err)
+				tip, err := s.Tip()
+				require.NoError(t, err)
+				_, err = ch.do(m.ID, IfVersion(shown))
+				require.ErrorIs(t, err, ErrChanged)
+				after, err := s.Tip()
+				require.NoError(t, err)
+				require.Equal(t, tip, after, "nothing was written")
+
+				rd, err = s.Read()
+				require.NoError(t, err)
+				now, err := rd.Get(m.ID)
+				require.NoError(t, err)
+				_, err = ch.do(m.ID, IfVersion(now.Version()))
+				require.NoError(t, err, "at the version read, the change is made")
+			})
+		}
+	})
+}
+
 func TestStoreSupersedeBitemporal(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
 		ctx := context.Background()

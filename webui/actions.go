@@ -34,7 +34,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	s.writeMu.Lock()
 	done, err := s.act(r.Context(), op, id, r.PostForm)
 	s.writeMu.Unlock()
-	if errors.Is(err, errChanged) {
+	if errors.Is(err, gitstore.ErrChanged) {
 		// show the memory as it is now, and say why nothing was written
 		set, oerr := s.open()
 		if oerr == nil {
@@ -69,19 +69,26 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 	if err != nil {
 		return "", err
 	}
-	if form.Get("version") != version(m) {
-		return "", errChanged
+	// the version is checked again on the commit a change lands on, where
+	// an agent's change made since the check would otherwise be written over
+	shown := form.Get("version")
+	if shown == "" {
+		return "", &gitstore.InvalidInputError{Field: "version", Reason: "the form names no version of the memory; reload the page"}
 	}
+	if shown != m.Version() {
+		return "", gitstore.ErrChanged
+	}
+	ifShown := gitstore.IfVersion(shown)
 	w := s.opts.Writer(set)
 	switch op {
 	case "confirm":
-		_, err = store.Confirm(ctx, w, m.ID)
+		_, err = store.Confirm(ctx, w, m.ID, ifShown)
 		done = "confirmed"
 	case "dispute":
-		_, err = store.Dispute(ctx, w, m.ID, strings.TrimSpace(form.Get("reason")))
+		_, err = store.Dispute(ctx, w, m.ID, strings.TrimSpace(form.Get("reason")), ifShown)
 		done = "disputed"
 	case "revise":
-		var opts []gitstore.WriteOption
+		opts := []gitstore.WriteOption{ifShown}
 		if form.Has("keys") {
 			opts = append(opts, gitstore.WithKeys(lines(form.Get("keys"))))
 		}
@@ -98,7 +105,7 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 		}
 		done = "revised"
 	case "forget":
-		_, err = store.Forget(ctx, w, m.ID)
+		_, err = store.Forget(ctx, w, m.ID, ifShown)
 		done = "forgotten"
 	case "purge":
 		// typed confirmation: the memory's id as the page shows it

@@ -62,7 +62,7 @@ func (s *Server) memoryData(ctx context.Context, set *gitstore.Set, id string) (
 		return nil, err
 	}
 	now := s.opts.Now()
-	d := &memoryData{M: m, Scope: string(store.Scope), Version: version(m), Trust: m.EffectiveTrust(now), Retired: m.Retired(now)}
+	d := &memoryData{M: m, Scope: string(store.Scope), Version: m.Version(), Trust: m.EffectiveTrust(now), Retired: m.Retired(now)}
 	d.Short = shortID(set, m.ID)
 	d.Paths = staleness(ctx, set, m)
 	d.Stale = anyChanged(d.Paths)

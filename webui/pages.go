@@ -98,7 +98,7 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, p *page)
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	switch {
-	case errors.Is(err, errChanged):
+	case errors.Is(err, gitstore.ErrChanged):
 		status = http.StatusConflict
 	case errors.Is(err, gitstore.ErrNotFound):
 		status = http.StatusNotFound
@@ -113,7 +113,6 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 }
 
 var (
-	errChanged  = errors.New("the memory changed since the page showed it")
 	errReadOnly = errors.New("this page is read-only (git mem ui --read-only): run git mem ui without it to change memories")
 )
 
@@ -124,8 +123,8 @@ func words(err error) string {
 	var secret *gitstore.SecretError
 	var notFound *gitstore.NotFoundError
 	switch {
-	case errors.Is(err, errChanged):
-		return msg + " (an agent, a pull or another tab changed it): nothing was written. The page now shows its current state; look at it and act again."
+	case errors.Is(err, gitstore.ErrChanged):
+		return "the memory changed since the page showed it (an agent, a pull or another tab changed it): nothing was written. The page now shows its current state; look at it and act again."
 	case errors.As(err, &secret):
 		return secret.Error() + ". Memory is shared through git, so it never stores credentials: nothing was written. Remove it from the text (say where the secret lives instead)."
 	case errors.As(err, &notFound):
@@ -134,17 +133,6 @@ func words(err error) string {
 		return msg + ": nothing is broken; try again in a moment."
 	}
 	return msg
-}
-
-// version names the state of a memory the page showed: a hash of its
-// document, so any change to it (an event, a revision, a merge) is seen.
-func version(m *gitstore.Memory) string {
-	data, err := m.Encode()
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
 }
 
 // tipsOf is one word for the tips of every store: the page reloads when

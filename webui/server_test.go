@@ -241,7 +241,7 @@ func TestChangesNeedPostTheTokenAndTheOrigin(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(f.current(m.ID).Events)
-			form := url.Values{"id": {m.ID}, "version": {version(f.current(m.ID))}}
+			form := url.Values{"id": {m.ID}, "version": {f.current(m.ID).Version()}}
 			w := f.do(tc.method, tc.path, form, tc.hdr)
 			require.Equal(t, tc.code, w.Code, w.Body.String())
 			after := len(f.current(m.ID).Events)
@@ -342,8 +342,13 @@ func TestActionOnAChangedMemoryIsRefused(t *testing.T) {
 			require.Equal(t, before, f.current(m.ID), "nothing was written")
 		})
 	}
+	// a form that names no version is refused: it would write over anything
+	before := f.current(m.ID)
+	w := f.do(http.MethodPost, "action/dispute", url.Values{"id": {m.ID}, "reason": {"no version"}}, nil)
+	require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+	require.Equal(t, before, f.current(m.ID), "nothing was written")
 	// with the version the page shows now, the dispute goes through
-	w := f.do(http.MethodPost, "action/dispute", url.Values{"id": {m.ID}, "version": {f.pageVersion(m.ID)}, "reason": {"checked: wrong"}}, nil)
+	w = f.do(http.MethodPost, "action/dispute", url.Values{"id": {m.ID}, "version": {f.pageVersion(m.ID)}, "reason": {"checked: wrong"}}, nil)
 	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
 }
 
@@ -444,7 +449,7 @@ func TestReadOnlyHasNoActions(t *testing.T) {
 	require.NotContains(t, body, `method="post"`)
 	require.Contains(t, body, "read-only")
 	for _, op := range []string{"confirm", "dispute", "revise", "forget", "purge"} {
-		w := f.do(http.MethodPost, "action/"+op, url.Values{"id": {m.ID}, "version": {version(m)}, "reason": {"x"}, "text": {"y"}, "confirm": {m.ID}}, nil)
+		w := f.do(http.MethodPost, "action/"+op, url.Values{"id": {m.ID}, "version": {m.Version()}, "reason": {"x"}, "text": {"y"}, "confirm": {m.ID}}, nil)
 		require.Equal(t, http.StatusForbidden, w.Code, op)
 	}
 	require.Equal(t, m, f.current(m.ID), "nothing was written")
