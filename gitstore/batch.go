@@ -132,7 +132,7 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 			var m *Memory
 			switch {
 			case e.Restore != nil:
-				if _, err := tx.Get(e.Restore.ID); err == nil {
+				if _, err := tx.get(e.Restore.ID); err == nil {
 					continue
 				}
 				c := *e.Restore
@@ -157,7 +157,7 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 				}
 				m = &c
 			case e.Reinforce != "":
-				old, err := tx.Get(e.Reinforce)
+				old, err := tx.get(e.Reinforce)
 				if err == nil {
 					reason := ""
 					if o := e.New.Origin; o != nil {

@@ -49,10 +49,10 @@
 //     valid UTF-8 without NUL or other control characters than tab and
 //     newline (documents written by older versions may hold carriage
 //     returns: they are read, never written).
-//   - tags: at most MaxTags (20) lower-case labels of at most MaxTagBytes (64)
+//   - tags: at most MaxTags (20) lower-case labels of at most maxTagBytes (64)
 //     bytes (letters, digits, - _ . : /).
-//   - paths: at most MaxPaths (50) repository-relative files the memory is
-//     about, each at most MaxPathBytes (512) bytes of UTF-8 without control
+//   - paths: at most maxPaths (50) repository-relative files the memory is
+//     about, each at most maxPathBytes (512) bytes of UTF-8 without control
 //     characters.
 //   - keys (absent when none): at most MaxKeys (12) retrieval keys, each at
 //     most MaxKeyBytes (120) bytes without control characters: other words
@@ -85,16 +85,16 @@
 //     ignore it; a merge keeps it like the other creation fields.
 //
 // agent, subagent, session, author, anchor.branch and the events' short
-// fields are at most MaxFieldBytes (512) bytes without control characters;
+// fields are at most maxFieldBytes (512) bytes without control characters;
 // anchor.commit is a full commit id (40 or 64 lower-case hex digits);
 // supersedes and superseded_by are full memory ids; trust is within 0..1; at
-// most MaxEvents (1000) events and MaxReinforced (100) dates; the whole
-// document is at most MaxDocumentBytes (1 MiB).
+// most maxEvents (1000) events and maxReinforced (100) dates; the whole
+// document is at most maxDocumentBytes (1 MiB).
 //
 // # Invalid documents
 //
 // A remote, a hand edit or an older version can leave a document that breaks
-// these rules. ValidateDocument checks every document a read or a merge
+// these rules. validateDocument checks every document a read or a merge
 // touches, including that its id equals its file name. Writes never produce
 // one. Reads skip an invalid document and record it (Repo.Skipped: the CLI
 // warns on stderr), Get reports it as a *DocumentError (ErrBadDocument and
@@ -103,7 +103,7 @@
 // takes an invalid document from the other side: it keeps this side's
 // version, and MergeResult.Rejected and the merge commit say which and why.
 // A document larger than the object reader inflates (64 times
-// MaxDocumentBytes) is such an invalid document too, known by the size in
+// maxDocumentBytes) is such an invalid document too, known by the size in
 // its object header without being read: it never makes a pull, sync or push
 // fail as a damaged store.
 //
@@ -132,7 +132,7 @@
 // whose extensions it does not know; the repositories git-mem creates (the
 // personal store) are made in its formats whatever git's defaults are.
 // A repository of another user is refused unless git's safe.directory
-// names it (OwnershipError, ErrUnsafeRepo), as git refuses it. In a
+// names it (OwnershipError, errUnsafeRepo), as git refuses it. In a
 // partial clone, a memory object git left on the promisor remote is asked
 // of git, which fetches it (partial.go); a pull fetches without the clone's
 // filter. In a shallow clone, walks of history end at its boundary.
@@ -142,7 +142,7 @@
 // Repo.Verify holds what a push brings to refs/memory/* to the rules of a
 // write (verify.go), for git mem verify in a server's pre-receive hook or a
 // CI job: each new commit's tree keeps this layout, each document it adds
-// or changes passes ValidateDocument and the secret rules of a write,
+// or changes passes validateDocument and the secret rules of a write,
 // tombstones are kept, and a ref loses history only as a purge rewrites it
 // (the old history, rewritten in memory without the purged ids, is in the
 // new one). A hook reads the pushed objects from git's quarantine

@@ -268,7 +268,7 @@ func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOption
 	if st.Local, err = r.refs.read(RefMain); err != nil {
 		return nil, err
 	}
-	if st.Shared, err = r.Shared(ctx, rem); err != nil {
+	if st.Shared, err = r.shared(ctx, rem); err != nil {
 		return nil, err
 	}
 	main := NewStore(r, RefMain, ScopeProject)

@@ -28,11 +28,11 @@ var (
 	// ErrSecret: the text contains a credential; nothing was written.
 	ErrSecret = errors.New("text contains a secret")
 	// ErrBadDocument: a stored memory document is not a valid schema-1
-	// document (see ValidateDocument). Reads skip it; a pull does not merge it.
+	// document (see validateDocument). Reads skip it; a pull does not merge it.
 	ErrBadDocument = errors.New("invalid memory document")
 )
 
-// DocumentError is a memory document that failed ValidateDocument. It is an
+// DocumentError is a memory document that failed validateDocument. It is an
 // ErrBadDocument, and an ErrNotFound: no readable memory has that id, so
 // callers that read by id treat it as absent.
 type DocumentError struct {
@@ -102,7 +102,7 @@ const (
 	FieldText = "text"
 	FieldID   = "id"
 	FieldAsOf = "as-of"
-	FieldWhen = "when" // a time of --as-of or --valid-at (ParseWhen)
+	fieldWhen = "when" // a time of --as-of or --valid-at (ParseWhen)
 )
 
 // ReasonEmpty is the Reason of an empty text.

@@ -102,7 +102,7 @@ func (r *Repo) MergeFetched(ctx context.Context, w Writer) ([]*PullResult, error
 	var out []*PullResult
 	for _, name := range names {
 		slug := strings.TrimSuffix(strings.TrimPrefix(name, TrackingRefPrefix), "/main")
-		rem := &Remote{Name: slug, Display: slug, Slug: slug, How: "fetched"}
+		rem := &Remote{Name: slug, Display: slug, Slug: slug, how: "fetched"}
 		if rem.TrackingRef() != name {
 			continue // not a ref this repository's remotes fetch into
 		}

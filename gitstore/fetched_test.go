@@ -36,7 +36,7 @@ func TestMergeFetched(t *testing.T) {
 	res, err = b.MergeFetched(ctx, Writer{Agent: "cli"})
 	require.NoError(t, err)
 	require.Len(t, res, 1)
-	require.Equal(t, MergeCommitted, res[0].Merge.Kind)
+	require.Equal(t, mergeCommitted, res[0].Merge.Kind)
 	require.True(t, res[0].Rewritten, "the fetched history held the purged memory")
 	texts := w.texts(dirB)
 	require.Len(t, texts, 3)

@@ -19,12 +19,12 @@ type Version struct {
 	Op      string
 	Agent   string
 	Author  string
-	Session string
+	session string
 	// Memory is the document after the change; nil when the change removed
 	// it or left an invalid document.
 	Memory *Memory
 	// Invalid says why the document after the change is invalid (see
-	// ValidateDocument); empty when it is valid or absent.
+	// validateDocument); empty when it is valid or absent.
 	Invalid string
 }
 
@@ -177,7 +177,7 @@ func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
 			return true, nil
 		}
 		ch := changeOf(c)
-		v := Version{Commit: Hash(c.Hash), Time: ch.Time, Op: ch.Op, Agent: ch.Agent, Author: ch.Author, Session: ch.Session}
+		v := Version{Commit: Hash(c.Hash), Time: ch.Time, Op: ch.Op, Agent: ch.Agent, Author: ch.Author, session: ch.Session}
 		if !containsString(ch.IDs, id) && !ch.Merge {
 			v.Op = "rewrite"
 		}

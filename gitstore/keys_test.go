@@ -70,7 +70,7 @@ func TestKeysAddReviseAndRead(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(data), `"keys"`)
 
-	_, err = ValidateDocument([]byte(strings.Replace(string(data), `"source"`, `"keys":["a\u0007"],"source"`, 1)), "")
+	_, err = validateDocument([]byte(strings.Replace(string(data), `"source"`, `"keys":["a\u0007"],"source"`, 1)), "")
 	require.ErrorIs(t, err, ErrInvalid)
 }
 
@@ -138,7 +138,7 @@ func TestWriterNamesPassTheWriteRules(t *testing.T) {
 		{"session token", Writer{Agent: "claude", Session: "s-" + token}, ErrSecret, "session"},
 		{"subagent url with password", Writer{Agent: "claude", Subagent: "https://bob:hunter2hunter2@example.com/x"}, ErrSecret, "subagent"},
 		{"agent escape", Writer{Agent: "claude\x1b[31m"}, ErrInvalid, "agent"},
-		{"session too long", Writer{Session: strings.Repeat("s", MaxFieldBytes+1)}, ErrInvalid, "session"},
+		{"session too long", Writer{Session: strings.Repeat("s", maxFieldBytes+1)}, ErrInvalid, "session"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

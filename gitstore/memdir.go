@@ -53,9 +53,9 @@ func (m MemDir) Snapshot() string { return m.join(m.common, "recall.snapshot") }
 // the snapshot was written: its path with ".delta" added.
 func (m MemDir) SnapshotDelta() string { return m.Snapshot() + ".delta" }
 
-// IndexLog receives the search engine's own log lines (bleve's),
+// indexLog receives the search engine's own log lines (bleve's),
 // <git common dir>/mem/index.log: beside the index directory.
-func (m MemDir) IndexLog() string { return m.join(m.common, "index.log") }
+func (m MemDir) indexLog() string { return m.join(m.common, "index.log") }
 
 // StartCache is session start's cache of standing memories,
 // <git common dir>/mem/cache/start.json.

@@ -189,42 +189,42 @@ func (m *Memory) Encode() ([]byte, error) {
 // read from a store or brought by a pull that breaks one is invalid: it is
 // skipped by reads, not merged, and listed by git mem doctor.
 const (
-	// MaxTags is the most tags a memory has; MaxTagBytes the longest tag.
+	// MaxTags is the most tags a memory has; maxTagBytes the longest tag.
 	MaxTags     = 20
-	MaxTagBytes = 64
+	maxTagBytes = 64
 	// MaxKeys is the most retrieval keys a memory has; MaxKeyBytes the longest.
 	MaxKeys     = 12
 	MaxKeyBytes = 120
-	// MaxPaths is the most paths a memory is about; MaxPathBytes the longest path.
-	MaxPaths     = 50
-	MaxPathBytes = 512
-	// MaxFieldBytes bounds the short text fields: agent, subagent, session,
+	// maxPaths is the most paths a memory is about; maxPathBytes the longest path.
+	maxPaths     = 50
+	maxPathBytes = 512
+	// maxFieldBytes bounds the short text fields: agent, subagent, session,
 	// author, anchor branch, and an event's op, agent, session and author.
-	MaxFieldBytes = 512
-	// MaxEvents bounds a memory's trust events; MaxReinforced its
+	maxFieldBytes = 512
+	// maxEvents bounds a memory's trust events; maxReinforced its
 	// reinforcement dates (writes keep the last 10).
-	MaxEvents     = 1000
-	MaxReinforced = 100
-	// MaxDocumentBytes bounds a whole stored document; larger ones are not
+	maxEvents     = 1000
+	maxReinforced = 100
+	// maxDocumentBytes bounds a whole stored document; larger ones are not
 	// even read.
-	MaxDocumentBytes = 1 << 20
+	maxDocumentBytes = 1 << 20
 )
 
 // DecodeMemory parses a stored memory document and checks it
-// (ValidateDocument), without comparing its id with a file name.
+// (validateDocument), without comparing its id with a file name.
 func DecodeMemory(data []byte) (*Memory, error) {
-	return ValidateDocument(data, "")
+	return validateDocument(data, "")
 }
 
-// ValidateDocument parses a memory document read from a store or a remote and
+// validateDocument parses a memory document read from a store or a remote and
 // checks every field: schema 1, an id of 16 lower-case hex digits equal to
 // fileID (the name of the file it was stored in; "" skips that check), known
 // type and source, text, tags and paths within their limits, well-formed ids
 // and commit hashes, bounded events and dates. The error wraps ErrInvalid and
 // says what is wrong; it never quotes more than a short, escaped excerpt.
-func ValidateDocument(data []byte, fileID string) (*Memory, error) {
-	if len(data) > MaxDocumentBytes {
-		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", ErrInvalid, len(data), MaxDocumentBytes)
+func validateDocument(data []byte, fileID string) (*Memory, error) {
+	if len(data) > maxDocumentBytes {
+		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", ErrInvalid, len(data), maxDocumentBytes)
 	}
 	m, ok := decodeMemory(data)
 	if !ok {
@@ -291,8 +291,8 @@ func (m *Memory) check() error {
 			return err
 		}
 	}
-	if len(m.Paths) > MaxPaths {
-		return bad("%d paths, over the maximum of %d", len(m.Paths), MaxPaths)
+	if len(m.Paths) > maxPaths {
+		return bad("%d paths, over the maximum of %d", len(m.Paths), maxPaths)
 	}
 	for _, p := range m.Paths {
 		if err := checkPath(p); err != nil {
@@ -320,8 +320,8 @@ func (m *Memory) check() error {
 			return bad("%s %s is not a full memory id (%d lower-case hex digits)", f.name, quoteShort(f.v), IDHexLen)
 		}
 	}
-	if len(m.Events) > MaxEvents {
-		return bad("%d events, over the maximum of %d", len(m.Events), MaxEvents)
+	if len(m.Events) > maxEvents {
+		return bad("%d events, over the maximum of %d", len(m.Events), maxEvents)
 	}
 	for i, e := range m.Events {
 		switch e.Op {
@@ -330,7 +330,7 @@ func (m *Memory) check() error {
 			return bad("event %d has unknown op %s", i, quoteShort(e.Op))
 		}
 		for _, f := range [...]struct{ name, v string }{{"agent", e.Agent}, {"session", e.Session}, {"author", e.Author}} {
-			if len(f.v) > MaxFieldBytes || !utf8.ValidString(f.v) || strings.ContainsFunc(f.v, isControl) {
+			if len(f.v) > maxFieldBytes || !utf8.ValidString(f.v) || strings.ContainsFunc(f.v, isControl) {
 				return checkField(fmt.Sprintf("event %d %s", i, f.name), f.v)
 			}
 		}
@@ -340,18 +340,18 @@ func (m *Memory) check() error {
 			}
 		}
 	}
-	if len(m.Reinforced) > MaxReinforced {
-		return bad("%d reinforcement dates, over the maximum of %d", len(m.Reinforced), MaxReinforced)
+	if len(m.Reinforced) > maxReinforced {
+		return bad("%d reinforcement dates, over the maximum of %d", len(m.Reinforced), maxReinforced)
 	}
 	return m.Origin.check()
 }
 
-// checkField checks a short text field: valid UTF-8, at most MaxFieldBytes,
+// checkField checks a short text field: valid UTF-8, at most maxFieldBytes,
 // no control characters.
 func checkField(name, v string) error {
 	switch {
-	case len(v) > MaxFieldBytes:
-		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum", ErrInvalid, name, len(v), MaxFieldBytes)
+	case len(v) > maxFieldBytes:
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum", ErrInvalid, name, len(v), maxFieldBytes)
 	case !utf8.ValidString(v):
 		return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, name)
 	case strings.ContainsFunc(v, isControl):
@@ -501,7 +501,7 @@ func checkKey(k string) error {
 
 // NormalizeTags lower-cases tags, drops blanks and duplicates, and rejects
 // characters that would not survive a command line or a search, tags longer
-// than MaxTagBytes and more than MaxTags tags.
+// than maxTagBytes and more than MaxTags tags.
 func NormalizeTags(tags []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -522,10 +522,10 @@ func NormalizeTags(tags []string) ([]string, error) {
 	return out, nil
 }
 
-// checkTag checks one tag: at most MaxTagBytes, letters, digits and - _ . : /.
+// checkTag checks one tag: at most maxTagBytes, letters, digits and - _ . : /.
 func checkTag(t string) error {
-	if len(t) > MaxTagBytes {
-		return fmt.Errorf("%w: tag %s is longer than %d bytes; use a shorter label", ErrInvalid, quoteShort(t), MaxTagBytes)
+	if len(t) > maxTagBytes {
+		return fmt.Errorf("%w: tag %s is longer than %d bytes; use a shorter label", ErrInvalid, quoteShort(t), maxTagBytes)
 	}
 	if !utf8.ValidString(t) {
 		return fmt.Errorf("%w: tag %s is not valid UTF-8", ErrInvalid, quoteShort(t))
@@ -538,14 +538,14 @@ func checkTag(t string) error {
 	return nil
 }
 
-// checkPath checks one stored path: not empty, at most MaxPathBytes of valid
+// checkPath checks one stored path: not empty, at most maxPathBytes of valid
 // UTF-8 without control characters.
 func checkPath(p string) error {
 	switch {
 	case p == "":
 		return fmt.Errorf("%w: an empty path", ErrInvalid)
-	case len(p) > MaxPathBytes:
-		return fmt.Errorf("%w: path %s is %d bytes, over the %d-byte maximum; give the file's path relative to the repository root", ErrInvalid, quoteShort(p), len(p), MaxPathBytes)
+	case len(p) > maxPathBytes:
+		return fmt.Errorf("%w: path %s is %d bytes, over the %d-byte maximum; give the file's path relative to the repository root", ErrInvalid, quoteShort(p), len(p), maxPathBytes)
 	case !utf8.ValidString(p):
 		return fmt.Errorf("%w: path %s is not valid UTF-8 text", ErrInvalid, quoteShort(p))
 	case strings.ContainsFunc(p, isControl):
@@ -555,8 +555,8 @@ func checkPath(p string) error {
 }
 
 // normalizePaths turns paths into clean repository-relative forward-slash
-// paths, and rejects control characters, paths longer than MaxPathBytes and
-// more than MaxPaths paths.
+// paths, and rejects control characters, paths longer than maxPathBytes and
+// more than maxPaths paths.
 func normalizePaths(paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -577,8 +577,8 @@ func normalizePaths(paths []string) ([]string, error) {
 			out = append(out, c)
 		}
 	}
-	if len(out) > MaxPaths {
-		return nil, fmt.Errorf("%w: %d paths, over the maximum of %d; name the files the memory is about, or a directory", ErrInvalid, len(out), MaxPaths)
+	if len(out) > maxPaths {
+		return nil, fmt.Errorf("%w: %d paths, over the maximum of %d; name the files the memory is about, or a directory", ErrInvalid, len(out), maxPaths)
 	}
 	return out, nil
 }

@@ -41,17 +41,17 @@ type MergeKind string
 const (
 	MergeUpToDate    MergeKind = "up-to-date"    // theirs was already contained in ours
 	MergeFastForward MergeKind = "fast-forward"  // ours moved to theirs
-	MergeCommitted   MergeKind = "merged"        // a merge commit with both parents
+	mergeCommitted   MergeKind = "merged"        // a merge commit with both parents
 	MergeNothing     MergeKind = "nothing-to-do" // theirs is empty
 )
 
 // MergeResult says what a merge did, memory by memory.
 type MergeResult struct {
 	Kind MergeKind
-	// Ours and Theirs are the two tips merged; Commit is the ref's new tip.
-	Ours, Theirs, Commit Hash
-	// Bases are the merge bases (best common ancestors), sorted.
-	Bases []Hash
+	// ours and theirs are the two tips merged; Commit is the ref's new tip.
+	ours, theirs, Commit Hash
+	// bases are the merge bases (best common ancestors), sorted.
+	bases []Hash
 	// Ids of memories, sorted, by what the merge did with them:
 	New       []string // only theirs had it (added there, or unchanged here and revised there... see Changed)
 	Changed   []string // changed there only since the base: theirs taken
@@ -60,9 +60,9 @@ type MergeResult struct {
 	Revived   []string // forgotten on one side, changed since the base on the other: kept
 	Local     []string // added or changed here only: kept as they are
 	Forgotten []string // forgotten here, unchanged there: stays forgotten
-	Dropped   []string // purged here (MergeOptions.Drop), still there: left out
+	dropped   []string // purged here (mergeOptions.Drop), still there: left out
 	// Rejected are the documents theirs brought that are invalid (see
-	// ValidateDocument): not merged; ours keeps its version, if any.
+	// validateDocument): not merged; ours keeps its version, if any.
 	Rejected []*DocumentError
 }
 
@@ -88,7 +88,7 @@ func (m *MergeResult) Summary(from string) string {
 	add(len(m.Removed), "forgotten there")
 	add(len(m.Revived), "kept although forgotten on one side (revised on the other)")
 	add(len(m.Local)+len(m.Forgotten), "changed here only (kept)")
-	add(len(m.Dropped), "purged here and left out")
+	add(len(m.dropped), "purged here and left out")
 	add(len(m.Rejected), "invalid and not merged")
 	if len(parts) == 0 {
 		return "no memory differs"
@@ -96,8 +96,8 @@ func (m *MergeResult) Summary(from string) string {
 	return strings.Join(parts, ", ")
 }
 
-// MergeOptions describe a merge for its commit message.
-type MergeOptions struct {
+// mergeOptions describe a merge for its commit message.
+type mergeOptions struct {
 	// From names what is merged in, e.g. "origin" (default: the theirs commit).
 	From string
 	// TheirRef is the ref theirs was read from, e.g. refs/memory/remotes/origin/main.
@@ -107,12 +107,12 @@ type MergeOptions struct {
 	Drop []string
 }
 
-// Merge merges the commit theirs (usually a fetched remote memory) into the
+// merge merges the commit theirs (usually a fetched remote memory) into the
 // store's ref: nothing when ours already contains it, a fast-forward when ours
 // is behind, else a merge commit (parents ours, theirs). The ref moves by
 // compare-and-swap; when another writer moves it first, the merge is redone on
 // the new tip.
-func (s *Store) Merge(ctx context.Context, w Writer, theirs Hash, opt MergeOptions) (*MergeResult, error) {
+func (s *Store) merge(ctx context.Context, w Writer, theirs Hash, opt mergeOptions) (*MergeResult, error) {
 	if opt.From == "" {
 		opt.From = theirs.Short()
 	}
@@ -168,7 +168,7 @@ type mergePlan struct {
 // writes the merged tree.
 func (r *Repo) planMerge(ctx context.Context, ours, theirs Hash, drop []string) (*mergePlan, error) {
 	p, err := r.planMergeTrees(ctx, ours, theirs)
-	if err != nil || (len(drop) == 0 && len(p.keep) == 0) || (p.Kind != MergeFastForward && p.Kind != MergeCommitted) {
+	if err != nil || (len(drop) == 0 && len(p.keep) == 0) || (p.Kind != MergeFastForward && p.Kind != mergeCommitted) {
 		return p, err
 	}
 	tree := p.tree
@@ -195,19 +195,19 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs Hash, drop []string) 
 			return nil, err
 		} else if !h.IsZero() {
 			changes[id] = zeroHash
-			p.Dropped = append(p.Dropped, id)
+			p.dropped = append(p.dropped, id)
 		}
 	}
 	if len(changes) == 0 {
 		return p, nil
 	}
-	sort.Strings(p.Dropped)
+	sort.Strings(p.dropped)
 	p.New, p.Changed, p.Revived = without(p.New, changes), without(p.Changed, changes), without(p.Revived, changes)
 	if p.tree, err = snap.buildTreeFromHashes(changes, nil); err != nil {
 		return nil, err
 	}
 	if p.Kind == MergeFastForward { // theirs brings a purged memory back, or an invalid document: commit without it
-		p.Kind = MergeCommitted
+		p.Kind = mergeCommitted
 		if p.theirsTime, err = r.commitTime(theirs); err != nil {
 			return nil, err
 		}
@@ -267,7 +267,7 @@ func without(ids []string, drop map[string]Hash) []string {
 }
 
 func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs Hash) (*mergePlan, error) {
-	res := &MergeResult{Ours: ours, Theirs: theirs}
+	res := &MergeResult{ours: ours, theirs: theirs}
 	p := &mergePlan{MergeResult: res}
 	switch {
 	case theirs.IsZero():
@@ -284,7 +284,7 @@ func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs Hash) (*mergePla
 	if err != nil {
 		return nil, err
 	}
-	res.Bases = bases
+	res.bases = bases
 	if len(bases) == 1 && bases[0] == theirs {
 		res.Kind = MergeUpToDate
 		return p, nil
@@ -296,7 +296,7 @@ func (r *Repo) planMergeTrees(ctx context.Context, ours, theirs Hash) (*mergePla
 		}
 		return p, nil
 	}
-	res.Kind = MergeCommitted
+	res.Kind = mergeCommitted
 	oc, err := r.readCommit(ours)
 	if err != nil {
 		return nil, err
@@ -835,17 +835,17 @@ func mergeReinforced(a, b []time.Time) []time.Time {
 // writeMerge writes the merge commit of a plan: parents ours and theirs, a
 // message that says what merged, trailers Memory-Op: merge and one Memory-Id
 // per memory merged from both sides or kept against a forget.
-func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string) (Hash, error) {
+func (r *Repo) writeMerge(p *mergePlan, w Writer, opt mergeOptions, into string) (Hash, error) {
 	if err := w.Check(); err != nil {
 		return zeroHash, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "mem: merge %s: %s in\n\n", oneLine(opt.From), plural(p.incoming(), "memory", "memories"))
-	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), p.Theirs.Short(), into, p.Ours.Short())
+	fmt.Fprintf(&b, "Merged %s (%s) into %s (%s):\n", firstSet(opt.TheirRef, opt.From), p.theirs.Short(), into, p.ours.Short())
 	b.WriteString(wrap(p.Summary(oneLine(opt.From))+".", 72) + "\n")
-	if len(p.Dropped) > 0 {
+	if len(p.dropped) > 0 {
 		b.WriteString("\nLeft out because they were purged here (git config mem.purged):\n")
-		for _, id := range p.Dropped {
+		for _, id := range p.dropped {
 			b.WriteString("  " + id + "\n")
 		}
 	}
@@ -867,7 +867,7 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 	for _, id := range ids {
 		b.WriteString(trailerID + ": " + id + "\n")
 	}
-	b.WriteString(trailerOp + ": " + OpMerge + "\n")
+	b.WriteString(trailerOp + ": " + opMerge + "\n")
 	if w.Agent != "" {
 		b.WriteString(trailerAgent + ": " + oneLine(w.Agent) + "\n")
 	}
@@ -878,8 +878,8 @@ func (r *Repo) writeMerge(p *mergePlan, w Writer, opt MergeOptions, into string)
 	if p.theirsTime.After(when) {
 		when = p.theirsTime
 	}
-	parents := []Hash{p.Ours, p.Theirs}
-	if p.Ours.IsZero() {
+	parents := []Hash{p.ours, p.theirs}
+	if p.ours.IsZero() {
 		parents = parents[1:]
 	}
 	return r.writeCommit(p.tree, parents, b.String(), when)

@@ -58,7 +58,7 @@ func (f *mtFixture) merge() *MergeResult {
 	f.t.Helper()
 	theirs, err := f.theirs.Tip()
 	require.NoError(f.t, err)
-	res, err := f.ours.Merge(context.Background(), Writer{Agent: "cli"}, theirs, MergeOptions{From: "them", TheirRef: mtRefTheirs})
+	res, err := f.ours.merge(context.Background(), Writer{Agent: "cli"}, theirs, mergeOptions{From: "them", TheirRef: mtRefTheirs})
 	require.NoError(f.t, err)
 	return res
 }
@@ -94,7 +94,7 @@ func (f *mtFixture) mergeSwapped(ours, theirs Hash) Hash {
 	f.t.Helper()
 	const ref = "refs/memory/swapped"
 	require.NoError(f.t, f.repo.refs.update(ref, theirs, zeroHash))
-	res, err := NewStore(f.repo, ref, ScopeProject).Merge(context.Background(), Writer{}, ours, MergeOptions{})
+	res, err := NewStore(f.repo, ref, ScopeProject).merge(context.Background(), Writer{}, ours, mergeOptions{})
 	require.NoError(f.t, err)
 	return f.treeOf(res.Commit)
 }
@@ -120,7 +120,7 @@ func TestMergeCases(t *testing.T) {
 				b := f.add(f.theirs, "theirs only")
 				return ids{"base": base.ID, "a": a.ID, "b": b.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["b"]}, res.New)
 				require.Equal(t, []string{id["a"]}, res.Local)
@@ -142,7 +142,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["m"]}, res.Merged)
 				m := f.get(f.ours, id["m"])
@@ -165,7 +165,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, "deploy with ./scripts/deploy.sh", f.get(f.ours, id["m"]).Text)
 				hist, err := f.ours.History(ctx, id["m"])
@@ -194,7 +194,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				m := f.get(f.ours, id["m"])
 				require.Equal(t, "tests need docker or podman", m.Text)
@@ -218,7 +218,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				m := f.get(f.ours, id["m"])
 				require.Len(t, m.Reinforced, 2, "one date per day")
@@ -238,7 +238,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"old": old.ID, "new": nw.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				old := f.get(f.ours, id["old"])
 				require.NotNil(t, old.ValidTo, "valid_to stays closed")
@@ -260,7 +260,7 @@ func TestMergeCases(t *testing.T) {
 				f.add(f.ours, "something else here")
 				return ids{"m": m.ID, "keep": keep.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["m"]}, res.Removed)
 				require.Empty(t, res.Revived, "a forgotten memory is not reported as kept")
@@ -279,7 +279,7 @@ func TestMergeCases(t *testing.T) {
 				f.add(f.theirs, "theirs adds something")
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["m"]}, res.Forgotten)
 				require.False(t, f.has(f.ours, id["m"]))
@@ -298,7 +298,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["m"]}, res.Revived)
 				require.Equal(t, "the cache is flushed hourly", f.get(f.ours, id["m"]).Text)
@@ -321,7 +321,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.Equal(t, []string{id["m"]}, res.Revived)
 				require.Len(t, f.get(f.ours, id["m"]).Events, 1)
@@ -340,7 +340,7 @@ func TestMergeCases(t *testing.T) {
 				require.NoError(t, err)
 				return ids{"m": m.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
 				require.False(t, f.has(f.ours, id["m"]))
 				require.Zero(t, res.incoming())
@@ -383,7 +383,7 @@ func TestMergeCases(t *testing.T) {
 			},
 			kind: MergeUpToDate,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
-				require.Equal(t, res.Ours, res.Commit)
+				require.Equal(t, res.ours, res.Commit)
 			},
 		},
 		{
@@ -393,9 +393,9 @@ func TestMergeCases(t *testing.T) {
 				b := f.add(f.theirs, "theirs from scratch")
 				return ids{"a": a.ID, "b": b.ID}
 			},
-			kind: MergeCommitted,
+			kind: mergeCommitted,
 			check: func(t *testing.T, f *mtFixture, res *MergeResult, id ids) {
-				require.Empty(t, res.Bases)
+				require.Empty(t, res.bases)
 				require.True(t, f.has(f.ours, id["a"]))
 				require.True(t, f.has(f.ours, id["b"]))
 			},
@@ -410,13 +410,13 @@ func TestMergeCases(t *testing.T) {
 			res := f.merge()
 			require.Equal(t, tc.kind, res.Kind)
 			tc.check(t, f, res, id)
-			if res.Kind != MergeCommitted {
+			if res.Kind != mergeCommitted {
 				return
 			}
 			c, err := f.repo.readCommit(res.Commit)
 			require.NoError(t, err)
 			require.Equal(t, []Hash{oursBefore, theirs}, c.ParentHashes, "ours first")
-			require.Contains(t, c.Message, trailerOp+": "+OpMerge)
+			require.Contains(t, c.Message, trailerOp+": "+opMerge)
 			require.True(t, strings.HasPrefix(c.Message, "mem: merge them: "), c.Message)
 			oc, _ := f.repo.readCommit(oursBefore)
 			tc2, _ := f.repo.readCommit(theirs)
@@ -447,7 +447,7 @@ func TestMergeKeepsTeammatesAuthorAndAgent(t *testing.T) {
 	t.Setenv("GIT_AUTHOR_EMAIL", "ann@example.com")
 	f.add(f.ours, "ann's finding")
 	res := f.merge()
-	require.Equal(t, MergeCommitted, res.Kind)
+	require.Equal(t, mergeCommitted, res.Kind)
 	m := f.get(f.ours, bob.ID)
 	require.Equal(t, "Bob Theirs <bob@example.com>", m.Author)
 	require.Equal(t, "codex", m.Agent)
@@ -508,10 +508,10 @@ func TestMergeLeavesOutPurgedMemories(t *testing.T) {
 				f.add(f.ours, "ours moved on")
 			}
 			theirs, _ := f.theirs.Tip()
-			res, err := f.ours.Merge(ctx, Writer{}, theirs, MergeOptions{From: "them", Drop: []string{secret.ID, "not-an-id"}})
+			res, err := f.ours.merge(ctx, Writer{}, theirs, mergeOptions{From: "them", Drop: []string{secret.ID, "not-an-id"}})
 			require.NoError(t, err)
-			require.Equal(t, MergeCommitted, res.Kind, "a fast-forward would bring it back")
-			require.Equal(t, []string{secret.ID}, res.Dropped)
+			require.Equal(t, mergeCommitted, res.Kind, "a fast-forward would bring it back")
+			require.Equal(t, []string{secret.ID}, res.dropped)
 			require.Equal(t, []string{other.ID}, res.New)
 			require.False(t, f.has(f.ours, secret.ID))
 			require.True(t, f.has(f.ours, other.ID))
@@ -519,7 +519,7 @@ func TestMergeLeavesOutPurgedMemories(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, c.ParentHashes, 2)
 			require.Contains(t, c.Message, "purged here")
-			again, err := f.ours.Merge(ctx, Writer{}, theirs, MergeOptions{Drop: []string{secret.ID}})
+			again, err := f.ours.merge(ctx, Writer{}, theirs, mergeOptions{Drop: []string{secret.ID}})
 			require.NoError(t, err)
 			require.Equal(t, MergeUpToDate, again.Kind)
 		})

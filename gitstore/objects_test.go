@@ -214,5 +214,5 @@ func TestWriteFreshensAnObjectThere(t *testing.T) {
 // times the largest valid one, so that an oversized document is known by
 // its size and skipped as invalid, never read as a damaged store.
 func TestObjectReaderBound(t *testing.T) {
-	require.Equal(t, 64*MaxDocumentBytes, gitobj.MaxObjectBytes)
+	require.Equal(t, 64*maxDocumentBytes, gitobj.MaxObjectBytes)
 }

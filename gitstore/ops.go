@@ -14,11 +14,11 @@ import (
 // EventReinforce).
 const (
 	OpAdd       = "add"
-	OpRevise    = "revise"
-	OpSupersede = "supersede"
-	OpForget    = "forget"
-	OpMerge     = "merge"
-	OpPurge     = "purge"
+	opRevise    = "revise"
+	opSupersede = "supersede"
+	opForget    = "forget"
+	opMerge     = "merge"
+	opPurge     = "purge"
 	OpImport    = "import"
 )
 
@@ -66,7 +66,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 		}
 		tx.Describe(OpAdd, m.Type+": "+m.Text, id)
 		if n.Supersedes != "" {
-			old, err := tx.Get(n.Supersedes)
+			old, err := tx.get(n.Supersedes)
 			if err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 			old.Events = append(old.Events, Event{Op: EventSupersede, At: now, Agent: w.Agent, Author: author, Reason: "superseded by " + id})
 			m.Supersedes = old.ID
 			tx.Put(old)
-			tx.Describe(OpSupersede, m.Type+": "+m.Text, id, old.ID)
+			tx.Describe(opSupersede, m.Type+": "+m.Text, id, old.ID)
 		}
 		tx.Put(m)
 		added = m
@@ -169,7 +169,7 @@ func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...W
 			return fmt.Errorf("%w: the new text and keys are the same as the current ones; nothing to revise", ErrInvalid)
 		}
 		m.Text, m.Keys = newText, newKeys
-		tx.Describe(OpRevise, m.Type+": "+newText, m.ID)
+		tx.Describe(opRevise, m.Type+": "+newText, m.ID)
 		return nil
 	})
 }
@@ -232,7 +232,7 @@ func appendReinforcement(dates []time.Time, now time.Time) []time.Time {
 func (s *Store) change(ctx context.Context, w Writer, id string, o *writeOptions, fn func(tx *Tx, m *Memory) error) (*Memory, error) {
 	var out *Memory
 	_, err := s.Update(ctx, w, func(tx *Tx) error {
-		m, err := tx.Get(id)
+		m, err := tx.get(id)
 		if err != nil {
 			return err
 		}
@@ -255,25 +255,25 @@ func (s *Store) change(ctx context.Context, w Writer, id string, o *writeOptions
 }
 
 // Forget removes a memory from the current tree; its history keeps it. A
-// memory whose document is invalid (see ValidateDocument) is removed too:
+// memory whose document is invalid (see validateDocument) is removed too:
 // the returned memory then holds only its id.
 func (s *Store) Forget(ctx context.Context, w Writer, id string, opts ...WriteOption) (*Memory, error) {
 	o := writeOptionsOf(opts)
 	var out *Memory
 	_, err := s.Update(ctx, w, func(tx *Tx) error {
-		m, err := tx.Get(id)
+		m, err := tx.get(id)
 		var de *DocumentError
 		if errors.As(err, &de) {
 			m, err = &Memory{ID: id}, nil
-			tx.Describe(OpForget, "invalid document", id)
+			tx.Describe(opForget, "invalid document", id)
 		} else if err == nil {
 			err = o.checkVersion(m)
-			tx.Describe(OpForget, m.Type+": "+m.Text, id)
+			tx.Describe(opForget, m.Type+": "+m.Text, id)
 		}
 		if err != nil {
 			return err
 		}
-		tx.Delete(id)
+		tx.delete(id)
 		out = m
 		return nil
 	})

@@ -10,14 +10,14 @@ import (
 	"strings"
 )
 
-// ErrUnsafeRepo: the repository belongs to another user, and git's
+// errUnsafeRepo: the repository belongs to another user, and git's
 // safe.directory does not name it; git refuses to work in it, and so does
 // git-mem, which reads its settings (where a memory could be sent) and
 // writes into it.
-var ErrUnsafeRepo = errors.New("repository owned by someone else")
+var errUnsafeRepo = errors.New("repository owned by someone else")
 
 // OwnershipError is a repository git refuses for its ownership ("detected
-// dubious ownership"). It is an ErrUnsafeRepo.
+// dubious ownership"). It is an errUnsafeRepo.
 type OwnershipError struct {
 	// Dir is the directory safe.directory must name: the worktree, or the
 	// git directory of a bare repository.
@@ -27,11 +27,11 @@ type OwnershipError struct {
 }
 
 func (e *OwnershipError) Error() string {
-	return fmt.Sprintf("%s: %s is owned by another user, and git (and git-mem) work in such a repository only when git config --global safe.directory names it; nothing was read or written", ErrUnsafeRepo, e.Path)
+	return fmt.Sprintf("%s: %s is owned by another user, and git (and git-mem) work in such a repository only when git config --global safe.directory names it; nothing was read or written", errUnsafeRepo, e.Path)
 }
 
-// Is makes errors.Is(err, ErrUnsafeRepo) true.
-func (e *OwnershipError) Is(target error) bool { return target == ErrUnsafeRepo }
+// Is makes errors.Is(err, errUnsafeRepo) true.
+func (e *OwnershipError) Is(target error) bool { return target == errUnsafeRepo }
 
 // checkOwnership applies git's safe.directory rule to a repository found at
 // gitDir (worktree, when not bare): each of them must belong to the user,

@@ -47,7 +47,7 @@ func TestRepositoryOfAnotherUser(t *testing.T) {
 		func(d string) error { _, err := OpenSet(d); return err },
 	} {
 		err := open(dir)
-		require.ErrorIs(t, err, ErrUnsafeRepo)
+		require.ErrorIs(t, err, errUnsafeRepo)
 		require.NotErrorIs(t, err, ErrNoRepo)
 		require.Contains(t, err.Error(), "safe.directory")
 	}
@@ -66,7 +66,7 @@ func TestRepositoryOfAnotherUser(t *testing.T) {
 	require.NoError(t, os.WriteFile(global, []byte("[safe]\n\tdirectory = *\n\tdirectory =\n"), 0o644))
 	require.True(t, gitRefuses())
 	_, err = Open(dir)
-	require.ErrorIs(t, err, ErrUnsafeRepo)
+	require.ErrorIs(t, err, errUnsafeRepo)
 	// git -c of a calling git
 	require.NoError(t, os.WriteFile(global, nil, 0o644))
 	t.Setenv("GIT_CONFIG_COUNT", "1")

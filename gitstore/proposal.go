@@ -18,7 +18,7 @@ import (
 //   - refs/memory/proposals/<author>/<id>: one proposed memory, a root
 //     commit whose tree is a memory store's layout holding that one
 //     document (memories/ab/<id>.json), authored by the proposer. <author>
-//     is a slug of the proposer's email (AuthorSlug). Deleting the ref is
+//     is a slug of the proposer's email (authorSlug). Deleting the ref is
 //     how a review closes it.
 //   - refs/memory/reviews/rejected: the record of rejections, one commit
 //     per rejection on the last, each with the empty tree (a store holding
@@ -30,10 +30,12 @@ import (
 // whose author is the proposer and committer the reviewer.
 
 const (
-	// ProposalsPrefix holds the proposals of a store.
-	ProposalsPrefix = "refs/memory/proposals/"
-	// RefRejected records the rejected proposals.
-	RefRejected = reviewsPrefix + "rejected"
+	// proposalsPrefix holds the proposals of a store
+	// (refs/memory/proposals/<author>/<id>): a push there is checked like
+	// the rest, but deleting one is how a review closes it.
+	proposalsPrefix = "refs/memory/proposals/"
+	// refRejected records the rejected proposals.
+	refRejected = reviewsPrefix + "rejected"
 
 	reviewsPrefix = "refs/memory/reviews/"
 )
@@ -41,28 +43,28 @@ const (
 // Memory-Op values of the commits of proposals and rejections, and the
 // trailers that name a proposal.
 const (
-	OpPropose = "propose"
-	OpReject  = "reject"
+	opPropose = "propose"
+	opReject  = "reject"
 
 	trailerProposedBy = "Proposed-By"
 	trailerProposal   = "Proposal"
 	trailerReason     = "Reason"
 )
 
-// MaxSlugBytes bounds the <author> of a proposal's ref.
-const MaxSlugBytes = 64
+// maxSlugBytes bounds the <author> of a proposal's ref.
+const maxSlugBytes = 64
 
-// MaxReasonBytes bounds a rejection's reason.
-const MaxReasonBytes = MaxFieldBytes
+// maxReasonBytes bounds a rejection's reason.
+const maxReasonBytes = maxFieldBytes
 
-// ProposalRef is the ref of a proposal.
-func ProposalRef(author, id string) string { return ProposalsPrefix + author + "/" + id }
+// proposalRef is the ref of a proposal.
+func proposalRef(author, id string) string { return proposalsPrefix + author + "/" + id }
 
-// AuthorSlug is the <author> of the proposals made by identity ("Name
+// authorSlug is the <author> of the proposals made by identity ("Name
 // <email>"): its email (else its name), lower-cased, each run of other
 // characters than letters, digits, '.', '_' and '-' made one '-', at most
-// MaxSlugBytes. "" when nothing is left.
-func AuthorSlug(identity string) string {
+// maxSlugBytes. "" when nothing is left.
+func authorSlug(identity string) string {
 	src := identity
 	if i, j := strings.LastIndexByte(identity, '<'), strings.LastIndexByte(identity, '>'); i >= 0 && j > i {
 		if src = strings.TrimSpace(identity[i+1 : j]); src == "" {
@@ -86,21 +88,21 @@ func AuthorSlug(identity string) string {
 	for strings.Contains(s, "..") {
 		s = strings.ReplaceAll(s, "..", ".")
 	}
-	if len(s) > MaxSlugBytes {
-		s = s[:MaxSlugBytes]
+	if len(s) > maxSlugBytes {
+		s = s[:maxSlugBytes]
 	}
 	s = strings.TrimSuffix(strings.Trim(s, "-._"), ".lock")
 	return strings.Trim(s, "-._")
 }
 
-// CheckAuthorSlug refuses an <author> that AuthorSlug would not make: it
+// checkAuthorSlug refuses an <author> that authorSlug would not make: it
 // names a ref, and comes from others' pushes.
-func CheckAuthorSlug(s string) error {
+func checkAuthorSlug(s string) error {
 	bad := func(reason string) error {
 		return &InvalidInputError{Field: "proposal author", Value: s, Reason: reason}
 	}
-	if s == "" || len(s) > MaxSlugBytes {
-		return bad(fmt.Sprintf("a proposal's author is 1 to %d bytes", MaxSlugBytes))
+	if s == "" || len(s) > maxSlugBytes {
+		return bad(fmt.Sprintf("a proposal's author is 1 to %d bytes", maxSlugBytes))
 	}
 	for i, c := range s {
 		switch {
@@ -123,7 +125,7 @@ func parseProposalName(name string) (author, id string, err error) {
 	if !ok || strings.Contains(id, "/") {
 		return "", "", &InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s is not <author>/<id>", quoteShort(name))}
 	}
-	if err := CheckAuthorSlug(author); err != nil {
+	if err := checkAuthorSlug(author); err != nil {
 		return "", "", err
 	}
 	if !validID(id) {
@@ -171,8 +173,8 @@ func CheckReason(reason string) error {
 	switch {
 	case r == "":
 		return bad("give the reason for the rejection with --reason")
-	case len(r) > MaxReasonBytes:
-		return bad(fmt.Sprintf("the reason is %d bytes, over the %d-byte maximum", len(r), MaxReasonBytes))
+	case len(r) > maxReasonBytes:
+		return bad(fmt.Sprintf("the reason is %d bytes, over the %d-byte maximum", len(r), maxReasonBytes))
 	}
 	if err := checkText("the reason", r, false); err != nil {
 		return err
@@ -231,8 +233,8 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	if !ok {
 		return nil, &InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
-	slug := AuthorSlug(proposer)
-	if err := CheckAuthorSlug(slug); err != nil {
+	slug := authorSlug(proposer)
+	if err := checkAuthorSlug(slug); err != nil {
 		return nil, fmt.Errorf("%w; set git config user.email", err)
 	}
 	// the anchor is a commit of the proposer's repository, which the
@@ -251,14 +253,14 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	if err != nil {
 		return nil, err
 	}
-	msg := "mem: " + OpPropose + " " + Clip(m.ID, MinShownPrefix) + " " + Summary(m.Type+": "+m.Text, 72) + "\n\n" +
-		trailerID + ": " + m.ID + "\n" + trailerOp + ": " + OpPropose + "\n"
+	msg := "mem: " + opPropose + " " + Clip(m.ID, MinShownPrefix) + " " + Summary(m.Type+": "+m.Text, 72) + "\n\n" +
+		trailerID + ": " + m.ID + "\n" + trailerOp + ": " + opPropose + "\n"
 	now := r.Now().UTC().Truncate(time.Second)
 	commit, err := r.writeCommitAs(tree, nil, msg, now, &who, &who)
 	if err != nil {
 		return nil, err
 	}
-	res := &ProposalPush{Ref: ProposalRef(slug, m.ID), Commit: commit}
+	res := &ProposalPush{Ref: proposalRef(slug, m.ID), Commit: commit}
 	old, err := r.lsRemoteRef(ctx, rem, res.Ref, t)
 	if err != nil {
 		return nil, err
@@ -357,7 +359,7 @@ func (rem *Remote) reviewsTracking() string {
 func (r *Repo) FetchProposals(ctx context.Context, rem *Remote, t TransportOptions) error {
 	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--refmap=", "--no-write-fetch-head",
 		"--recurse-submodules=no", "--no-auto-gc", "--no-filter", "--", rem.arg,
-		"+" + ProposalsPrefix + "*:" + rem.proposalsTracking() + "*",
+		"+" + proposalsPrefix + "*:" + rem.proposalsTracking() + "*",
 		"+" + reviewsPrefix + "*:" + rem.reviewsTracking() + "*"}
 	if _, err := r.runGit(ctx, t, rem.remoteConfig(), args...); err != nil {
 		return fmt.Errorf("%w: fetching the proposals of %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
@@ -399,7 +401,7 @@ func (r *Repo) Proposals(rem *Remote) ([]Proposal, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, r.readProposal(ProposalRef(author, id), author, id, h))
+		out = append(out, r.readProposal(proposalRef(author, id), author, id, h))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Date.Equal(out[j].Date) {
@@ -423,7 +425,7 @@ func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", ErrInvalid)
 		return p
 	}
-	if _, ok := identOf(p.Proposer); !ok || len(p.Proposer) > MaxFieldBytes {
+	if _, ok := identOf(p.Proposer); !ok || len(p.Proposer) > maxFieldBytes {
 		p.Err = fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", ErrInvalid)
 		return p
 	}
@@ -505,7 +507,7 @@ type Accepted struct {
 	Memory *Memory
 	// Superseded are the memories of the store the proposal replaced.
 	Superseded []string
-	Commit     Hash
+	commit     Hash
 }
 
 // AcceptProposal writes a proposal's memory to this repository's
@@ -540,7 +542,7 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 		op := OpAdd
 		ids := []string{m.ID}
 		if m.Supersedes != "" {
-			old, err := tx.Get(m.Supersedes)
+			old, err := tx.get(m.Supersedes)
 			switch {
 			case errors.Is(err, ErrNotFound):
 				m.Supersedes = ""
@@ -556,14 +558,14 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 				old.Updated = now
 				old.Events = append(old.Events, Event{Op: EventSupersede, At: now, Agent: w.Agent, Author: p.Proposer, Reason: "superseded by " + m.ID})
 				tx.Put(old)
-				op = OpSupersede
+				op = opSupersede
 				ids = append(ids, old.ID)
 				res.Superseded = append(res.Superseded, old.ID)
 			}
 		}
 		tx.Describe(op, m.Type+": "+m.Text, ids...)
-		tx.Trailer(trailerProposedBy, p.Author)
-		tx.Trailer(trailerProposal, p.Commit.String())
+		tx.trailer(trailerProposedBy, p.Author)
+		tx.trailer(trailerProposal, p.Commit.String())
 		tx.Put(&m)
 		res.Memory = &m
 		return nil
@@ -571,7 +573,7 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 	if err != nil {
 		return nil, err
 	}
-	res.Commit = commit
+	res.commit = commit
 	return res, nil
 }
 
@@ -579,10 +581,10 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 // prev, when nothing moved it since (a push that failed after merging
 // others' memory leaves it as it is). It reports whether it moved it.
 func (r *Repo) UndoAccept(acc *Accepted, prev Hash) (bool, error) {
-	if acc == nil || acc.Commit.IsZero() {
+	if acc == nil || acc.commit.IsZero() {
 		return false, nil
 	}
-	err := r.refs.update(RefMain, prev, acc.Commit)
+	err := r.refs.update(RefMain, prev, acc.commit)
 	if errors.Is(err, errRefMoved) {
 		return false, nil
 	}
@@ -608,7 +610,7 @@ func (r *Repo) CloseProposal(ctx context.Context, rem *Remote, p Proposal, t Tra
 	return nil
 }
 
-// RejectedProposal is one rejected proposal, as recorded on RefRejected.
+// RejectedProposal is one rejected proposal, as recorded on refRejected.
 type RejectedProposal struct {
 	ID     string
 	Author string
@@ -623,7 +625,7 @@ type RejectedProposal struct {
 
 // RecordRejection appends the rejection of p by reviewer ("Name <email>";
 // "": this repository's identity), with reason, to the remote's
-// RefRejected (fetched by FetchProposals), and pushes it; when another
+// refRejected (fetched by FetchProposals), and pushes it; when another
 // review landed first it is written again on top of it.
 func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, reviewer, reason string, t TransportOptions) (Hash, error) {
 	if err := CheckReason(reason); err != nil {
@@ -633,7 +635,7 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 	if err != nil {
 		return zeroHash, err
 	}
-	if !validID(p.ID) || CheckAuthorSlug(p.Author) != nil {
+	if !validID(p.ID) || checkAuthorSlug(p.Author) != nil {
 		return zeroHash, fmt.Errorf("%w: not a proposal", ErrInvalid)
 	}
 	reason = strings.TrimSpace(reason)
@@ -645,11 +647,11 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 	if err != nil {
 		return zeroHash, err
 	}
-	msg := "mem: " + OpReject + " " + Clip(p.ID, MinShownPrefix) + " proposed by " + p.Author + "\n\n" +
-		trailerID + ": " + p.ID + "\n" + trailerOp + ": " + OpReject + "\n" +
+	msg := "mem: " + opReject + " " + Clip(p.ID, MinShownPrefix) + " proposed by " + p.Author + "\n\n" +
+		trailerID + ": " + p.ID + "\n" + trailerOp + ": " + opReject + "\n" +
 		trailerProposedBy + ": " + p.Author + "\n" + trailerProposal + ": " + p.Commit.String() + "\n" +
 		trailerReason + ": " + reason + "\n"
-	tracking := rem.reviewsTracking() + strings.TrimPrefix(RefRejected, reviewsPrefix)
+	tracking := rem.reviewsTracking() + strings.TrimPrefix(refRejected, reviewsPrefix)
 	for attempt := 0; ; attempt++ {
 		tip, err := r.refs.read(tracking)
 		if err != nil {
@@ -663,7 +665,7 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 		if err != nil {
 			return zeroHash, err
 		}
-		err = r.pushRef(ctx, rem, t, commit.String()+":"+RefRejected, RefRejected, &tip)
+		err = r.pushRef(ctx, rem, t, commit.String()+":"+refRejected, refRejected, &tip)
 		if err == nil {
 			if uerr := r.refs.update(tracking, commit, tip); uerr != nil && !errors.Is(uerr, errRefMoved) {
 				return commit, uerr
@@ -693,7 +695,7 @@ const maxRejections = 1000
 // without a valid id and author is left out; the reason is returned as
 // recorded (a surface escapes it).
 func (r *Repo) Rejections(rem *Remote) ([]RejectedProposal, error) {
-	h, err := r.refs.read(rem.reviewsTracking() + strings.TrimPrefix(RefRejected, reviewsPrefix))
+	h, err := r.refs.read(rem.reviewsTracking() + strings.TrimPrefix(refRejected, reviewsPrefix))
 	if err != nil || h.IsZero() {
 		return nil, err
 	}
@@ -733,10 +735,10 @@ func parseRejection(c *gitCommit) (RejectedProposal, bool) {
 		case trailerProposal:
 			rj.Proposal, _ = parseHash(v)
 		case trailerReason:
-			rj.Reason = Clip(v, MaxReasonBytes)
+			rj.Reason = Clip(v, maxReasonBytes)
 		}
 	}
-	if op != OpReject || !validID(rj.ID) || CheckAuthorSlug(rj.Author) != nil {
+	if op != opReject || !validID(rj.ID) || checkAuthorSlug(rj.Author) != nil {
 		return RejectedProposal{}, false
 	}
 	return rj, true

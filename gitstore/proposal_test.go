@@ -15,12 +15,12 @@ func TestAuthorSlug(t *testing.T) {
 		{"no brackets at all", "no-brackets-at-all"},
 		{"X <..a..b..@x.lock>", "a.b.-x"},
 		{"X <-._@é>", ""},
-		{"X <" + strings.Repeat("a", 100) + "@example.com>", strings.Repeat("a", MaxSlugBytes)},
+		{"X <" + strings.Repeat("a", 100) + "@example.com>", strings.Repeat("a", maxSlugBytes)},
 	} {
-		got := AuthorSlug(tc.identity)
+		got := authorSlug(tc.identity)
 		require.Equal(t, tc.want, got, tc.identity)
 		if got != "" {
-			require.NoError(t, CheckAuthorSlug(got), "AuthorSlug makes only slugs CheckAuthorSlug takes: %q", got)
+			require.NoError(t, checkAuthorSlug(got), "authorSlug makes only slugs checkAuthorSlug takes: %q", got)
 		}
 	}
 }
@@ -33,9 +33,9 @@ func TestCheckAuthorSlug(t *testing.T) {
 		{"alice-example.com", true}, {"a", true}, {"a_b", true},
 		{"", false}, {"Alice", false}, {"-a", false}, {"a-", false}, {".a", false}, {"a..b", false},
 		{"a.lock", false}, {"a/b", false}, {"a b", false}, {"a\x00", false}, {"é", false},
-		{strings.Repeat("a", MaxSlugBytes+1), false},
+		{strings.Repeat("a", maxSlugBytes+1), false},
 	} {
-		err := CheckAuthorSlug(tc.slug)
+		err := checkAuthorSlug(tc.slug)
 		if tc.ok {
 			require.NoError(t, err, tc.slug)
 		} else {
@@ -77,7 +77,7 @@ func TestCheckReason(t *testing.T) {
 		{"two\nlines", ErrInvalid},
 		{"a\ttab", ErrInvalid},
 		{"bell\x07", ErrInvalid},
-		{strings.Repeat("x", MaxReasonBytes+1), ErrInvalid},
+		{strings.Repeat("x", maxReasonBytes+1), ErrInvalid},
 		{"\xff\xfe", ErrInvalid},
 		{"it leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu", ErrSecret},
 	} {

@@ -20,7 +20,7 @@ import (
 
 // PurgeReport says what a purge rewrote and what it proved.
 type PurgeReport struct {
-	ID string
+	id string
 	// Refs are the memory refs whose history was rewritten.
 	Refs []string
 	// Commits counts the commits rewritten; Dropped those removed because they
@@ -69,7 +69,7 @@ func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) 
 	if err != nil {
 		return nil, err
 	}
-	rep := &PurgeReport{ID: id}
+	rep := &PurgeReport{id: id}
 	for _, name := range sortedKeys(refs) {
 		for attempt := 0; ; attempt++ {
 			tip, err := r.refs.read(name)
@@ -130,7 +130,7 @@ func (r *Repo) FinishPurge(ctx context.Context, id string) (*PurgeReport, error)
 	if err := r.recordTombstone(ctx, id); err != nil {
 		return nil, err
 	}
-	return &PurgeReport{ID: id, Resumed: true}, nil
+	return &PurgeReport{id: id, Resumed: true}, nil
 }
 
 // PurgeFinished removes the marker of a purge of id (PurgeMarker) once its
@@ -407,7 +407,7 @@ func (r *Repo) ReachableLeaks(ctx context.Context, texts []string) ([]string, er
 // it has one within the size limits: what a purge must prove gone.
 func (r *Repo) looseText(h Hash) string {
 	o, err := r.object(gitobj.BlobObject, h)
-	if err != nil || o.Size() > MaxDocumentBytes {
+	if err != nil || o.Size() > maxDocumentBytes {
 		return ""
 	}
 	data, err := r.readBlob(h)

@@ -35,12 +35,12 @@ var ErrRemote = errors.New("memory remote")
 // RemoteFetchRefspec is the refspec that makes a plain git fetch of remote
 // bring its memory too; git mem share adds it to remote.<remote>.fetch.
 func RemoteFetchRefspec(slug string) string {
-	return "+" + RefMain + ":" + TrackingRef(slug)
+	return "+" + RefMain + ":" + trackingRef(slug)
 }
 
-// TrackingRef is where the memory of a remote is fetched to before it is
+// trackingRef is where the memory of a remote is fetched to before it is
 // merged: refs/memory/remotes/<remote>/main.
-func TrackingRef(slug string) string { return "refs/memory/remotes/" + slug + "/main" }
+func trackingRef(slug string) string { return "refs/memory/remotes/" + slug + "/main" }
 
 // Remote is a remote repository that memory is shared through.
 type Remote struct {
@@ -52,15 +52,15 @@ type Remote struct {
 	// Slug names the remote under refs/memory/remotes/: the remote's name, or
 	// for a URL a readable form of it plus a short hash.
 	Slug string
-	// How says how the remote was chosen: "argument", "mem.remote",
+	// how says how the remote was chosen: "argument", "mem.remote",
 	// "branch.<b>.remote" or "default".
-	How string
+	how string
 
 	arg string // what is passed to git after "--"
 }
 
 // TrackingRef is the ref this remote's memory is fetched to.
-func (rem *Remote) TrackingRef() string { return TrackingRef(rem.Slug) }
+func (rem *Remote) TrackingRef() string { return trackingRef(rem.Slug) }
 
 // TransportOptions tune the git processes that talk to a remote.
 type TransportOptions struct {
@@ -283,7 +283,7 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 	if err := checkRemoteArg(arg); err != nil {
 		return nil, err
 	}
-	rem := &Remote{arg: arg, How: how}
+	rem := &Remote{arg: arg, how: how}
 	var urls []string
 	if validRemoteName(arg) {
 		urls = append(append(urls, cfg["remote."+arg+".url"]...), cfg["remote."+arg+".pushurl"]...)
@@ -415,10 +415,10 @@ func (r *Repo) lsRemote(ctx context.Context, rem *Remote, t TransportOptions) (H
 	return zeroHash, nil
 }
 
-// Fetch brings the remote's refs/memory/main into
+// fetch brings the remote's refs/memory/main into
 // refs/memory/remotes/<remote>/main and returns it; zero when the remote has
 // no memory yet (the tracking ref is then left as it was).
-func (r *Repo) Fetch(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
+func (r *Repo) fetch(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
 	// --no-filter: in a partial clone, git fetch would apply the clone's
 	// filter (blob:none) and leave the memory documents on the remote,
 	// where git-mem, which never fetches lazily, cannot read them
@@ -523,8 +523,8 @@ func (r *Repo) ShareRefspec(ctx context.Context, rem *Remote) (added bool, err e
 	return true, nil
 }
 
-// Shared reports whether a plain git fetch of the named remote brings its memory.
-func (r *Repo) Shared(ctx context.Context, rem *Remote) (bool, error) {
+// shared reports whether a plain git fetch of the named remote brings its memory.
+func (r *Repo) shared(ctx context.Context, rem *Remote) (bool, error) {
 	if rem.Name == "" {
 		return false, nil
 	}

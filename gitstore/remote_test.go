@@ -342,7 +342,7 @@ func TestPushTouchesOnlyRefsMemoryMain(t *testing.T) {
 	w.sync(b)
 	w.addN(a, "a", 2, "ann")
 	res := w.sync(a) // diverged: merge, then push with mirror=true configured
-	require.Equal(t, MergeCommitted, res.Pull.Merge.Kind)
+	require.Equal(t, mergeCommitted, res.Pull.Merge.Kind)
 	require.NotNil(t, res.Push)
 
 	refs := w.git(w.remote, "for-each-ref", "--format=%(refname)")
@@ -427,7 +427,7 @@ func TestResolveRemoteOrder(t *testing.T) {
 	rem, err := r.ResolveRemote(ctx, "")
 	require.NoError(t, err)
 	require.Equal(t, "origin", rem.Name)
-	require.Equal(t, "branch.main.remote", rem.How)
+	require.Equal(t, "branch.main.remote", rem.how)
 
 	w.git(dir, "remote", "add", "team", w.remote)
 	w.git(dir, "config", "branch.main.remote", "team")
@@ -438,7 +438,7 @@ func TestResolveRemoteOrder(t *testing.T) {
 	w.git(dir, "config", "mem.remote", w.remote)
 	rem, err = r.ResolveRemote(ctx, "")
 	require.NoError(t, err)
-	require.Equal(t, "mem.remote", rem.How)
+	require.Equal(t, "mem.remote", rem.how)
 	require.Empty(t, rem.Name)
 	require.True(t, strings.HasPrefix(rem.TrackingRef(), "refs/memory/remotes/"), rem.TrackingRef())
 	require.NotContains(t, rem.Slug, "/")
@@ -471,7 +471,7 @@ func BenchmarkSyncThousandNew(b *testing.B) {
 		b.StartTimer()
 		res := w.sync(rb)
 		b.StopTimer()
-		if res.Pull.Merge.Kind != MergeCommitted || len(res.Pull.Merge.New) != 1000 || res.Push == nil {
+		if res.Pull.Merge.Kind != mergeCommitted || len(res.Pull.Merge.New) != 1000 || res.Push == nil {
 			b.Fatalf("unexpected sync: %+v", res.Pull.Merge)
 		}
 	}
@@ -554,7 +554,7 @@ func TestPullHonoursTombstones(t *testing.T) {
 	leaks, err = b.ReachableLeaks(ctx, rep.Texts)
 	require.NoError(t, err)
 	require.Empty(t, leaks, "the teammate's clone no longer reaches the text")
-	stones, err := b.Tombstones(pull.Merge.Commit)
+	stones, err := b.sortedTombstones(pull.Merge.Commit)
 	require.NoError(t, err)
 	require.Equal(t, []string{x.ID}, stones)
 	w.sync(b)

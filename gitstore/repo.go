@@ -28,8 +28,8 @@ type Repo struct {
 	// the objects and the shared refs (the same as GitDir outside linked
 	// worktrees); WorkTree is empty for bare and in-memory repositories.
 	GitDir, CommonDir, WorkTree string
-	// Personal marks the personal store, shared by every project of this user.
-	Personal bool
+	// personal marks the personal store, shared by every project of this user.
+	personal bool
 
 	config *Config
 	// Now is the clock used for memory times and commits' author dates;
@@ -303,7 +303,7 @@ func OpenPersonal(create bool) (r *Repo, created bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	r.Personal = true
+	r.personal = true
 	return r, created, nil
 }
 

@@ -76,9 +76,9 @@ func (s *Set) Stores() []*Store {
 	return append(out, s.Linked...)
 }
 
-// LinkedStore returns the linked store of a scope ("org:NAME"), nil when
+// linkedStore returns the linked store of a scope ("org:NAME"), nil when
 // the set has none.
-func (s *Set) LinkedStore(scope Scope) *Store {
+func (s *Set) linkedStore(scope Scope) *Store {
 	for _, st := range s.Linked {
 		if st.Scope == scope {
 			return st
@@ -93,7 +93,7 @@ func (s *Set) LinkedStore(scope Scope) *Store {
 func (s *Set) Writable(scope Scope) (*Store, error) {
 	s.PersonalCreated = false
 	if scope.Linked() {
-		st := s.LinkedStore(scope)
+		st := s.linkedStore(scope)
 		if st == nil {
 			return nil, &NotLinkedError{Scope: scope}
 		}

@@ -119,8 +119,8 @@ type Tx struct {
 	committer *ident
 }
 
-// Get returns the memory with the full id as the transaction sees it.
-func (tx *Tx) Get(id string) (*Memory, error) {
+// get returns the memory with the full id as the transaction sees it.
+func (tx *Tx) get(id string) (*Memory, error) {
 	if m, ok := tx.staged[id]; ok {
 		if m == nil {
 			return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
@@ -134,8 +134,8 @@ func (tx *Tx) Get(id string) (*Memory, error) {
 // Put stages a new version of m.
 func (tx *Tx) Put(m *Memory) { c := *m; tx.staged[m.ID] = &c }
 
-// Delete stages the removal of a memory from the tree.
-func (tx *Tx) Delete(id string) { tx.staged[id] = nil }
+// delete stages the removal of a memory from the tree.
+func (tx *Tx) delete(id string) { tx.staged[id] = nil }
 
 // Now is the time of this change.
 func (tx *Tx) Now() time.Time { return tx.now }
@@ -145,8 +145,8 @@ func (tx *Tx) Describe(op, subject string, ids ...string) {
 	tx.op, tx.subject, tx.ids = op, subject, ids
 }
 
-// Trailer adds a "Key: value" trailer to the commit message.
-func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+value) }
+// trailer adds a "Key: value" trailer to the commit message.
+func (tx *Tx) trailer(key, value string) { tx.extra = append(tx.extra, key+": "+value) }
 
 // Update runs fn on the current tip and commits what it staged, moving the ref
 // with compare-and-swap. When another writer moved the ref first, fn runs again
@@ -326,8 +326,8 @@ type Reader struct {
 	store *Store
 }
 
-// Commit is the memory-ref commit this reader shows; zero for an empty store.
-func (rd *Reader) Commit() Hash { return rd.snap.commit }
+// commit is the memory-ref commit this reader shows; zero for an empty store.
+func (rd *Reader) commit() Hash { return rd.snap.commit }
 
 // Get reads the memory with the full id.
 func (rd *Reader) Get(id string) (*Memory, error) {

@@ -65,7 +65,7 @@ func (r *Repo) Pull(ctx context.Context, w Writer, rem *Remote, opt PullOptions)
 	if opt.NoFetch {
 		res.Fetched, err = r.refs.read(rem.TrackingRef())
 	} else {
-		res.Fetched, err = r.Fetch(ctx, rem, opt.TransportOptions)
+		res.Fetched, err = r.fetch(ctx, rem, opt.TransportOptions)
 	}
 	if err != nil || res.Fetched.IsZero() {
 		return res, err
@@ -100,7 +100,7 @@ func (r *Repo) Pull(ctx context.Context, w Writer, rem *Remote, opt PullOptions)
 		}
 	}
 	st := NewStore(r, RefMain, ScopeProject)
-	res.Merge, err = st.Merge(ctx, w, theirs, MergeOptions{From: rem.Display, TheirRef: rem.TrackingRef(), Drop: drop})
+	res.Merge, err = st.merge(ctx, w, theirs, mergeOptions{From: rem.Display, TheirRef: rem.TrackingRef(), Drop: drop})
 	return res, err
 }
 

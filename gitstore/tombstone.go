@@ -37,8 +37,8 @@ const trailerPurged = "Memory-Purged"
 // tombstoneDoc is the blob of purged/<id>.
 func tombstoneDoc(id string) []byte { return []byte(`{"id":"` + id + `"}` + "\n") }
 
-// Tombstones lists the ids purged according to the tree of commit, sorted.
-func (r *Repo) Tombstones(commit Hash) ([]string, error) {
+// sortedTombstones lists the ids purged according to the tree of commit, sorted.
+func (r *Repo) sortedTombstones(commit Hash) ([]string, error) {
 	set, err := r.tombstones(commit)
 	if err != nil {
 		return nil, err
@@ -164,9 +164,9 @@ func (r *Repo) recordTombstone(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		msg := "mem: " + OpPurge + " " + Clip(id, MinShownPrefix) + " [purged]\n\n" +
+		msg := "mem: " + opPurge + " " + Clip(id, MinShownPrefix) + " [purged]\n\n" +
 			"The memory was purged: a pull removes it from every clone's history.\n\n" +
-			trailerPurged + ": " + id + "\n" + trailerOp + ": " + OpPurge + "\n"
+			trailerPurged + ": " + id + "\n" + trailerOp + ": " + opPurge + "\n"
 		commit, err := r.writeCommit(tree, parents, msg, r.Now().UTC())
 		if err != nil {
 			return err

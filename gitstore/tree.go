@@ -279,15 +279,15 @@ func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
 	o, err := r.object(gitobj.BlobObject, h)
 	if tl := (*gitobj.TooLargeError)(nil); errors.As(err, &tl) {
 		// a teammate's oversized document is skipped like any invalid one
-		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", tl.Size, MaxDocumentBytes)}
+		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", tl.Size, maxDocumentBytes)}
 	}
 	if err != nil {
 		return nil, wrapObjectErr("memory document", h, err)
 	}
-	if o.Size() > MaxDocumentBytes {
-		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", o.Size(), MaxDocumentBytes)}
+	if o.Size() > maxDocumentBytes {
+		return nil, &DocumentError{ID: id, Blob: h, Reason: fmt.Sprintf("%d bytes, over the %d-byte maximum", o.Size(), maxDocumentBytes)}
 	}
-	m, err := ValidateDocument(o.Data, id)
+	m, err := validateDocument(o.Data, id)
 	if err != nil {
 		return nil, &DocumentError{ID: id, Blob: h, Reason: strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")}
 	}

@@ -52,14 +52,14 @@ func badDocs(t testing.TB, id string) []struct {
 		{"short superseded_by", docWith(t, id, map[string]any{"superseded_by": "abc", "valid_to": "2026-03-02T00:00:00Z"}), "superseded_by"},
 		{"short supersedes", docWith(t, id, map[string]any{"supersedes": "a"}), "supersedes"},
 		{"text over the limit", docWith(t, id, map[string]any{"text": strings.Repeat("x", MaxTextBytes+1)}), "over the 8192-byte maximum"},
-		{"oversized document", docWith(t, id, map[string]any{"padding": strings.Repeat("x", MaxDocumentBytes)}), "byte maximum"},
+		{"oversized document", docWith(t, id, map[string]any{"padding": strings.Repeat("x", maxDocumentBytes)}), "byte maximum"},
 		{"trust is a string", docWith(t, id, map[string]any{"trust": "high"}), "trust"},
 		{"trust out of range", docWith(t, id, map[string]any{"trust": 7}), "trust"},
 		{"tags is a string", docWith(t, id, map[string]any{"tags": "time"}), "tags"},
 		{"too many tags", docWith(t, id, map[string]any{"tags": strings.Split(strings.Repeat("t,", MaxTags+1)+"t", ",")}), "tags, over the maximum"},
 		{"tag with ESC", docWith(t, id, map[string]any{"tags": []string{"a\x1b[31m"}}), "tag"},
-		{"too many paths", docWith(t, id, map[string]any{"paths": strings.Split(strings.Repeat("p,", MaxPaths+1)+"p", ",")}), "paths, over the maximum"},
-		{"path too long", docWith(t, id, map[string]any{"paths": []string{strings.Repeat("d/", MaxPathBytes)}}), "byte maximum"},
+		{"too many paths", docWith(t, id, map[string]any{"paths": strings.Split(strings.Repeat("p,", maxPaths+1)+"p", ",")}), "paths, over the maximum"},
+		{"path too long", docWith(t, id, map[string]any{"paths": []string{strings.Repeat("d/", maxPathBytes)}}), "byte maximum"},
 		{"path with ESC", docWith(t, id, map[string]any{"paths": []string{"a\x1b]0;pwned\x07"}}), "control characters"},
 		{"agent with ESC", docWith(t, id, map[string]any{"agent": "\x1b[2Jevil"}), "agent"},
 		{"unknown type", docWith(t, id, map[string]any{"type": "rumour"}), "unknown type"},
@@ -75,12 +75,12 @@ func badDocs(t testing.TB, id string) []struct {
 
 func TestValidateDocument(t *testing.T) {
 	id := "3f2a9c41d0e8b7a2"
-	m, err := ValidateDocument(goodDoc(t, id), id)
+	m, err := validateDocument(goodDoc(t, id), id)
 	require.NoError(t, err)
 	require.Equal(t, id, m.ID)
 	for _, c := range badDocs(t, id) {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ValidateDocument(c.data, id)
+			_, err := validateDocument(c.data, id)
 			require.ErrorIs(t, err, ErrInvalid)
 			require.Contains(t, err.Error(), c.why)
 			require.NotContains(t, err.Error(), "\x1b", "an error quotes values escaped")
@@ -227,7 +227,7 @@ func TestMergeRejectsInvalidDocuments(t *testing.T) {
 					f.add(f.ours, "A memory of ours")
 				}
 				res := f.merge()
-				require.Equal(t, MergeCommitted, res.Kind)
+				require.Equal(t, mergeCommitted, res.Kind)
 				require.Len(t, res.Rejected, 2)
 				paths := []string{res.Rejected[0].Path(), res.Rejected[1].Path()}
 				require.Contains(t, paths, "memories/3f/3f2a9c41d0e8b7a2.json")
@@ -290,14 +290,14 @@ func FuzzValidateDocument(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ValidateDocument(data, id)
+		m, err := validateDocument(data, id)
 		if err != nil {
 			require.True(t, errors.Is(err, ErrInvalid), "%v", err)
 			return
 		}
 		out, err := m.Encode()
 		require.NoError(t, err)
-		m2, err := ValidateDocument(out, id)
+		m2, err := validateDocument(out, id)
 		require.NoError(t, err, "%s", out)
 		require.Equal(t, m.Text, m2.Text)
 		require.Equal(t, len(m.Paths), len(m2.Paths)) // an empty list encodes as none

@@ -16,17 +16,12 @@ import (
 // commit, --allow-secret) can push a document a write would have refused.
 // Verify is the same rules, run on what a push brings: every new commit's
 // tree must be a memory store's layout, each document it adds or changes
-// must pass ValidateDocument (its size included) and the secret rules
+// must pass validateDocument (its size included) and the secret rules
 // (checkDocumentSecrets), and a ref may lose history only as a purge loses
 // it.
 
 // memoryRefsPrefix holds every ref Verify checks; others pass untouched.
 const memoryRefsPrefix = "refs/memory/"
-
-// proposalsPrefix holds the memories proposed for review
-// (refs/memory/proposals/<author>/<id>): checked like the rest, but
-// deleting one is how a review closes it.
-const proposalsPrefix = "refs/memory/proposals/"
 
 // RefUpdate is one ref a push moves, as git's pre-receive hook reads it.
 type RefUpdate struct {
@@ -89,9 +84,9 @@ func (r *Repo) UpdateSince(ref string, since Hash) (RefUpdate, error) {
 type RejectKind string
 
 const (
-	// RejectInvalid: a memory document ValidateDocument refuses (an
+	// rejectInvalid: a memory document validateDocument refuses (an
 	// oversized one included), or one that cannot be read.
-	RejectInvalid RejectKind = "invalid"
+	rejectInvalid RejectKind = "invalid"
 	// RejectSecret: a credential in a document or a commit message.
 	RejectSecret RejectKind = "secret"
 	// RejectLayout: a tree, tree entry or ref target that is not a memory
@@ -102,8 +97,8 @@ const (
 	RejectRewrite RejectKind = "rewrite"
 	// RejectDeletion: a memory ref is deleted, and no purge explains it.
 	RejectDeletion RejectKind = "deletion"
-	// RejectPurged: a purged memory is back, or a commit drops a tombstone.
-	RejectPurged RejectKind = "purged"
+	// rejectPurged: a purged memory is back, or a commit drops a tombstone.
+	rejectPurged RejectKind = "purged"
 )
 
 // Rejection is one reason Verify refuses a push. It carries facts, never
@@ -319,7 +314,7 @@ func (v *verifier) commit(ctx context.Context, ref string, h Hash) error {
 		}
 		for _, id := range sortedSet(had) {
 			if !stones[id] {
-				v.reject(ref, h, id, RejectPurged, "drops the tombstone %s/%s of a purged memory", purgedDir, id)
+				v.reject(ref, h, id, rejectPurged, "drops the tombstone %s/%s of a purged memory", purgedDir, id)
 			}
 		}
 	}
@@ -388,17 +383,17 @@ func (v *verifier) document(ref string, commit Hash, id string, blob Hash, purge
 	}
 	v.docs[key] = true
 	if purged[id] || v.mainStones[id] {
-		v.reject(ref, commit, id, RejectPurged, "the memory was purged (%s/%s) and its document is back", purgedDir, id)
+		v.reject(ref, commit, id, rejectPurged, "the memory was purged (%s/%s) and its document is back", purgedDir, id)
 		return
 	}
 	m, err := v.repo.readMemory(blob, id)
 	var de *DocumentError
 	switch {
 	case errors.As(err, &de):
-		v.reject(ref, commit, id, RejectInvalid, "invalid document: %s", de.Reason)
+		v.reject(ref, commit, id, rejectInvalid, "invalid document: %s", de.Reason)
 		return
 	case err != nil:
-		v.reject(ref, commit, id, RejectInvalid, "unreadable document: %v", err)
+		v.reject(ref, commit, id, rejectInvalid, "unreadable document: %v", err)
 		return
 	}
 	if err := checkDocumentSecrets(m); err != nil {

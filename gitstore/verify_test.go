@@ -231,7 +231,7 @@ func TestVerifyUpdates(t *testing.T) {
 			old, _ := s.Tip()
 			tip := commitOn(t, r, old, func(root []treeEntry) []treeEntry { return setEntry(root, purgedDir, gitobj.ModeDir, zeroHash) })
 			return RefUpdate{Ref: RefMain, Old: old, New: tip}
-		}, RejectPurged, "drops the tombstone"},
+		}, rejectPurged, "drops the tombstone"},
 		{"a purged memory back", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			m := add(t, s, "purge me")
 			old, _ := s.Tip()
@@ -246,7 +246,7 @@ func TestVerifyUpdates(t *testing.T) {
 				return setEntry(root, memoriesDir, gitobj.ModeDir, Hash(findEntry(before, memoriesDir).Hash))
 			})
 			return RefUpdate{Ref: RefMain, Old: tip, New: back}
-		}, RejectPurged, "its document is back"},
+		}, rejectPurged, "its document is back"},
 		{"a ref set to a blob", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			blob, err := r.writeBlob([]byte("not a commit\n"))
 			require.NoError(t, err)

@@ -25,6 +25,6 @@ func TestParseWhen(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	var e *InvalidInputError
 	require.ErrorAs(t, err, &e)
-	require.Equal(t, FieldWhen, e.Field)
+	require.Equal(t, fieldWhen, e.Field)
 	require.Contains(t, err.Error(), `"someday" is not a time`)
 }
