@@ -116,7 +116,7 @@ var importers = map[string][]string{
 var imports = map[string][]string{
 	"agents":                {},
 	"memfile":               {"gitstore"},
-	"linkstore":             {"gitstore"},
+	"linkstore":             {"gitstore", "internal/lockfile"},
 	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
 	"embedding/embedtest":   {},
@@ -127,8 +127,11 @@ var imports = map[string][]string{
 	"internal/gitconfig":       {},
 	"internal/gitignore":       {},
 	"internal/gitobj":          {},
-	"internal/gitrefs":         {"internal/gitobj"},
+	"internal/gitrefs":         {"internal/gitobj", "internal/lockfile"},
 	"internal/gitworktree":     {"internal/gitconfig", "internal/gitignore", "internal/gitobj"},
+	// lock files and atomic writes stand alone: every package that keeps
+	// files takes its locks there
+	"internal/lockfile": {},
 	// the snapshot's format needs the memory model only, never index's
 	// analysis or ranking
 	"index/snapshot": {"gitstore"},

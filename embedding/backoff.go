@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // BackoffWindow is how long nothing is asked of an endpoint after it
@@ -68,7 +69,7 @@ func (e *Embedder) saveState(s *State) {
 	if err != nil {
 		return
 	}
-	_ = gitstore.WriteFileAtomic(e.statePath(), data, 0o600) // best effort: worst case, the endpoint is asked again
+	_ = lockfile.WriteAtomic(e.statePath(), data, 0o600) // best effort: worst case, the endpoint is asked again
 }
 
 // backingOff returns ErrBackoff (with the failure) when the endpoint failed

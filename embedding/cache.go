@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // A vector file is a sequence of records, each written by one write(2) on
@@ -337,7 +337,7 @@ func Prune(dir string, keep func(key string, h Hash) bool) (removed int, err err
 		if total == kept && len(live) == total {
 			continue
 		}
-		if err := gitstore.WriteFileAtomic(path, buf.Bytes(), 0o600); err != nil {
+		if err := lockfile.WriteAtomic(path, buf.Bytes(), 0o600); err != nil {
 			return removed, fmt.Errorf("rewriting the vector cache: %w", err)
 		}
 		forget(path)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/internal/gitrefs"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // holdLockEnv makes TestHelperHoldRefLock a child process that takes the ref
@@ -21,7 +22,7 @@ const holdLockEnv = "GITSTORE_TEST_HOLD_REF_LOCK"
 func TestHelperHoldRefLock(t *testing.T) {
 	r, err := Open(gitstoretest.Holding(t, holdLockEnv))
 	require.NoError(t, err)
-	_, _, err = CreateLock(filepath.Join(r.CommonDir, filepath.FromSlash(RefMain)) + ".lock")
+	_, _, err = lockfile.Create(filepath.Join(r.CommonDir, filepath.FromSlash(RefMain)) + ".lock")
 	require.NoError(t, err)
 	gitstoretest.Hold()
 }
@@ -53,7 +54,7 @@ func TestAbandonedRefLock(t *testing.T) {
 	require.NoFileExists(t, lockPath)
 	none, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.True(t, gitrefs.WaitLocksReleased(none), "the writer holds no lock once its write is done")
+	require.True(t, lockfile.WaitReleased(none), "the writer holds no lock once its write is done")
 
 	tip := runGit(t, dir, "rev-parse", RefMain)
 	runGit(t, dir, "update-ref", RefMain, tip[:40])

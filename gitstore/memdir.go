@@ -3,10 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -91,39 +88,6 @@ func (m MemDir) HooksLog() string { return m.join(m.common, "hooks.log") }
 // Sessions is the directory of this worktree's session markers,
 // <git dir>/mem/sessions.
 func (m MemDir) Sessions() string { return m.join(m.private, "sessions") }
-
-// WriteFileAtomic replaces path with data: a temporary file in the same
-// directory, then a rename, so that a reader sees the old file or the new
-// one, never a part. The file keeps its permissions when it exists, else
-// gets perm; missing directories are created.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		perm = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return errors.Join(werr, cerr)
-	}
-	if err := os.Chmod(f.Name(), perm); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
 
 // Git runs the git command in the repository's worktree, without taking
 // optional locks (a hook must not block the user's own git), within

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/git-mem/git-mem/internal/gitobj"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +15,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // PurgeReport says what a purge rewrote and what it proved.
@@ -117,7 +119,7 @@ func (r *Repo) MarkPurge(id string) (pending bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
 		return false, err
 	}
-	return false, WriteFileAtomic(marker, []byte(id+"\n"), 0o644)
+	return false, lockfile.WriteAtomic(marker, []byte(id+"\n"), 0o644)
 }
 
 // FinishPurge finishes a purge of id that was stopped after it rewrote

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // Purge tombstones (docs/architecture.md, sharing). A purge records
@@ -305,7 +306,7 @@ func (r *Repo) markScrub(ids []string) error {
 	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
 		return err
 	}
-	return WriteFileAtomic(marker, []byte(strings.Join(sortedSet(all), "\n")+"\n"), 0o644)
+	return lockfile.WriteAtomic(marker, []byte(strings.Join(sortedSet(all), "\n")+"\n"), 0o644)
 }
 
 // ScrubPending lists the ids of the ScrubMarker: memories a teammate purged

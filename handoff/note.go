@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // Session note limits: the most commits and files listed by name.
@@ -259,7 +260,7 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 // lock takes the session's note lock, waiting for it as long as ctx lets
 // it (a hook's deadline, or the background finish of a note a hook had no
 // time to write). A lock whose hook process is gone
-// (gitstore.LockAbandoned) is broken at once, one older than 10 s too (a
+// (lockfile.Abandoned) is broken at once, one older than 10 s too (a
 // killed hook of another machine, or of an older version).
 func (s *Sessions) lock(ctx context.Context, id string) (func(), error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
@@ -269,7 +270,7 @@ func (s *Sessions) lock(ctx context.Context, id string) (func(), error) {
 	wait := time.NewTicker(25 * time.Millisecond)
 	defer wait.Stop()
 	for {
-		f, release, err := gitstore.CreateLock(p)
+		f, release, err := lockfile.Create(p)
 		if err == nil {
 			f.Close()
 			return func() { os.Remove(p); release() }, nil
@@ -277,7 +278,7 @@ func (s *Sessions) lock(ctx context.Context, id string) (func(), error) {
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		if st, err := os.Stat(p); err == nil && (time.Since(st.ModTime()) > 10*time.Second || gitstore.LockAbandoned(p)) {
+		if st, err := os.Stat(p); err == nil && (time.Since(st.ModTime()) > 10*time.Second || lockfile.Abandoned(p)) {
 			os.Remove(p)
 			continue
 		}

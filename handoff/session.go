@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // Session state lives in files under <git dir>/mem/sessions/ (per worktree:
@@ -121,7 +122,7 @@ func (s *Sessions) Load(id string) (*Marker, error) {
 	return &m, nil
 }
 
-// Save writes a marker atomically (gitstore.WriteFileAtomic).
+// Save writes a marker atomically (lockfile.WriteAtomic).
 func (s *Sessions) Save(m *Marker) error {
 	stored := *m
 	stored.Prompts -= m.logged // counted by the .prompts file
@@ -129,7 +130,7 @@ func (s *Sessions) Save(m *Marker) error {
 	if err != nil {
 		return err
 	}
-	return gitstore.WriteFileAtomic(s.path(m.Session, ".json"), append(data, '\n'), 0o600)
+	return lockfile.WriteAtomic(s.path(m.Session, ".json"), append(data, '\n'), 0o600)
 }
 
 // Start records the start of a session: HEAD, branch, worktree status and

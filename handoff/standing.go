@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // A session start needs, besides the memories relevant to the task (the
@@ -674,7 +675,7 @@ func (c *startCache) save(path string) {
 			data = append(data, '\n')
 		}
 	}
-	_ = gitstore.WriteFileAtomic(path, data, 0o600) // a cache: a failed save is rebuilt next time
+	_ = lockfile.WriteAtomic(path, data, 0o600) // a cache: a failed save is rebuilt next time
 }
 
 // ScrubCaches rebuilds every cache that holds memory text (the search

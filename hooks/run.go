@@ -24,6 +24,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/internal/lockfile"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -196,7 +197,7 @@ func Run(ctx context.Context, r Request) *Outcome {
 		// session note's) is released before the process exits, or the next
 		// writer and git itself would find it.
 		grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), releaseGrace)
-		if !gitstore.WaitLocksReleased(grace) {
+		if !lockfile.WaitReleased(grace) {
 			res.err = fmt.Errorf("%w; a lock was still held %v later", res.err, releaseGrace)
 		}
 		cancelGrace()

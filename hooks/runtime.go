@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/agents"
-	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 const (
@@ -73,13 +73,13 @@ var holdOnce sync.Once
 // SignalContext is the context of a process started for one hook event:
 // SIGINT and SIGTERM cancel it, so that the hook releases the locks it
 // holds before it exits. The signals are caught from the process's first
-// lock on (gitstore.BeforeFirstLock): catching them costs a hook the
+// lock on (lockfile.BeforeFirst): catching them costs a hook the
 // threads os/signal starts, and a hook that holds no lock
 // leaves nothing behind when a signal ends it at once. Only a main calls
 // it, before anything else.
 func SignalContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
-	gitstore.BeforeFirstLock(func() { cancelOnSignal(cancel) })
+	lockfile.BeforeFirst(func() { cancelOnSignal(cancel) })
 	return ctx, cancel
 }
 

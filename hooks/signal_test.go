@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // signalAndExit is the test binary acting as a hook's main: it takes a
@@ -23,7 +23,7 @@ func signalAndExit(dir string) {
 	ctx, stop := hooks.SignalContext()
 	defer stop()
 	if os.Getenv("GIT_MEM_TEST_SIGNALS_LOCK") != "" {
-		f, release, err := gitstore.CreateLock(filepath.Join(dir, "ref.lock"))
+		f, release, err := lockfile.Create(filepath.Join(dir, "ref.lock"))
 		if err != nil {
 			os.Exit(3)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index/snapshot"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // syncSnapshot returns the snapshot at path, with its delta, up to date
@@ -64,7 +65,7 @@ func writeSnapshot(path string, tips map[string]string, docs map[string]*snapDoc
 		return nil, err
 	}
 	// a cache: answering matters more than keeping it
-	werr := gitstore.WriteFileAtomic(path, data, 0o644)
+	werr := lockfile.WriteAtomic(path, data, 0o644)
 	if werr == nil {
 		werr = os.Remove(deltaPath(path))
 		if errors.Is(werr, os.ErrNotExist) {
@@ -148,7 +149,7 @@ func (v *snapView) foldInto(path string, tips map[string]string, ch *snapChanges
 	if err != nil {
 		return nil, err
 	}
-	if gitstore.WriteFileAtomic(path, data, 0o644) == nil {
+	if lockfile.WriteAtomic(path, data, 0o644) == nil {
 		os.Remove(deltaPath(path))
 	}
 	return nv, nil

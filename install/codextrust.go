@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // Codex runs a hook only when it is trusted: config.toml holds, per hook,
@@ -158,7 +159,7 @@ func TrustCodexHooks(ctx context.Context, codexBin, codexHome string, env []stri
 		keys = append(keys, h.Key)
 	}
 	if string(data) != string(old) {
-		if err := gitstore.WriteFileAtomic(path, data, 0o644); err != nil {
+		if err := lockfile.WriteAtomic(path, data, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -234,5 +235,5 @@ func UntrustCodexHooks(codexHome, sourcePath string) (bool, error) {
 	case data == nil:
 		return true, os.Remove(path)
 	}
-	return true, gitstore.WriteFileAtomic(path, data, 0o644)
+	return true, lockfile.WriteAtomic(path, data, 0o644)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // MCPServerName is the name git-mem's MCP server is registered under.
@@ -344,7 +345,7 @@ func writePlan(ctx context.Context, plan []plannedEdit, o InstallOptions, rep *R
 			if !p.exists {
 				fc.Action = "created"
 			}
-			if err := gitstore.WriteFileAtomic(p.target, p.data, fileMode(p.target)); err != nil {
+			if err := lockfile.WriteAtomic(p.target, p.data, fileMode(p.target)); err != nil {
 				return err
 			}
 		}
@@ -449,7 +450,7 @@ func removeEmptyDir(dir string, o InstallOptions) {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	return gitstore.WriteFileAtomic(path, data, 0o644)
+	return lockfile.WriteAtomic(path, data, 0o644)
 }
 
 // jsonEdit applies fn to a JSON config file's root object and changes in

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // CacheRoot is where local copies live: <os.UserCacheDir()>/git-mem/links.
@@ -119,7 +120,7 @@ func (c *Copy) create() error {
 	if _, err := runGitCmd(context.Background(), r.GitEnv(), "--git-dir="+c.RepoDir(), "config", "gc.auto", "0"); err != nil {
 		return err
 	}
-	return gitstore.WriteFileAtomic(c.urlPath(), []byte(c.URL+"\n"), 0o600)
+	return lockfile.WriteAtomic(c.urlPath(), []byte(c.URL+"\n"), 0o600)
 }
 
 // State is what the copy records about its refreshes.
@@ -182,7 +183,7 @@ func (c *Copy) writeState(s State) error {
 		b.WriteString("purges " + strconv.Itoa(s.Purges) + "\n")
 		b.WriteString("purged " + strings.Join(s.Purged, " ") + "\n")
 	}
-	return gitstore.WriteFileAtomic(c.statePath(), []byte(b.String()), 0o600)
+	return lockfile.WriteAtomic(c.statePath(), []byte(b.String()), 0o600)
 }
 
 // Due reports whether a background refresh should fetch: never tried, or
@@ -301,7 +302,7 @@ func (c *Copy) Refresh(ctx context.Context, o RefreshOptions) (*RefreshResult, e
 // another process holds it and wait is off.
 func (c *Copy) lock(ctx context.Context, wait bool) (func(), error) {
 	for {
-		f, release, err := gitstore.CreateLock(c.lockPath())
+		f, release, err := lockfile.Create(c.lockPath())
 		if err == nil {
 			f.Close()
 			return func() { os.Remove(c.lockPath()); release() }, nil
@@ -309,7 +310,7 @@ func (c *Copy) lock(ctx context.Context, wait bool) (func(), error) {
 		if !errors.Is(err, os.ErrExist) {
 			return nil, err
 		}
-		if st, serr := os.Stat(c.lockPath()); gitstore.LockAbandoned(c.lockPath()) || serr == nil && time.Since(st.ModTime()) > lockStale {
+		if st, serr := os.Stat(c.lockPath()); lockfile.Abandoned(c.lockPath()) || serr == nil && time.Since(st.ModTime()) > lockStale {
 			os.Remove(c.lockPath())
 			continue
 		}
@@ -381,7 +382,7 @@ func (c *Copy) writeIDs() error {
 	for _, id := range ids {
 		b.WriteString(id + "\n")
 	}
-	return gitstore.WriteFileAtomic(c.idsPath(), []byte(b.String()), 0o600)
+	return lockfile.WriteAtomic(c.idsPath(), []byte(b.String()), 0o600)
 }
 
 // idsHeader is the length of the id list's first line (the tip and a

@@ -37,7 +37,7 @@
 //	                  and the memories its refreshes purged
 //	    ids           the ids of its memories at its tip, sorted: display
 //	                  ids unique across the stores read it, not the trees
-//	    refresh.lock  held while a refresh fetches (gitstore.CreateLock)
+//	    refresh.lock  held while a refresh fetches (lockfile.Create)
 //
 // The copy is filled by gitstore's own pull (the git CLI, refs/memory/main
 // only, purge tombstones honoured as a project's pull honours them), so a

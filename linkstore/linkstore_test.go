@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/lockfile"
 	"github.com/git-mem/git-mem/linkstore"
 )
 
@@ -345,7 +346,7 @@ func TestRefreshOffline(t *testing.T) {
 	require.Equal(t, []string{m.Text}, texts(t, w.copyOf(w.org).Repo), "offline, the last copy is read")
 
 	lock := filepath.Join(c.Dir, "refresh.lock")
-	f, release, err := gitstore.CreateLock(lock)
+	f, release, err := lockfile.Create(lock)
 	require.NoError(t, err)
 	f.Close()
 	res, err := c.Refresh(ctx, linkstore.RefreshOptions{})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // Linked is a link with its local copy as it is on disk.
@@ -116,7 +117,7 @@ func MarkScrubbed(ls []Linked, seen string) error {
 	for k, v := range have {
 		b.WriteString(k + " " + strconv.Itoa(v) + "\n")
 	}
-	return gitstore.WriteFileAtomic(seen, b.Bytes(), 0o600)
+	return lockfile.WriteAtomic(seen, b.Bytes(), 0o600)
 }
 
 func readSeen(path string) map[string]int {

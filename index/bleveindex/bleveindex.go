@@ -23,6 +23,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // stateFile is the sidecar next to the bleve files: the mapping version and
@@ -77,7 +78,7 @@ func writeState(dir string, st *state) error {
 	if err != nil {
 		return err
 	}
-	return gitstore.WriteFileAtomic(filepath.Join(dir, stateFile), data, 0o644)
+	return lockfile.WriteAtomic(filepath.Join(dir, stateFile), data, 0o644)
 }
 
 func newMapping() mapping.IndexMapping {

@@ -3,8 +3,7 @@
 // followed), compare-and-swap updates by git's lock protocol (<ref>.lock
 // created with O_EXCL, the old value checked, the new one written, fsynced
 // and renamed over the ref), so that they interoperate with every git
-// command, and the lock files themselves: a lock names the git-mem process
-// holding it, so that one left by a process that is gone is broken at once.
+// command; the lock files themselves are internal/lockfile's.
 //
 // It is held against real git by differential tests: whatever a loose ref
 // file holds, the reader reads the commit git rev-parse reads, and an error

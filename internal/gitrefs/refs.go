@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
 // Hash is the object a ref names.
@@ -219,14 +220,14 @@ func (d *Disk) Update(name string, newHash, oldHash Hash) error {
 	return nil
 }
 
-// lock creates path+".lock" exclusively (see CreateLock), waiting for another
+// lock creates path+".lock" exclusively (see lockfile.Create), waiting for another
 // writer to finish and breaking a lock left behind by a writer that died.
 // release must be called once the lock file is renamed or removed.
 func (d *Disk) lock(path string) (f *os.File, release func(), err error) {
 	lockPath := path + ".lock"
 	deadline := time.Now().Add(d.LockTimeout)
 	for {
-		f, release, err := CreateLock(lockPath)
+		f, release, err := lockfile.Create(lockPath)
 		if err == nil {
 			return f, release, nil
 		}
@@ -242,13 +243,13 @@ func (d *Disk) lock(path string) (f *os.File, release func(), err error) {
 }
 
 // breakStaleLock removes a lock file whose git-mem holder is gone
-// (LockAbandoned), or older than staleAfter: a live writer holds a ref lock
+// (lockfile.Abandoned), or older than staleAfter: a live writer holds a ref lock
 // for milliseconds, so an old lock was left by a killed process. The lock is
 // first renamed aside and checked to be the same file, so a fresh lock taken
 // in between is put back rather than removed.
 func (d *Disk) breakStaleLock(lockPath string) {
 	st, err := os.Stat(lockPath)
-	if err != nil || (time.Since(st.ModTime()) < d.staleAfter && !LockAbandoned(lockPath)) {
+	if err != nil || (time.Since(st.ModTime()) < d.staleAfter && !lockfile.Abandoned(lockPath)) {
 		return
 	}
 	aside := fmt.Sprintf("%s.stale-%d-%d", lockPath, os.Getpid(), rand.Int64())

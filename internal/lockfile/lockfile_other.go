@@ -1,6 +1,6 @@
 //go:build !unix
 
-package gitrefs
+package lockfile
 
 // processAlive cannot tell here: every holder counts as alive, and only a
 // lock's age breaks it.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitrefs
+package lockfile
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package gitrefs
+package lockfile
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"time"
 )
 
 // Lock files (docs/architecture.md, storage) are created with O_EXCL. A lock
@@ -30,10 +29,10 @@ func markLockOwner(f *os.File) error {
 	return err
 }
 
-// LockAbandoned reports whether the lock file at path was taken by a git-mem
+// Abandoned reports whether the lock file at path was taken by a git-mem
 // process of this machine that no longer runs. A lock without a holder line
 // (git's own, or one being written this instant) is never abandoned here.
-func LockAbandoned(path string) bool {
+func Abandoned(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -66,11 +65,11 @@ func LockAbandoned(path string) bool {
 	return !processAlive(pid)
 }
 
-// CreateLock creates the lock file path exclusively and names this process
+// Create creates the lock file path exclusively and names this process
 // as its holder. It fails with an error satisfying errors.Is(err,
 // os.ErrExist) when another holds it. The lock counts as held (see
-// WaitLocksReleased) until release is called.
-func CreateLock(path string) (f *os.File, release func(), err error) {
+// WaitReleased) until release is called.
+func Create(path string) (f *os.File, release func(), err error) {
 	firstLock.once.Do(func() {
 		if firstLock.fn != nil {
 			firstLock.fn()
@@ -91,11 +90,11 @@ func CreateLock(path string) (f *os.File, release func(), err error) {
 	return f, func() { once.Do(func() { heldLocks.add(-1) }) }, nil
 }
 
-// BeforeFirstLock has fn called once, before this process creates its
+// BeforeFirst has fn called once, before this process creates its
 // first lock file, so that what a process needs only while it holds one
 // (catching signals, to release it before exiting) costs nothing until
 // then. A main calls it before anything else runs.
-func BeforeFirstLock(fn func()) { firstLock.fn = fn }
+func BeforeFirst(fn func()) { firstLock.fn = fn }
 
 var firstLock struct {
 	once sync.Once
@@ -130,11 +129,11 @@ func (c *lockCount) state() (int, <-chan struct{}) {
 	return c.n, c.changed
 }
 
-// WaitLocksReleased waits until this process holds no lock file (ref locks,
+// WaitReleased waits until this process holds no lock file (ref locks,
 // session note locks), or ctx ends; it reports whether none is held. A
 // process that is about to exit calls it so that it never leaves a lock
 // behind for the next writer.
-func WaitLocksReleased(ctx context.Context) bool {
+func WaitReleased(ctx context.Context) bool {
 	for {
 		n, changed := heldLocks.state()
 		if n <= 0 {
@@ -146,19 +145,4 @@ func WaitLocksReleased(ctx context.Context) bool {
 			return false
 		}
 	}
-}
-
-// WriteBudget is the least time left before a context's deadline for a
-// write to start: objects, then the ref's lock, then its rename.
-const WriteBudget = 30 * time.Millisecond
-
-// CheckBudget fails when ctx has ended or ends too soon for a write to finish.
-func CheckBudget(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < WriteBudget {
-		return fmt.Errorf("%w: %v left before the deadline, too little to write", context.DeadlineExceeded, time.Until(dl).Round(time.Millisecond))
-	}
-	return nil
 }
