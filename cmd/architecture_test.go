@@ -132,6 +132,8 @@ var imports = map[string][]string{
 	// lock files and atomic writes stand alone: every package that keeps
 	// files takes its locks there
 	"internal/lockfile": {},
+	// the layout of <git dir>/mem stands alone too
+	"internal/memdir": {},
 	// the snapshot's format needs the memory model only, never index's
 	// analysis or ranking
 	"index/snapshot": {"gitstore"},

@@ -724,7 +724,7 @@ func FinishPurge(ctx context.Context, set *gitstore.Set, repo *gitstore.Repo, id
 func DropCaches(set *gitstore.Set) error {
 	paths := []string{cachePath(set)}
 	if snap := index.SnapshotPath(set); snap != "" {
-		paths = append(paths, snap, snap+".delta") // gitstore.MemDir.SnapshotDelta
+		paths = append(paths, snap, snap+".delta") // memdir.Dir.SnapshotDelta
 	}
 	for _, p := range paths {
 		if p == "" {

@@ -753,7 +753,7 @@ const logMaxBytes = 256 << 10
 
 type logger struct {
 	mu     sync.Mutex
-	path   string // the hooks log (gitstore.MemDir.HooksLog); "" before the repository is known
+	path   string // the hooks log (memdir.Dir.HooksLog); "" before the repository is known
 	debug  bool
 	stderr io.Writer
 	now    func() time.Time

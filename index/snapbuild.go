@@ -32,7 +32,7 @@ func readSnapshot(data []byte) (*snapshot.File, error) {
 }
 
 // SnapshotPath is where the recall snapshot of a set lives
-// (gitstore.MemDir.Snapshot; "" when the set has no directory).
+// (memdir.Dir.Snapshot; "" when the set has no directory).
 func SnapshotPath(set *gitstore.Set) string {
 	switch {
 	case set == nil:

@@ -75,7 +75,7 @@ func FoldDue(set *gitstore.Set) bool {
 	return err == nil && d.Size() > foldAt(b.Size())
 }
 
-// deltaPath is the delta of the snapshot at path (gitstore.MemDir.SnapshotDelta).
+// deltaPath is the delta of the snapshot at path (memdir.Dir.SnapshotDelta).
 func deltaPath(path string) string { return path + ".delta" }
 
 // removeSnapshot deletes the snapshot at path and its delta.

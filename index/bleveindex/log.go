@@ -11,7 +11,7 @@ import (
 )
 
 // LogName is the file, beside the index directory
-// (index.log in gitstore.MemDir), that receives bleve's own log lines: scorch prints warnings through the standard library's logger
+// (index.log in memdir.Dir), that receives bleve's own log lines: scorch prints warnings through the standard library's logger
 // ("got err removing file …zap" when another process removed a segment
 // first), which would otherwise reach the user's stderr, or an agent's.
 const LogName = "index.log"
