@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memview"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -19,7 +20,7 @@ import (
 // view's own "reinforced", its list of reinforcements, would otherwise
 // clash with them).
 type addJSON struct {
-	gitstore.View
+	memview.View
 	Reinforced          bool   `json:"reinforced"`
 	PossibleDuplicateOf string `json:"possible_duplicate_of,omitempty"`
 }

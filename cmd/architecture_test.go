@@ -25,6 +25,7 @@ var layer = map[string]int{
 	"gitstore":  1,
 	"embedding": 2,
 	"linkstore": 2,
+	"memview":   2,
 	"index":     3,
 	"memfile":   3,
 	"handoff":   4,
@@ -115,7 +116,8 @@ var importers = map[string][]string{
 // memory model only.
 var imports = map[string][]string{
 	"agents":                {},
-	"memfile":               {"gitstore"},
+	"memfile":               {"gitstore", "memview"},
+	"memview":               {"gitstore"},
 	"linkstore":             {"gitstore", "internal/lockfile"},
 	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
@@ -132,8 +134,9 @@ var imports = map[string][]string{
 	// lock files and atomic writes stand alone: every package that keeps
 	// files takes its locks there
 	"internal/lockfile": {},
-	// the layout of <git dir>/mem stands alone too
+	// the layout of <git dir>/mem and the doctor's vocabulary stand alone too
 	"internal/memdir": {},
+	"internal/health": {},
 	// the snapshot's format needs the memory model only, never index's
 	// analysis or ranking
 	"index/snapshot": {"gitstore"},

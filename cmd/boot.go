@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
+	"github.com/git-mem/git-mem/memview"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -48,15 +48,15 @@ trusted recent memories stand in. Memories with trust under 0.40 are left out.`,
 }
 
 type bootJSON struct {
-	Task     string         `json:"task"`
-	Branch   string         `json:"branch,omitempty"`
-	Handoff  *gitstore.View `json:"handoff,omitempty"`
-	Standing []surface.Hit  `json:"standing"`
-	Relevant []surface.Hit  `json:"relevant"`
-	Newest   []surface.Hit  `json:"newest"`
-	Text     string         `json:"text"`
-	Shown    int            `json:"shown"`
-	More     int            `json:"more"`
+	Task     string        `json:"task"`
+	Branch   string        `json:"branch,omitempty"`
+	Handoff  *memview.View `json:"handoff,omitempty"`
+	Standing []surface.Hit `json:"standing"`
+	Relevant []surface.Hit `json:"relevant"`
+	Newest   []surface.Hit `json:"newest"`
+	Text     string        `json:"text"`
+	Shown    int           `json:"shown"`
+	More     int           `json:"more"`
 }
 
 func runBoot(ctx context.Context, env *Env, o *bootOptions) error {

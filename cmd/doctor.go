@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 type doctorOptions struct {
@@ -19,7 +21,7 @@ type doctorOptions struct {
 }
 
 // doctorCheck is one group of health checks.
-type doctorCheck func(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []gitstore.Finding
+type doctorCheck func(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []health.Finding
 
 // doctorChecks are doctor's checks in the order of its report: which
 // git-mem is answering first, then git, the stores, the remote and the
@@ -64,14 +66,14 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	findings := []gitstore.Finding{}
+	findings := []health.Finding{}
 	for _, check := range doctorChecks() {
 		findings = append(findings, check(ctx, env, set, o)...)
 	}
 	failed := &doctorFailed{}
 	for i, f := range findings {
 		findings[i].Fix = fixWords(f)
-		if f.Status == gitstore.FindingFail {
+		if f.Status == health.Fail {
 			failed.checks = append(failed.checks, f.Check)
 			failed.damaged = failed.damaged || damageFixes[f.Action]
 		}
@@ -119,77 +121,94 @@ func (e *doctorFailed) Is(target error) bool { return e.damaged && target == git
 // damageFixes are the fixes of findings that the memory itself is damaged:
 // objects missing or unreadable, invalid documents, a personal store that
 // is no repository.
-var damageFixes = map[gitstore.FixAction]bool{
-	gitstore.FixRestore: true, gitstore.FixForget: true, gitstore.FixForgetEach: true,
-	gitstore.FixFindGoodVersion: true, gitstore.FixRecreatePersonal: true,
+var damageFixes = map[health.FixAction]bool{
+	health.FixRestore: true, health.FixForget: true, health.FixForgetEach: true,
+	health.FixFindGoodVersion: true, health.FixRecreatePersonal: true,
 }
 
-func checkGit(ctx context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
-	return []gitstore.Finding{gitstore.GitVersion(ctx)}
+func checkGit(ctx context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []health.Finding {
+	return []health.Finding{gitVersion(ctx)}
 }
 
-func checkRefs(ctx context.Context, _ *Env, set *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+// gitVersion runs git --version; sharing needs the git command.
+func gitVersion(ctx context.Context) health.Finding {
+	f := health.Finding{Check: "git"}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		f.Status, f.Message, f.Fix = health.Fail, "the git command is not on PATH: push, pull and sync cannot run", "install git"
+		return f
+	}
+	out, err := exec.CommandContext(ctx, git, "--version").Output()
+	if err != nil {
+		f.Status, f.Message = health.Fail, "git --version failed: "+err.Error()
+		return f
+	}
+	f.Status, f.Message = health.OK, strings.TrimSpace(string(out))
+	return f
+}
+
+func checkRefs(ctx context.Context, _ *Env, set *gitstore.Set, _ *doctorOptions) []health.Finding {
 	if !set.InRepo() {
-		return []gitstore.Finding{{Check: "repository", Status: gitstore.FindingInfo, Message: "not inside a git repository: only the personal store is in use"}}
+		return []health.Finding{{Check: "repository", Status: health.Info, Message: "not inside a git repository: only the personal store is in use"}}
 	}
 	return set.Repo.CheckMemoryRefs(ctx)
 }
 
-func checkPersonal(context.Context, *Env, *gitstore.Set, *doctorOptions) []gitstore.Finding {
+func checkPersonal(context.Context, *Env, *gitstore.Set, *doctorOptions) []health.Finding {
 	f, bad := gitstore.CheckPersonal()
 	// the personal store's invalid documents are told within its finding
 	for _, b := range bad {
 		f.Message += "\n  " + b.Check + ": " + b.Message + " (fix: " + fixWords(b) + ")"
 	}
-	return []gitstore.Finding{f}
+	return []health.Finding{f}
 }
 
 // fixWords is a finding's fix as the CLI says it: the store names the
 // operation (Action), the CLI its command.
-func fixWords(f gitstore.Finding) string {
+func fixWords(f health.Finding) string {
 	switch f.Action {
-	case gitstore.FixSaveOrPull:
+	case health.FixSaveOrPull:
 		return "git mem add -- TEXT, or git mem pull to bring the team's"
-	case gitstore.FixRestore:
+	case health.FixRestore:
 		return "git fsck; then git mem pull from a clone that has the memory"
-	case gitstore.FixForget:
+	case health.FixForget:
 		return "git mem forget " + f.Target + "   (git mem history " + f.Target + " shows its earlier versions)"
-	case gitstore.FixForgetEach:
+	case health.FixForgetEach:
 		return "git mem forget ID for each invalid document"
-	case gitstore.FixFindGoodVersion:
+	case health.FixFindGoodVersion:
 		return "git mem history ID to find a good version; git fsck"
-	case gitstore.FixRecreatePersonal:
+	case health.FixRecreatePersonal:
 		return "move it aside; git-mem creates a new one on the next git mem add --global"
-	case gitstore.FixPush:
+	case health.FixPush:
 		return "git mem push " + f.Target
-	case gitstore.FixPull:
+	case health.FixPull:
 		return "git mem pull " + f.Target
-	case gitstore.FixMergeFetched:
+	case health.FixMergeFetched:
 		return "git mem pull --no-fetch " + f.Target
-	case gitstore.FixShare:
+	case health.FixShare:
 		return "git mem share " + f.Target + "   (git config --add remote." + f.Target + ".fetch '" + gitstore.RemoteFetchRefspec(f.Target) + "')"
 	}
 	return f.Fix
 }
 
-func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []gitstore.Finding {
+func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOptions) []health.Finding {
 	if !set.InRepo() {
 		return nil
 	}
 	rem, err := set.Repo.ResolveRemote(ctx, o.remote)
 	switch {
 	case err != nil && o.remote == "" && errors.Is(err, gitstore.ErrRemote):
-		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingInfo, Message: "memory is not shared: " + message(err), Fix: "git remote add origin URL, or git config mem.remote URL"}}
+		return []health.Finding{{Check: "remote", Status: health.Info, Message: "memory is not shared: " + message(err), Fix: "git remote add origin URL, or git config mem.remote URL"}}
 	case err != nil:
-		return []gitstore.Finding{{Check: "remote", Status: gitstore.FindingFail, Message: message(err)}}
+		return []health.Finding{{Check: "remote", Status: health.Fail, Message: message(err)}}
 	case o.offline:
-		return []gitstore.Finding{{Check: "remote " + rem.Display, Status: gitstore.FindingInfo, Message: "not contacted (--offline)"}}
+		return []health.Finding{{Check: "remote " + rem.Display, Status: health.Info, Message: "not contacted (--offline)"}}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	st, err := set.Repo.CompareRemote(ctx, rem, env.transport())
+	findings, err := set.Repo.CompareRemote(ctx, rem, env.transport())
 	if err != nil {
-		return []gitstore.Finding{{Check: "remote " + rem.Display, Status: gitstore.FindingWarn, Message: err.Error(), Fix: "git mem doctor --offline to skip it"}}
+		return []health.Finding{{Check: "remote " + rem.Display, Status: health.Warn, Message: err.Error(), Fix: "git mem doctor --offline to skip it"}}
 	}
-	return st.Findings()
+	return findings
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/health"
 	"github.com/git-mem/git-mem/linkstore"
 )
 
@@ -16,14 +17,14 @@ const staleLink = 7 * 24 * time.Hour
 // checkLinks reports each linked store: how old its local copy is, whether
 // the last refresh failed (offline: the last copy is read), and what was
 // written to it and not pushed. Nothing is fetched.
-func checkLinks(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+func checkLinks(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []health.Finding {
 	if !set.InRepo() {
 		return nil
 	}
 	links, bad := linkstore.Links(set.Repo)
-	var out []gitstore.Finding
+	var out []health.Finding
 	for _, b := range bad {
-		out = append(out, gitstore.Finding{Check: "links", Status: gitstore.FindingWarn, Message: "ignored: " + b.Error(),
+		out = append(out, health.Finding{Check: "links", Status: health.Warn, Message: "ignored: " + b.Error(),
 			Fix: "git config --remove-section mem.link.NAME, then git mem link NAME URL"})
 	}
 	now := env.Now()
@@ -31,30 +32,30 @@ func checkLinks(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptio
 		check := "link " + l.Name
 		c, err := linkstore.CopyOf(l.URL)
 		if err != nil {
-			out = append(out, gitstore.Finding{Check: check, Status: gitstore.FindingWarn, Message: message(err)})
+			out = append(out, health.Finding{Check: check, Status: health.Warn, Message: message(err)})
 			continue
 		}
 		st := c.ReadState()
 		n := copyCount(c)
-		f := gitstore.Finding{Check: check, Status: gitstore.FindingOK,
+		f := health.Finding{Check: check, Status: health.OK,
 			Message: fmt.Sprintf("%s, %s fetched %s (%s)", gitstore.RedactURL(l.URL), plural(n, "memory", "memories"), ago(now, st.Fetched), c.Dir)}
 		switch {
 		case c.Repo == nil || st.Fetched.IsZero():
-			f.Status, f.Message = gitstore.FindingWarn, fmt.Sprintf("%s was never fetched: its memories are not read", gitstore.RedactURL(l.URL))
+			f.Status, f.Message = health.Warn, fmt.Sprintf("%s was never fetched: its memories are not read", gitstore.RedactURL(l.URL))
 			f.Fix = "git mem link --refresh " + l.Name
 		case st.Error != "":
-			f.Status = gitstore.FindingWarn
+			f.Status = health.Warn
 			f.Message = fmt.Sprintf("offline: the last refresh (%s) failed: %s; the copy fetched %s is read", ago(now, st.Tried), st.Error, ago(now, st.Fetched))
 			f.Fix = "git mem link --refresh " + l.Name
 		case now.Sub(st.Fetched) > staleLink:
-			f.Status = gitstore.FindingWarn
+			f.Status = health.Warn
 			f.Fix = "git mem link --refresh " + l.Name
 		}
 		if l.Write && c.Repo != nil {
 			if un, err := c.Unpushed(ctx); err == nil && len(un) > 0 {
 				f.Message += fmt.Sprintf("; %s written here not pushed yet (git mem sync pushes them)", plural(len(un), "memory", "memories"))
-				if f.Status == gitstore.FindingOK {
-					f.Status = gitstore.FindingInfo
+				if f.Status == health.OK {
+					f.Status = health.Info
 				}
 			}
 		}

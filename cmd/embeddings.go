@@ -6,12 +6,13 @@ import (
 
 	"github.com/git-mem/git-mem/embedding"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 // checkEmbeddings asks the configured embedding endpoint for one vector
 // (git config mem.embed.url): whether recall can use it, or why it is
 // lexical only. Nothing is said when none is configured.
-func checkEmbeddings(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
+func checkEmbeddings(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []health.Finding {
 	repo := set.Repo
 	if repo == nil {
 		repo = set.Personal
@@ -21,20 +22,20 @@ func checkEmbeddings(ctx context.Context, env *Env, set *gitstore.Set, _ *doctor
 		return nil
 	}
 	cfg := e.Config()
-	f := gitstore.Finding{Check: "embeddings " + cfg.Model}
+	f := health.Finding{Check: "embeddings " + cfg.Model}
 	if err := e.Check(ctx, env.Now()); err != nil {
-		f.Status = gitstore.FindingWarn
+		f.Status = health.Warn
 		f.Message = fmt.Sprintf("%v; recall, the hooks and writes are lexical only until it answers", err)
 		f.Fix = "start the model server, correct git config mem.embed.url and mem.embed.model, or turn embeddings off: git config --unset mem.embed.url"
-		return []gitstore.Finding{f}
+		return []health.Finding{f}
 	}
 	n, err := e.Count()
 	if err != nil {
-		f.Status, f.Message = gitstore.FindingWarn, "the vector cache cannot be read: "+err.Error()
+		f.Status, f.Message = health.Warn, "the vector cache cannot be read: "+err.Error()
 		f.Fix = "git mem reindex"
-		return []gitstore.Finding{f}
+		return []health.Finding{f}
 	}
-	f.Status = gitstore.FindingOK
+	f.Status = health.OK
 	f.Message = fmt.Sprintf("%s answers; %d memories have a vector (similarity from %.2f is returned, from %.2f injected)", gitstore.RedactURL(cfg.URL), n, cfg.MinScore, cfg.InjectScore())
-	return []gitstore.Finding{f}
+	return []health.Finding{f}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/memfile"
+	"github.com/git-mem/git-mem/memview"
 )
 
 type exportOptions struct {
@@ -123,7 +124,7 @@ func writeExport(env *Env, out io.Writer, o *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	views := make([]gitstore.View, 0, len(ms))
+	views := make([]memview.View, 0, len(ms))
 	for _, m := range ms {
 		views = append(views, toJSON(m, short[m.ID], now))
 	}

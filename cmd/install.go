@@ -17,6 +17,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/install"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 type installOptions struct {
@@ -228,12 +229,12 @@ func runInstall(ctx context.Context, env *Env, o *installOptions, adding bool) e
 // checkInstalled is git mem doctor's look at the agents: git-mem on PATH;
 // for each agent it is installed for, hooks and MCP server both registered
 // and pointing at an existing binary; recent hook errors.
-func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
-	var out []gitstore.Finding
+func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorOptions) []health.Finding {
+	var out []health.Finding
 	if p, err := exec.LookPath("git-mem"); err == nil {
-		out = append(out, gitstore.Finding{Check: "binary", Status: gitstore.FindingOK, Message: "git-mem is on PATH at " + p})
+		out = append(out, health.Finding{Check: "binary", Status: health.OK, Message: "git-mem is on PATH at " + p})
 	} else {
-		out = append(out, gitstore.Finding{Check: "binary", Status: gitstore.FindingWarn,
+		out = append(out, health.Finding{Check: "binary", Status: health.Warn,
 			Message: "git-mem is not on PATH: agents' hooks and MCP entries that say git-mem will not start",
 			Fix:     "install git-mem into a directory on PATH: " + installHint("git-mem")})
 	}
@@ -254,7 +255,7 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 			if user {
 				scopeFlag = " --user"
 			}
-			f := gitstore.Finding{Check: "agent " + agent + " (" + in.Scope + ")", Status: gitstore.FindingOK,
+			f := health.Finding{Check: "agent " + agent + " (" + in.Scope + ")", Status: health.OK,
 				Message: fmt.Sprintf("hooks (%s) and MCP server registered", strings.Join(in.Events, ", "))}
 			var missing []string
 			if !in.Hooks {
@@ -264,13 +265,13 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 				missing = append(missing, "MCP server in "+in.MCPFile)
 			}
 			if len(missing) > 0 {
-				f.Status, f.Message = gitstore.FindingWarn, "missing "+strings.Join(missing, " and ")
+				f.Status, f.Message = health.Warn, "missing "+strings.Join(missing, " and ")
 				f.Fix = "git mem install " + agent + scopeFlag
 			}
 			for _, c := range in.Commands {
 				bin := install.CommandBinary(c)
 				if _, err := exec.LookPath(bin); err != nil {
-					f.Status = gitstore.FindingFail
+					f.Status = health.Fail
 					f.Message = fmt.Sprintf("registered command %q: %s does not exist or is not on PATH", c, bin)
 					f.Fix = "git mem install " + agent + scopeFlag + " (re-run after installing git-mem, or pass --binary PATH)"
 					if strings.TrimSuffix(filepath.Base(bin), ".exe") == install.HookBinaryName {
@@ -300,12 +301,12 @@ func checkInstalled(ctx context.Context, env *Env, set *gitstore.Set, _ *doctorO
 // which builds it in the background when it starts). Both are brought up to
 // date by every read, but building one from nothing takes a while, which a
 // hook's deadline may not allow on a large store.
-func indexState(set *gitstore.Set) gitstore.Finding {
-	f := gitstore.Finding{Check: "index", Status: gitstore.FindingOK}
+func indexState(set *gitstore.Set) health.Finding {
+	f := health.Finding{Check: "index", Status: health.OK}
 	snap := index.SnapshotPath(set)
 	st, err := os.Stat(snap)
 	if err != nil {
-		f.Status, f.Message = gitstore.FindingInfo, "the recall snapshot is not built yet; the first recall or hook builds it"
+		f.Status, f.Message = health.Info, "the recall snapshot is not built yet; the first recall or hook builds it"
 		f.Fix = "git mem reindex (builds it now, so the first session's hooks stay fast)"
 		return f
 	}
@@ -321,11 +322,11 @@ func indexState(set *gitstore.Set) gitstore.Finding {
 
 // mcpBinaryState says whether git mem mcp finds the MCP server's binary,
 // when an agent's config runs the MCP server.
-func mcpBinaryState(env *Env) gitstore.Finding {
-	f := gitstore.Finding{Check: "mcp binary", Status: gitstore.FindingOK}
+func mcpBinaryState(env *Env) health.Finding {
+	f := health.Finding{Check: "mcp binary", Status: health.OK}
 	path, err := findCompanion(mcpBinaryName, env.Getenv)
 	if err != nil {
-		f.Status = gitstore.FindingFail
+		f.Status = health.Fail
 		f.Message = mcpBinaryName + " is neither beside git-mem nor on PATH: git mem mcp, which the agents' MCP entries run, fails"
 		f.Fix = installHint(mcpBinaryName)
 		return f
@@ -335,14 +336,14 @@ func mcpBinaryState(env *Env) gitstore.Finding {
 }
 
 // recentHookErrors reports the hook errors logged in the last day.
-func recentHookErrors(path string, now time.Time) gitstore.Finding {
-	f := gitstore.Finding{Check: "hook errors", Status: gitstore.FindingOK, Message: "none logged in the last 24 hours"}
+func recentHookErrors(path string, now time.Time) health.Finding {
+	f := health.Finding{Check: "hook errors", Status: health.OK, Message: "none logged in the last 24 hours"}
 	file, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return f
 	}
 	if err != nil {
-		f.Status, f.Message = gitstore.FindingWarn, err.Error()
+		f.Status, f.Message = health.Warn, err.Error()
 		return f
 	}
 	defer file.Close()
@@ -362,7 +363,7 @@ func recentHookErrors(path string, now time.Time) gitstore.Finding {
 	if len(recent) == 0 {
 		return f
 	}
-	f.Status = gitstore.FindingWarn
+	f.Status = health.Warn
 	f.Message = fmt.Sprintf("%d hook error(s) in the last 24 hours; the last: %s", len(recent), recent[len(recent)-1])
 	f.Fix = "read " + path + " (hooks never block the agent; they log here instead)"
 	return f

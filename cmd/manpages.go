@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 // manPageName is the root page: git turns "git mem --help" into "man git-mem".
@@ -289,24 +290,24 @@ func manSearches(dir string) (searched, ok bool) {
 
 // checkManPages is doctor's look at "git mem --help": git shows the man page
 // git-mem(1), so it must be where man looks, and be this version's.
-func checkManPages(_ context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []gitstore.Finding {
-	f := gitstore.Finding{Check: "man pages", Status: gitstore.FindingOK}
+func checkManPages(_ context.Context, _ *Env, _ *gitstore.Set, _ *doctorOptions) []health.Finding {
+	f := health.Finding{Check: "man pages", Status: health.OK}
 	if _, err := exec.LookPath("man"); err != nil {
-		f.Status, f.Message = gitstore.FindingInfo, "man is not installed: git mem --help cannot show the manual; git mem help [COMMAND] always works"
-		return []gitstore.Finding{f}
+		f.Status, f.Message = health.Info, "man is not installed: git mem --help cannot show the manual; git mem help [COMMAND] always works"
+		return []health.Finding{f}
 	}
 	out, err := exec.Command("man", "-w", "git-mem").Output()
 	page := strings.TrimSpace(string(out))
 	if err != nil || page == "" {
-		f.Status, f.Message = gitstore.FindingInfo, "no man page for git-mem: git mem --help fails (git mem help [COMMAND] works)"
+		f.Status, f.Message = health.Info, "no man page for git-mem: git mem --help fails (git mem help [COMMAND] works)"
 		f.Fix = "git mem install --man"
-		return []gitstore.Finding{f}
+		return []health.Finding{f}
 	}
 	f.Message = "git mem --help shows " + page
 	if data, err := os.ReadFile(page); err == nil && !strings.Contains(string(data), "git-mem "+Version().Version) {
-		f.Status = gitstore.FindingInfo
+		f.Status = health.Info
 		f.Message += ", written by another version of git-mem"
 		f.Fix = "git mem install --man"
 	}
-	return []gitstore.Finding{f}
+	return []health.Finding{f}
 }

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memview"
 )
 
-// toJSON is the --json shape of a memory (gitstore.View, the shape the MCP
+// toJSON is the --json shape of a memory (memview.View, the shape the MCP
 // tools return too); scripts depend on it.
 // displayID is the display id of a memory: unique in every store of set,
 // as git mem show resolves a prefix across them.
@@ -21,8 +22,8 @@ func displayID(set *gitstore.Set, id string) string {
 	return gitstore.Clip(id, gitstore.MinShownPrefix)
 }
 
-func toJSON(m *gitstore.Memory, short string, now time.Time) gitstore.View {
-	return gitstore.NewView(m, short, now)
+func toJSON(m *gitstore.Memory, short string, now time.Time) memview.View {
+	return memview.New(m, short, now)
 }
 
 func writeJSON(w io.Writer, v any) error {

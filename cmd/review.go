@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memview"
 )
 
 type reviewOptions struct {
@@ -32,15 +33,15 @@ type proposalJSON struct {
 	Commit   string `json:"commit"`
 	// Memory is the proposed memory; absent when Error says why it cannot
 	// be accepted.
-	Memory *gitstore.View `json:"memory,omitempty"`
-	Error  string         `json:"error,omitempty"`
+	Memory *memview.View `json:"memory,omitempty"`
+	Error  string        `json:"error,omitempty"`
 	// Revises is the store's memory of the same id, which accepting
 	// replaces with the proposed version; Supersedes are the store's
 	// memories the proposal replaces, Alike those its duplicate check finds
 	// alike.
-	Revises    *gitstore.View  `json:"revises,omitempty"`
-	Supersedes []gitstore.View `json:"supersedes"`
-	Alike      []gitstore.View `json:"alike"`
+	Revises    *memview.View  `json:"revises,omitempty"`
+	Supersedes []memview.View `json:"supersedes"`
+	Alike      []memview.View `json:"alike"`
 }
 
 // rejectionJSON is the --json shape of a rejected proposal.
@@ -196,7 +197,7 @@ func writeProposals(env *Env, o *reviewOptions, rv *linkstore.Review) error {
 	out := []proposalJSON{}
 	for _, p := range rv.Proposals {
 		j := proposalJSON{ID: p.ID, ShortID: short[p.ID], Author: p.Author, Proposer: p.Proposer, Ref: p.Ref, Commit: p.Commit.String(),
-			Supersedes: []gitstore.View{}, Alike: []gitstore.View{}}
+			Supersedes: []memview.View{}, Alike: []memview.View{}}
 		if !p.Date.IsZero() {
 			j.Date = p.Date.Format(time.RFC3339)
 		}

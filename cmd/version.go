@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 // BuildVersion is what a git-mem binary knows of its own build: the module
@@ -118,7 +119,7 @@ func versionLine() string {
 }
 
 // checkVersion is doctor's first line: which git-mem is answering.
-func checkVersion(context.Context, *Env, *gitstore.Set, *doctorOptions) []gitstore.Finding {
+func checkVersion(context.Context, *Env, *gitstore.Set, *doctorOptions) []health.Finding {
 	v := Version()
-	return []gitstore.Finding{{Check: "version", Status: gitstore.FindingOK, Message: "git-mem " + v.String() + " (" + v.Go + ")"}}
+	return []health.Finding{{Check: "version", Status: health.OK, Message: "git-mem " + v.String() + " (" + v.Go + ")"}}
 }

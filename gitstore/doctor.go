@@ -4,99 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/git-mem/git-mem/internal/gitobj"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/health"
 )
-
-// Finding statuses, from git mem doctor.
-const (
-	FindingOK   = "ok"
-	FindingInfo = "info"
-	FindingWarn = "warn"
-	FindingFail = "fail"
-)
-
-// Finding is one result of a health check: what was checked, how it stands,
-// and what fixes it when something is wrong.
-type Finding struct {
-	Check   string `json:"check"`
-	Status  string `json:"status"`
-	Message string `json:"message"`
-	// Fix is the fix in git's or the system's words (git fsck, rm FILE). A
-	// fix that is a git-mem operation is Action instead, which each surface
-	// says in its own words (the CLI fills Fix from it, cmd/doctor.go).
-	Fix string `json:"fix,omitempty"`
-	// Action is the git-mem operation that fixes the finding; Target is
-	// what it applies to (a memory id, a remote).
-	Action FixAction `json:"action,omitempty"`
-	Target string    `json:"target,omitempty"`
-}
-
-// FixAction names a git-mem operation that fixes a doctor finding.
-type FixAction string
-
-// The operations a finding can ask for.
-const (
-	// FixSaveOrPull: there is no memory yet; save one, or pull the team's.
-	FixSaveOrPull FixAction = "save-or-pull"
-	// FixRestore: a ref's objects are damaged; check them with git fsck,
-	// then pull from a clone that has the memory.
-	FixRestore FixAction = "restore"
-	// FixForget: forget the invalid document Target (its history shows
-	// its earlier versions).
-	FixForget FixAction = "forget"
-	// FixForgetEach: forget each invalid document listed.
-	FixForgetEach FixAction = "forget-each"
-	// FixFindGoodVersion: documents are unreadable; find a good version in
-	// a memory's history, and check the objects with git fsck.
-	FixFindGoodVersion FixAction = "find-good-version"
-	// FixRecreatePersonal: the personal store's directory is not a
-	// repository; move it aside and the next personal write creates one.
-	FixRecreatePersonal FixAction = "recreate-personal"
-	// FixPush: push the memory to the remote Target.
-	FixPush FixAction = "push"
-	// FixPull: fetch and merge the memory of the remote Target.
-	FixPull FixAction = "pull"
-	// FixMergeFetched: merge the already fetched memory of the remote
-	// Target, without contacting it.
-	FixMergeFetched FixAction = "merge-fetched"
-	// FixShare: configure the remote Target so that a plain git fetch
-	// brings its memory.
-	FixShare FixAction = "share"
-)
-
-// GitVersion runs git --version; sharing needs the git command.
-func GitVersion(ctx context.Context) Finding {
-	f := Finding{Check: "git"}
-	git, err := gitPath()
-	if err != nil {
-		f.Status, f.Message, f.Fix = FindingFail, "the git command is not on PATH: push, pull and sync cannot run", "install git"
-		return f
-	}
-	out, err := exec.CommandContext(ctx, git, "--version").Output()
-	if err != nil {
-		f.Status, f.Message = FindingFail, "git --version failed: "+err.Error()
-		return f
-	}
-	f.Status, f.Message = FindingOK, strings.TrimSpace(string(out))
-	return f
-}
 
 // CheckMemoryRefs checks every ref under refs/memory/: its name has a known
 // shape, it resolves to a readable commit and tree, and (for main and private)
 // every memory document decodes. It also looks for lock files left behind.
-func (r *Repo) CheckMemoryRefs(ctx context.Context) []Finding {
-	var out []Finding
+func (r *Repo) CheckMemoryRefs(ctx context.Context) []health.Finding {
+	var out []health.Finding
 	refs, err := r.refs.list("refs/memory/")
 	if err != nil {
-		return []Finding{{Check: "memory refs", Status: FindingFail, Message: "cannot list refs/memory/*: " + err.Error(), Fix: "git fsck"}}
+		return []health.Finding{{Check: "memory refs", Status: health.Fail, Message: "cannot list refs/memory/*: " + err.Error(), Fix: "git fsck"}}
 	}
 	if len(refs) == 0 {
-		out = append(out, Finding{Check: "memory refs", Status: FindingInfo, Message: "no memory yet (no refs/memory/* ref)", Action: FixSaveOrPull})
+		out = append(out, health.Finding{Check: "memory refs", Status: health.Info, Message: "no memory yet (no refs/memory/* ref)", Action: health.FixSaveOrPull})
 	}
 	for _, name := range sortedKeys(refs) {
 		if err := ctx.Err(); err != nil {
@@ -114,29 +41,29 @@ const maxListedInvalid = 50
 // checkRef checks one memory ref. For refs/memory/main and private it also
 // returns one finding per invalid document (at most maxListedInvalid), each
 // with the command that removes it.
-func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
-	f := Finding{Check: name}
+func (r *Repo) checkRef(name string, tip Hash) (health.Finding, []health.Finding) {
+	f := health.Finding{Check: name}
 	rest := strings.TrimPrefix(name, "refs/memory/")
 	full := name == RefMain || name == RefPrivate
 	switch {
 	case full:
 	case strings.HasPrefix(rest, "remotes/") && strings.HasSuffix(rest, "/main") && validRemoteName(strings.TrimSuffix(strings.TrimPrefix(rest, "remotes/"), "/main")):
 	case !validRemoteName(rest):
-		f.Status, f.Message, f.Fix = FindingFail, "malformed ref name", "git update-ref -d "+name
+		f.Status, f.Message, f.Fix = health.Fail, "malformed ref name", "git update-ref -d "+name
 		return f, nil
 	default:
-		f.Status, f.Message = FindingWarn, "not a ref git-mem uses (refs/memory/main, refs/memory/private, refs/memory/remotes/<remote>/main); it is ignored"
+		f.Status, f.Message = health.Warn, "not a ref git-mem uses (refs/memory/main, refs/memory/private, refs/memory/remotes/<remote>/main); it is ignored"
 		f.Fix = "git update-ref -d " + name + "   (if you do not need it)"
 		return f, nil
 	}
 	snap, err := r.snapshotAt(tip)
 	if err != nil {
-		f.Status, f.Message, f.Action = FindingFail, err.Error(), FixRestore
+		f.Status, f.Message, f.Action = health.Fail, err.Error(), health.FixRestore
 		return f, nil
 	}
 	n, unreadable, bad := 0, 0, 0
 	var firstBad string
-	var invalid []Finding
+	var invalid []health.Finding
 	err = snap.entries(func(id string, h Hash) error {
 		n++
 		if !full {
@@ -148,9 +75,9 @@ func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 		case errors.As(err, &de):
 			bad++
 			if len(invalid) < maxListedInvalid {
-				invalid = append(invalid, Finding{Check: name + " " + de.Path(), Status: FindingFail,
+				invalid = append(invalid, health.Finding{Check: name + " " + de.Path(), Status: health.Fail,
 					Message: "invalid memory document: " + de.Reason + "; reads skip it and a pull does not merge it",
-					Action:  FixForget, Target: id})
+					Action:  health.FixForget, Target: id})
 			}
 		case err != nil:
 			unreadable++
@@ -162,34 +89,34 @@ func (r *Repo) checkRef(name string, tip Hash) (Finding, []Finding) {
 	})
 	switch {
 	case err != nil:
-		f.Status, f.Message, f.Action = FindingFail, err.Error(), FixRestore
+		f.Status, f.Message, f.Action = health.Fail, err.Error(), health.FixRestore
 	case unreadable > 0:
-		f.Status, f.Message, f.Action = FindingFail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), FixFindGoodVersion
+		f.Status, f.Message, f.Action = health.Fail, fmt.Sprintf("%d of %d memory documents are unreadable (first: %s)", unreadable, n, firstBad), health.FixFindGoodVersion
 	case bad > 0:
-		f.Status, f.Message = FindingFail, fmt.Sprintf("%d memories at %s, %d of them invalid (listed below)", n, tip.Short(), bad)
+		f.Status, f.Message = health.Fail, fmt.Sprintf("%d memories at %s, %d of them invalid (listed below)", n, tip.Short(), bad)
 		if bad > len(invalid) {
 			f.Message += fmt.Sprintf("; the first %d are listed", len(invalid))
 		}
-		f.Action = FixForgetEach
+		f.Action = health.FixForgetEach
 	default:
-		f.Status, f.Message = FindingOK, fmt.Sprintf("%d memories at %s", n, tip.Short())
+		f.Status, f.Message = health.OK, fmt.Sprintf("%d memories at %s", n, tip.Short())
 	}
 	return f, invalid
 }
 
 // staleLocks reports ref lock files under refs/memory/ (and packed-refs.lock)
 // older than the age at which a writer is considered dead.
-func (r *Repo) staleLocks() []Finding {
+func (r *Repo) staleLocks() []health.Finding {
 	if r.CommonDir == "" {
 		return nil
 	}
-	var out []Finding
+	var out []health.Finding
 	report := func(p string) {
 		st, err := os.Stat(p)
 		if err != nil || time.Since(st.ModTime()) < 10*time.Second {
 			return
 		}
-		out = append(out, Finding{Check: "lock", Status: FindingWarn,
+		out = append(out, health.Finding{Check: "lock", Status: health.Warn,
 			Message: fmt.Sprintf("%s is %s old: a git or git-mem process died holding it (the next write breaks it)", filepath.ToSlash(p), time.Since(st.ModTime()).Round(time.Second)),
 			Fix:     "rm " + p + "   (when no git or git-mem process is running)"})
 	}
@@ -205,25 +132,25 @@ func (r *Repo) staleLocks() []Finding {
 
 // CheckPersonal reports where the personal store is and whether it is usable,
 // and each invalid document of it (at most maxListedInvalid).
-func CheckPersonal() (Finding, []Finding) {
-	f := Finding{Check: "personal store"}
+func CheckPersonal() (health.Finding, []health.Finding) {
+	f := health.Finding{Check: "personal store"}
 	dir, err := personalDir()
 	if err != nil {
-		f.Status, f.Message, f.Fix = FindingWarn, err.Error(), "set XDG_DATA_HOME"
+		f.Status, f.Message, f.Fix = health.Warn, err.Error(), "set XDG_DATA_HOME"
 		return f, nil
 	}
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		f.Status, f.Message = FindingOK, dir+" (not created yet: the first memory saved to it creates it)"
+		f.Status, f.Message = health.OK, dir+" (not created yet: the first memory saved to it creates it)"
 	case err != nil:
-		f.Status, f.Message = FindingFail, err.Error()
+		f.Status, f.Message = health.Fail, err.Error()
 	case !st.IsDir() || !isGitDir(dir):
-		f.Status, f.Message, f.Action = FindingFail, dir+" exists but is not a git repository", FixRecreatePersonal
+		f.Status, f.Message, f.Action = health.Fail, dir+" exists but is not a git repository", health.FixRecreatePersonal
 	default:
 		r, err := openGitDir(dir, "")
 		if err != nil {
-			f.Status, f.Message = FindingFail, err.Error()
+			f.Status, f.Message = health.Fail, err.Error()
 			return f, nil
 		}
 		rf, bad := r.checkRef(RefMain, mustRead(r, RefMain))
@@ -238,8 +165,8 @@ func mustRead(r *Repo, name string) Hash {
 	return h
 }
 
-// RemoteStatus compares the remote's memory with this repository's.
-type RemoteStatus struct {
+// remoteStatus compares the remote's memory with this repository's.
+type remoteStatus struct {
 	Remote *Remote
 	// RemoteTip is the remote's refs/memory/main (zero: it has no memory);
 	// Tracking is refs/memory/remotes/<remote>/main; Local is refs/memory/main.
@@ -255,9 +182,18 @@ type RemoteStatus struct {
 }
 
 // CompareRemote asks the remote (git ls-remote, nothing is downloaded) where
-// its memory is, and compares it with this repository's.
-func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOptions) (*RemoteStatus, error) {
-	st := &RemoteStatus{Remote: rem}
+// its memory is, compares it with this repository's, and says how they
+// stand as doctor findings, each with the operation that acts on it.
+func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOptions) ([]health.Finding, error) {
+	st, err := r.compareRemote(ctx, rem, t)
+	if err != nil {
+		return nil, err
+	}
+	return st.findings(), nil
+}
+
+func (r *Repo) compareRemote(ctx context.Context, rem *Remote, t TransportOptions) (*remoteStatus, error) {
+	st := &remoteStatus{Remote: rem}
 	var err error
 	if st.RemoteTip, err = r.lsRemote(ctx, rem, t); err != nil {
 		return nil, err
@@ -303,41 +239,41 @@ func (r *Repo) CompareRemote(ctx context.Context, rem *Remote, t TransportOption
 	return st, nil
 }
 
-// Findings turns the comparison into doctor findings, each with the command
-// that acts on it.
-func (st *RemoteStatus) Findings() []Finding {
+// findings turns the comparison into doctor findings, each with the
+// operation that acts on it.
+func (st *remoteStatus) findings() []health.Finding {
 	name := st.Remote.Display
 	check := "remote " + name
-	var out []Finding
+	var out []health.Finding
 	switch {
 	case st.RemoteTip.IsZero():
-		f := Finding{Check: check, Status: FindingInfo, Message: name + " has no memory yet"}
+		f := health.Finding{Check: check, Status: health.Info, Message: name + " has no memory yet"}
 		if !st.Local.IsZero() {
-			f.Action, f.Target = FixPush, name
+			f.Action, f.Target = health.FixPush, name
 		}
 		out = append(out, f)
 	case !st.Fetched && st.Tracking.IsZero():
-		out = append(out, Finding{Check: check, Status: FindingWarn,
+		out = append(out, health.Finding{Check: check, Status: health.Warn,
 			Message: fmt.Sprintf("%s has memory that was never fetched here (refs/memory/main at %s)", name, st.RemoteTip.Short()),
-			Action:  FixPull, Target: name})
+			Action:  health.FixPull, Target: name})
 	case !st.Fetched:
-		out = append(out, Finding{Check: check, Status: FindingWarn,
+		out = append(out, health.Finding{Check: check, Status: health.Warn,
 			Message: fmt.Sprintf("%s has memory not fetched here yet (its refs/memory/main is at %s)", name, st.RemoteTip.Short()),
-			Action:  FixPull, Target: name})
+			Action:  health.FixPull, Target: name})
 	case !st.Merged:
-		out = append(out, Finding{Check: check, Status: FindingWarn,
+		out = append(out, health.Finding{Check: check, Status: health.Warn,
 			Message: fmt.Sprintf("%s's memory (%s) is fetched but not merged into refs/memory/main; git-mem merges it the next time it runs", name, st.RemoteTip.Short()),
-			Action:  FixMergeFetched, Target: name})
+			Action:  health.FixMergeFetched, Target: name})
 	default:
-		out = append(out, Finding{Check: check, Status: FindingOK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, st.RemoteTip.Short())})
+		out = append(out, health.Finding{Check: check, Status: health.OK, Message: fmt.Sprintf("refs/memory/main contains %s's memory (%s)", name, st.RemoteTip.Short())})
 	}
 	if st.Unpushed {
-		out = append(out, Finding{Check: check, Status: FindingInfo, Message: "refs/memory/main has memory " + name + " lacks", Action: FixPush, Target: name})
+		out = append(out, health.Finding{Check: check, Status: health.Info, Message: "refs/memory/main has memory " + name + " lacks", Action: health.FixPush, Target: name})
 	}
 	if st.Remote.Name != "" && !st.Shared {
-		out = append(out, Finding{Check: check, Status: FindingInfo,
+		out = append(out, health.Finding{Check: check, Status: health.Info,
 			Message: "a plain git fetch does not bring memory from " + name,
-			Action:  FixShare, Target: st.Remote.Name})
+			Action:  health.FixShare, Target: st.Remote.Name})
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 // rtWorld is a bare remote and clones of it in a temporary HOME, driven by
@@ -400,13 +401,14 @@ func TestShareRefspecAndNoFetchPull(t *testing.T) {
 
 	w.addN(b, "b", 3, "bob")
 	w.sync(b)
-	st, err := a.CompareRemote(ctx, rem, TransportOptions{})
+	st, err := a.compareRemote(ctx, rem, TransportOptions{})
 	require.NoError(t, err)
 	require.False(t, st.Fetched)
-	f := st.Findings()
-	require.Equal(t, FindingWarn, f[0].Status)
+	f, err := a.CompareRemote(ctx, rem, TransportOptions{})
+	require.NoError(t, err)
+	require.Equal(t, health.Warn, f[0].Status)
 	require.Contains(t, f[0].Message, "never fetched")
-	require.Equal(t, FixPull, f[0].Action)
+	require.Equal(t, health.FixPull, f[0].Action)
 	require.Equal(t, "origin", f[0].Target)
 
 	w.git(dirA, "fetch", "-q", "origin") // a plain git fetch
@@ -414,7 +416,7 @@ func TestShareRefspecAndNoFetchPull(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, MergeFastForward, res.Merge.Kind)
 	require.Len(t, w.texts(dirA), 3)
-	st, err = a.CompareRemote(ctx, rem, TransportOptions{})
+	st, err = a.compareRemote(ctx, rem, TransportOptions{})
 	require.NoError(t, err)
 	require.True(t, st.Merged)
 	require.True(t, st.Shared)

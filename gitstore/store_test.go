@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/internal/gitrefs"
-	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )

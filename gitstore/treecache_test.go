@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
 )
 
 // TestTreeCache: a tree written is read back from the cache as written,

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/health"
 )
 
 // goodDoc is a valid canonical document of the memory with the full id.
@@ -163,8 +164,8 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 			for _, f := range r.CheckMemoryRefs(ctx) {
 				if strings.Contains(f.Check, "memories/3f/3f2a9c41d0e8b7a2.json") {
 					listed = true
-					require.Equal(t, FindingFail, f.Status)
-					require.Equal(t, FixForget, f.Action)
+					require.Equal(t, health.Fail, f.Status)
+					require.Equal(t, health.FixForget, f.Action)
 					require.Equal(t, bad, f.Target)
 				}
 			}
@@ -183,7 +184,7 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, ids)
 			for _, f := range r.CheckMemoryRefs(ctx) {
-				require.NotEqual(t, FindingFail, f.Status, f.Message)
+				require.NotEqual(t, health.Fail, f.Status, f.Message)
 			}
 		})
 	}

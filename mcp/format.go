@@ -7,19 +7,20 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memview"
 )
 
 // MemoryOut is a memory as tools return it in structured content: the one
-// view of a memory (gitstore.View, the CLI's --json shape); memory_recall
+// view of a memory (memview.View, the CLI's --json shape); memory_recall
 // returns surface.Hit, which adds how it ranked.
 type MemoryOut struct {
-	gitstore.View
+	memview.View
 }
 
 // memoryOut is a memory's view for a tool's result. Its events are left out
 // but in memory_show, which shows one memory in full.
 func memoryOut(m *gitstore.Memory, short string, now time.Time) MemoryOut {
-	v := gitstore.NewView(m, short, now)
+	v := memview.New(m, short, now)
 	v.Trust = round3(v.Trust)
 	v.Events, v.Reinforced = nil, nil
 	return MemoryOut{View: v}

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memview"
 )
 
 // record is a memory in JSON: a simple {text, type, tags} object, or the
-// whole memory as git mem export and --json write it (gitstore.View, the
+// whole memory as git mem export and --json write it (memview.View, the
 // one outside shape of a memory; its display fields are ignored).
-type record gitstore.View
+type record memview.View
 
 func (r *record) item(line int) Item {
 	it := Item{

@@ -10,7 +10,7 @@
 //     (Anchor);
 //   - listing the newest memories from the recall snapshot (Newest);
 //   - the JSON shapes the CLI and the MCP server both return around the one
-//     view of a memory (gitstore.View): a recall hit (Hit), a version of a
+//     view of a memory (memview.View): a recall hit (Hit), a version of a
 //     memory's history (Version), the counts of the stores (Stats) and what
 //     a write's duplicate check did (Dedupe).
 //

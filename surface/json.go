@@ -6,12 +6,13 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memview"
 )
 
 // Hit is a recalled memory as the CLI (git mem recall --json) and the MCP
 // server (memory_recall) return it: the memory's view with how it ranked.
 type Hit struct {
-	gitstore.View
+	memview.View
 	Score      float64 `json:"score" jsonschema:"recall ranking score"`
 	Relevance  float64 `json:"relevance" jsonschema:"how well the memory's words match the query"`
 	Confidence float64 `json:"confidence" jsonschema:"how likely the memory is what the query is about, 0 to 1"`
@@ -26,7 +27,7 @@ type Hit struct {
 
 // NewHit is a recall hit's JSON, its memory's id shown as short.
 func NewHit(h index.Hit, short string, now time.Time) Hit {
-	v := gitstore.NewView(h.Memory, short, now)
+	v := memview.New(h.Memory, short, now)
 	v.Trust, v.Scope = h.Trust, string(h.Scope)
 	return Hit{
 		View:  v,
