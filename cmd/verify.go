@@ -92,7 +92,7 @@ func runVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 		}
 		updates = []gitstore.RefUpdate{u}
 	}
-	found, err := repo.Verify(ctx, updates, gitstore.VerifyOptions{Pending: o.ref == ""})
+	found, err := repo.Verify(ctx, updates)
 	if err != nil {
 		return verifyCannot(err)
 	}

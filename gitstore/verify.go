@@ -23,11 +23,17 @@ import (
 // memoryRefsPrefix holds every ref Verify checks; others pass untouched.
 const memoryRefsPrefix = "refs/memory/"
 
-// RefUpdate is one ref a push moves, as git's pre-receive hook reads it.
+// RefUpdate is one ref a push moves, as git's pre-receive hook reads it
+// (ParseRefUpdates), or as a CI job finds it after the push (UpdateSince).
 type RefUpdate struct {
-	Ref string
-	// Old is zero when the ref is created, New when it is deleted.
-	Old, New Hash
+	ref string
+	// old is zero when the ref is created, new when it is deleted.
+	old, new Hash
+	// pending: the update is a push not yet applied (a pre-receive hook),
+	// and every commit a ref of the repository reaches was accepted
+	// before. Otherwise (a CI job, after the push) a commit is new unless
+	// old reaches it.
+	pending bool
 }
 
 // ParseRefUpdates reads git's pre-receive input, one "<old> <new> <ref>"
@@ -50,8 +56,8 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 		if !strings.HasPrefix(f[2], memoryRefsPrefix) {
 			continue
 		}
-		u := RefUpdate{Ref: f[2]}
-		for i, dst := range []*Hash{&u.Old, &u.New} {
+		u := RefUpdate{ref: f[2], pending: true}
+		for i, dst := range []*Hash{&u.old, &u.new} {
 			h, ok := parseHash(f[i])
 			if !ok {
 				if len(f[i]) == 64 && isHex(f[i]) {
@@ -77,7 +83,7 @@ func (r *Repo) UpdateSince(ref string, since Hash) (RefUpdate, error) {
 	if tip.IsZero() {
 		return RefUpdate{}, fmt.Errorf("%w: there is no ref %s in this repository", ErrNotFound, ref)
 	}
-	return RefUpdate{Ref: ref, Old: since, New: tip}, nil
+	return RefUpdate{ref: ref, old: since, new: tip}, nil
 }
 
 // RejectKind is why Verify refuses part of a push.
@@ -113,15 +119,6 @@ type Rejection struct {
 	Reason string
 }
 
-// VerifyOptions says which commits of the updates are new.
-type VerifyOptions struct {
-	// Pending: the updates are a push not yet applied (a pre-receive
-	// hook), and every commit a ref of the repository reaches was
-	// accepted before. Otherwise (a CI job, after the push) a commit is
-	// new unless the update's Old reaches it.
-	Pending bool
-}
-
 // verifier is one run of Verify: what it found, and what it has checked
 // (commits, trees and documents shared by several updates are checked once).
 type verifier struct {
@@ -144,7 +141,7 @@ type verifier struct {
 // refs/memory/main) gives a commit the new history holds, as the pull that
 // honours a purge rewrites it; a proposal's ref may be deleted. An error is a
 // failure to read the repository, not a verdict.
-func (r *Repo) Verify(ctx context.Context, updates []RefUpdate, o VerifyOptions) ([]Rejection, error) {
+func (r *Repo) Verify(ctx context.Context, updates []RefUpdate) ([]Rejection, error) {
 	if r.GitDir == "" {
 		return nil, errors.New("an in-memory repository cannot be verified with git")
 	}
@@ -154,19 +151,19 @@ func (r *Repo) Verify(ctx context.Context, updates []RefUpdate, o VerifyOptions)
 		return nil, err
 	}
 	for _, u := range updates {
-		if u.Ref == RefMain {
-			main = u.New
+		if u.ref == RefMain {
+			main = u.new
 		}
 	}
 	if v.mainStones, err = r.tombstones(main); err != nil {
 		v.mainStones = map[string]bool{} // a main that is no commit is refused below
 	}
 	for _, u := range updates {
-		if !strings.HasPrefix(u.Ref, memoryRefsPrefix) {
+		if !strings.HasPrefix(u.ref, memoryRefsPrefix) {
 			continue
 		}
-		if err := v.update(ctx, u, o); err != nil {
-			return nil, fmt.Errorf("%s: %w", u.Ref, err)
+		if err := v.update(ctx, u); err != nil {
+			return nil, fmt.Errorf("%s: %w", u.ref, err)
 		}
 	}
 	return v.out, nil
@@ -176,71 +173,71 @@ func (v *verifier) reject(ref string, commit Hash, id string, kind RejectKind, f
 	v.out = append(v.out, Rejection{Ref: ref, Commit: commit, ID: id, Kind: kind, Reason: fmt.Sprintf(format, args...)})
 }
 
-func (v *verifier) update(ctx context.Context, u RefUpdate, o VerifyOptions) error {
+func (v *verifier) update(ctx context.Context, u RefUpdate) error {
 	r := v.repo
-	if u.New.IsZero() {
-		if u.Old.IsZero() || strings.HasPrefix(u.Ref, proposalsPrefix) {
+	if u.new.IsZero() {
+		if u.old.IsZero() || strings.HasPrefix(u.ref, proposalsPrefix) {
 			return nil
 		}
-		ok, err := v.explained(ctx, u.Old, zeroHash, v.mainStones)
+		ok, err := v.explained(ctx, u.old, zeroHash, v.mainStones)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			v.reject(u.Ref, zeroHash, "", RejectDeletion, "the ref would be deleted with its history, and no purge tombstone explains it")
+			v.reject(u.ref, zeroHash, "", RejectDeletion, "the ref would be deleted with its history, and no purge tombstone explains it")
 		}
 		return nil
 	}
-	if _, err := r.readCommit(u.New); err != nil {
+	if _, err := r.readCommit(u.new); err != nil {
 		var missing *DamagedError
 		if errors.As(err, &missing) && missing.Missing {
 			return err // not in the repository: nothing to judge it by
 		}
 		if errors.Is(err, ErrCorrupt) {
-			v.reject(u.Ref, u.New, "", RejectLayout, "the ref would point at %s, which is no commit", u.New.Short())
+			v.reject(u.ref, u.new, "", RejectLayout, "the ref would point at %s, which is no commit", u.new.Short())
 			return nil
 		}
 		return err
 	}
-	args := []string{"rev-list", "--reverse", u.New.String()}
+	args := []string{"rev-list", "--reverse", u.new.String()}
 	switch {
-	case o.Pending:
+	case u.pending:
 		args = append(args, "--not", "--all")
-	case !u.Old.IsZero():
-		args = append(args, "^"+u.Old.String())
+	case !u.old.IsZero():
+		args = append(args, "^"+u.old.String())
 	}
 	fresh, err := v.revList(ctx, args...)
 	if err != nil {
 		return err
 	}
 	for _, h := range fresh {
-		if err := v.commit(ctx, u.Ref, h); err != nil {
+		if err := v.commit(ctx, u.ref, h); err != nil {
 			return err
 		}
 	}
-	if u.Old.IsZero() {
+	if u.old.IsZero() {
 		return nil
 	}
-	lost, err := v.revList(ctx, "rev-list", u.Old.String(), "^"+u.New.String())
+	lost, err := v.revList(ctx, "rev-list", u.old.String(), "^"+u.new.String())
 	if err != nil {
 		return err
 	}
 	if len(lost) == 0 {
 		return nil
 	}
-	stones, err := r.tombstones(u.New)
+	stones, err := r.tombstones(u.new)
 	if err != nil {
 		return err
 	}
 	for id := range v.mainStones {
 		stones[id] = true
 	}
-	ok, err := v.explained(ctx, u.Old, u.New, stones)
+	ok, err := v.explained(ctx, u.old, u.new, stones)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		v.reject(u.Ref, u.New, "", RejectRewrite, "not a fast-forward: %s of the old tip %s would be dropped, and no purge tombstone explains it", plural(len(lost), "commit", "commits"), u.Old.Short())
+		v.reject(u.ref, u.new, "", RejectRewrite, "not a fast-forward: %s of the old tip %s would be dropped, and no purge tombstone explains it", plural(len(lost), "commit", "commits"), u.old.Short())
 	}
 	return nil
 }

@@ -23,9 +23,9 @@ func TestParseRefUpdates(t *testing.T) {
 		err   error
 	}{
 		{"memory and code", a + " " + b + " refs/memory/main\n" + a + " " + b + " refs/heads/main\n",
-			[]RefUpdate{{Ref: "refs/memory/main", Old: mustHash(a), New: mustHash(b)}}, nil},
+			[]RefUpdate{{ref: "refs/memory/main", old: mustHash(a), new: mustHash(b), pending: true}}, nil},
 		{"created and deleted", zero + " " + b + " refs/memory/proposals/ann/x\r\n\n" + a + " " + zero + " refs/memory/private\n",
-			[]RefUpdate{{Ref: "refs/memory/proposals/ann/x", New: mustHash(b)}, {Ref: "refs/memory/private", Old: mustHash(a)}}, nil},
+			[]RefUpdate{{ref: "refs/memory/proposals/ann/x", new: mustHash(b), pending: true}, {ref: "refs/memory/private", old: mustHash(a), pending: true}}, nil},
 		{"code only, in SHA-256", strings.Repeat("c", 64) + " " + strings.Repeat("d", 64) + " refs/heads/main\n", nil, nil},
 		{"memory in SHA-256", strings.Repeat("c", 64) + " " + strings.Repeat("d", 64) + " refs/memory/main\n", nil, ErrUnsupportedFormat},
 		{"not an object name", "HEAD " + b + " refs/memory/main\n", nil, ErrInvalid},
@@ -182,7 +182,7 @@ func TestVerifyUpdates(t *testing.T) {
 			old, _ := s.Tip()
 			add(t, s, "second")
 			tip, _ := s.Tip()
-			return RefUpdate{Ref: RefMain, Old: old, New: tip}
+			return RefUpdate{ref: RefMain, old: old, new: tip}
 		}, "", ""},
 		{"a purge's rewrite", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			add(t, s, "first")
@@ -192,7 +192,7 @@ func TestVerifyUpdates(t *testing.T) {
 			_, err := r.Purge(ctx, m.ID)
 			require.NoError(t, err)
 			tip, _ := s.Tip()
-			return RefUpdate{Ref: RefMain, Old: old, New: tip}
+			return RefUpdate{ref: RefMain, old: old, new: tip}
 		}, "", ""},
 		{"a rewrite no purge explains", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			add(t, s, "first")
@@ -200,7 +200,7 @@ func TestVerifyUpdates(t *testing.T) {
 			add(t, s, "dropped by the rewrite")
 			old, _ := s.Tip()
 			tip := commitOn(t, r, keep, func(root []treeEntry) []treeEntry { return root })
-			return RefUpdate{Ref: RefMain, Old: old, New: tip}
+			return RefUpdate{ref: RefMain, old: old, new: tip}
 		}, RejectRewrite, "1 commit of the old tip"},
 		{"a purge that also drops another memory", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			add(t, s, "first")
@@ -211,17 +211,17 @@ func TestVerifyUpdates(t *testing.T) {
 			require.NoError(t, r.refs.update(RefMain, keep, old))
 			require.NoError(t, r.recordTombstone(ctx, m.ID))
 			tip, _ := s.Tip()
-			return RefUpdate{Ref: RefMain, Old: old, New: tip}
+			return RefUpdate{ref: RefMain, old: old, new: tip}
 		}, RejectRewrite, "2 commits of the old tip"},
 		{"deleting the memory ref", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			add(t, s, "first")
 			old, _ := s.Tip()
-			return RefUpdate{Ref: RefMain, Old: old}
+			return RefUpdate{ref: RefMain, old: old}
 		}, RejectDeletion, "deleted"},
 		{"deleting a proposal", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			add(t, s, "first")
 			old, _ := s.Tip()
-			return RefUpdate{Ref: proposalsPrefix + "ann/abcdef0123456789", Old: old}
+			return RefUpdate{ref: proposalsPrefix + "ann/abcdef0123456789", old: old}
 		}, "", ""},
 		{"a dropped tombstone", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			m := add(t, s, "purge me")
@@ -230,7 +230,7 @@ func TestVerifyUpdates(t *testing.T) {
 			require.NoError(t, err)
 			old, _ := s.Tip()
 			tip := commitOn(t, r, old, func(root []treeEntry) []treeEntry { return setEntry(root, purgedDir, gitobj.ModeDir, zeroHash) })
-			return RefUpdate{Ref: RefMain, Old: old, New: tip}
+			return RefUpdate{ref: RefMain, old: old, new: tip}
 		}, rejectPurged, "drops the tombstone"},
 		{"a purged memory back", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			m := add(t, s, "purge me")
@@ -245,12 +245,12 @@ func TestVerifyUpdates(t *testing.T) {
 			back := commitOn(t, r, tip, func(root []treeEntry) []treeEntry {
 				return setEntry(root, memoriesDir, gitobj.ModeDir, Hash(findEntry(before, memoriesDir).Hash))
 			})
-			return RefUpdate{Ref: RefMain, Old: tip, New: back}
+			return RefUpdate{ref: RefMain, old: tip, new: back}
 		}, rejectPurged, "its document is back"},
 		{"a ref set to a blob", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			blob, err := r.writeBlob([]byte("not a commit\n"))
 			require.NoError(t, err)
-			return RefUpdate{Ref: RefMain, New: blob}
+			return RefUpdate{ref: RefMain, new: blob}
 		}, RejectLayout, "which is no commit"},
 		{"a document that is a directory", func(t *testing.T, r *Repo, s *Store) RefUpdate {
 			m := add(t, s, "first")
@@ -262,14 +262,14 @@ func TestVerifyUpdates(t *testing.T) {
 			mems, err := r.writeTree([]treeEntry{{Name: fanout(m.ID), Mode: gitobj.ModeDir, Hash: fan}})
 			require.NoError(t, err)
 			tip := commitOn(t, r, old, func(root []treeEntry) []treeEntry { return setEntry(root, memoriesDir, gitobj.ModeDir, mems) })
-			return RefUpdate{Ref: RefMain, Old: old, New: tip}
+			return RefUpdate{ref: RefMain, old: old, new: tip}
 		}, RejectLayout, "has mode 40000, not a regular file's"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, s := verifyRepo(t)
 			u := tc.build(t, r, s)
-			got, err := r.Verify(ctx, []RefUpdate{u}, VerifyOptions{})
+			got, err := r.Verify(ctx, []RefUpdate{u})
 			require.NoError(t, err)
 			if tc.kind == "" {
 				require.Empty(t, got)
@@ -278,7 +278,7 @@ func TestVerifyUpdates(t *testing.T) {
 			require.NotEmpty(t, got)
 			require.Equal(t, tc.kind, got[0].Kind, "%+v", got)
 			require.Contains(t, got[0].Reason, tc.want)
-			require.Equal(t, u.Ref, got[0].Ref)
+			require.Equal(t, u.ref, got[0].Ref)
 		})
 	}
 }
@@ -309,7 +309,7 @@ func TestVerifyWritesNothing(t *testing.T) {
 		return n
 	}
 	before := count()
-	got, err := r.Verify(ctx, []RefUpdate{{Ref: RefMain, Old: old, New: tip}}, VerifyOptions{})
+	got, err := r.Verify(ctx, []RefUpdate{{ref: RefMain, old: old, new: tip}})
 	require.NoError(t, err)
 	require.Empty(t, got)
 	require.Equal(t, before, count())
