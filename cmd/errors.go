@@ -27,11 +27,23 @@ func message(err error) string {
 }
 
 func wordsNotFound(err error) (string, error) {
-	var e *gitstore.NotFoundError
-	if !errors.As(err, &e) {
+	e := wrapping(err, gitstore.ErrNoMemory)
+	if e == nil {
 		return "", nil
 	}
 	return e.Error() + "; see git mem list (or git mem list --all for superseded ones)", e
+}
+
+// wrapping is the error of err's chain that wraps sentinel itself (the
+// store's "%w: what was looked for"), the part of the message the CLI's
+// words replace; nil when the chain has none.
+func wrapping(err, sentinel error) error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if errors.Unwrap(e) == sentinel {
+			return e
+		}
+	}
+	return nil
 }
 
 func wordsInvalid(err error) (string, error) {

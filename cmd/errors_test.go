@@ -19,8 +19,8 @@ func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"not found", &gitstore.NotFoundError{ID: "ffff"}, `memory not found: no memory with id "ffff"; see git mem list (or git mem list --all for superseded ones)`},
-		{"wrapped", fmt.Errorf("revising: %w", &gitstore.NotFoundError{ID: "ffff"}), `revising: memory not found: no memory with id "ffff"; see git mem list`},
+		{"not found", fmt.Errorf("%w: no memory with id %q", gitstore.ErrNoMemory, "ffff"), `memory not found: no memory with id "ffff"; see git mem list (or git mem list --all for superseded ones)`},
+		{"wrapped", fmt.Errorf("revising: %w", fmt.Errorf("%w: no memory with id %q", gitstore.ErrNoMemory, "ffff")), `revising: memory not found: no memory with id "ffff"; see git mem list`},
 		{"empty text", &gitstore.InvalidInputError{Field: gitstore.FieldText, Reason: gitstore.ReasonEmpty}, "invalid input: the text is empty; pass the memory after --"},
 		{"secret", &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 16, End: 56}}}, "text contains a secret: GitHub token at byte 16; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret"},
 		{"no repository", &gitstore.NoRepoError{Dir: "/src"}, "not a git repository: no git repository at or above /src; run git init, or pass --global to use your personal store"},

@@ -411,8 +411,8 @@ func wordsReadOnly(err error) (string, error) {
 }
 
 func wordsNotLinked(err error) (string, error) {
-	var e *gitstore.NotLinkedError
-	if !errors.As(err, &e) {
+	e := wrapping(err, gitstore.ErrNotLinked)
+	if e == nil {
 		return "", nil
 	}
 	return e.Error() + "; git mem link --list shows the links, git mem link NAME URL adds one", e

@@ -172,8 +172,7 @@ func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Cop
 // listHint says where the open proposals are listed, after an error that
 // found none of the id.
 func listHint(err error, name string) string {
-	var np *gitstore.NoProposalError
-	if errors.As(err, &np) {
+	if errors.Is(err, gitstore.ErrNoProposal) {
 		return "; git mem review " + name + " lists the open ones"
 	}
 	return ""

@@ -32,6 +32,26 @@ var (
 	ErrBadDocument = errors.New("invalid memory document")
 )
 
+// Narrower kinds of ErrNotFound, each its own sentinel so that a surface
+// can say what to do next for it; their messages read as ErrNotFound's and
+// name what was looked for.
+var (
+	// ErrNoMemory: no memory has the id or prefix asked for.
+	ErrNoMemory error = &narrowError{broader: ErrNotFound}
+	// ErrNotLinked: no linked store has the scope.
+	ErrNotLinked error = &narrowError{broader: ErrNotFound}
+	// ErrNoProposal: no open proposal is of a memory with the id or prefix.
+	ErrNoProposal error = &narrowError{broader: ErrNotFound}
+)
+
+// narrowError is a sentinel that is a kind of a broader one: errors.Is
+// matches both, and its message is the broader one's.
+type narrowError struct{ broader error }
+
+func (e *narrowError) Error() string { return e.broader.Error() }
+
+func (e *narrowError) Is(target error) bool { return target == e.broader }
+
 // DocumentError is a memory document that failed validateDocument. It is an
 // ErrBadDocument, and an ErrNotFound: no readable memory has that id, so
 // callers that read by id treat it as absent.
@@ -84,18 +104,6 @@ func (e *AmbiguousError) Is(target error) bool { return target == ErrInvalid }
 // The typed errors below carry the facts of a failure; their messages name
 // no command or flag. Each surface (the CLI, the hooks, the MCP server) says
 // what to do next in its own words (cmd/errors.go, mcp/format.go).
-
-// NotFoundError: no memory has the id or prefix. It is an ErrNotFound.
-type NotFoundError struct {
-	ID string
-}
-
-func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("%s: no memory with id %q", ErrNotFound, e.ID)
-}
-
-// Is makes errors.Is(err, ErrNotFound) true.
-func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // Input fields an InvalidInputError names.
 const (
@@ -255,15 +263,3 @@ func (e *ReadOnlyError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *ReadOnlyError) Is(target error) bool { return target == ErrInvalid }
-
-// NotLinkedError: no linked store has the scope. It is an ErrNotFound.
-type NotLinkedError struct {
-	Scope Scope
-}
-
-func (e *NotLinkedError) Error() string {
-	return fmt.Sprintf("%s: no linked store %s", ErrNotFound, e.Scope)
-}
-
-// Is makes errors.Is(err, ErrNotFound) true.
-func (e *NotLinkedError) Is(target error) bool { return target == ErrNotFound }

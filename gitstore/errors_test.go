@@ -17,7 +17,10 @@ func TestTypedErrors(t *testing.T) {
 		sentinel error
 		target   any
 	}{
-		{"not found", &NotFoundError{ID: "ffff"}, ErrNotFound, new(*NotFoundError)},
+		{"not found", func() error { _, _, err := (&Set{Repo: NewMemoryRepo()}).Find("ffff"); return err }(), ErrNoMemory, nil},
+		{"no memory is not found", ErrNoMemory, ErrNotFound, nil},
+		{"not linked is not found", ErrNotLinked, ErrNotFound, nil},
+		{"no proposal is not found", ErrNoProposal, ErrNotFound, nil},
 		{"invalid id", func() error { _, err := normalizePrefix("zz"); return err }(), ErrInvalid, new(*InvalidInputError)},
 		{"empty text", ValidateText("  "), ErrInvalid, new(*InvalidInputError)},
 		{"secret", CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), ErrSecret, new(*SecretError)},
@@ -42,7 +45,9 @@ func TestTypedErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			require.Error(t, c.err)
 			require.ErrorIs(t, c.err, c.sentinel)
-			require.True(t, errors.As(c.err, c.target))
+			if c.target != nil {
+				require.True(t, errors.As(c.err, c.target))
+			}
 			for _, cli := range []string{"git mem", "--global", "--private", "--allow-secret", "memory_"} {
 				require.NotContains(t, c.err.Error(), cli)
 			}

@@ -475,7 +475,7 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return Proposal{}, &NoProposalError{ID: prefix}
+		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", ErrNoProposal, Clip(prefix, 40))
 	case 1:
 		return hits[0], nil
 	}
@@ -490,17 +490,6 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	return Proposal{}, amb
 }
-
-// NoProposalError: no open proposal is of a memory with the id or prefix.
-// It is an ErrNotFound.
-type NoProposalError struct{ ID string }
-
-func (e *NoProposalError) Error() string {
-	return fmt.Sprintf("%s: no open proposal of a memory with id %q", ErrNotFound, Clip(e.ID, 40))
-}
-
-// Is makes errors.Is(err, ErrNotFound) true.
-func (e *NoProposalError) Is(target error) bool { return target == ErrNotFound }
 
 // Accepted says what AcceptProposal wrote.
 type Accepted struct {

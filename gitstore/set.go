@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 )
@@ -95,7 +96,7 @@ func (s *Set) Writable(scope Scope) (*Store, error) {
 	if scope.Linked() {
 		st := s.linkedStore(scope)
 		if st == nil {
-			return nil, &NotLinkedError{Scope: scope}
+			return nil, fmt.Errorf("%w: no linked store %s", ErrNotLinked, scope)
 		}
 		if st.ReadOnly {
 			return nil, &ReadOnlyError{Scope: scope}
@@ -167,7 +168,7 @@ func (s *Set) Locate(prefix string) (*Store, string, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, "", &NotFoundError{ID: prefix}
+		return nil, "", fmt.Errorf("%w: no memory with id %q", ErrNoMemory, prefix)
 	case 1:
 		return hits[0].store, hits[0].id, nil
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ func TestToolErrorWords(t *testing.T) {
 		{"secret", &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 16, End: 56}}}, "refused: the text contains a secret (GitHub token at byte 16)"},
 		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "memory_forget 3f2a9c41d0e8b7a2"},
 		{"invalid id", &gitstore.InvalidInputError{Field: gitstore.FieldID, Value: "zz", Reason: `"zz" is not a memory id; give at least 4 hex digits of an id`}, "shown by memory_list"},
-		{"not found", &gitstore.NotFoundError{ID: "ffff"}, "no memory has that id"},
+		{"not found", fmt.Errorf("%w: no memory with id %q", gitstore.ErrNoMemory, "ffff"), "no memory has that id"},
 		{"busy", &gitstore.BusyError{Op: gitstore.BusyPurge, Reason: "could not record the purge on refs/memory/main"}, "call the tool again"},
 		{"no remote", &gitstore.NoRemoteError{Remote: "upstream"}, `no remote "upstream" is configured`},
 		{"nothing to push", &gitstore.NothingToPushError{Remote: "origin"}, "nothing to push"},

@@ -121,13 +121,16 @@ var (
 func words(err error) string {
 	msg := err.Error()
 	var secret *gitstore.SecretError
-	var notFound *gitstore.NotFoundError
+	notFound := err
+	for notFound != nil && errors.Unwrap(notFound) != gitstore.ErrNoMemory {
+		notFound = errors.Unwrap(notFound)
+	}
 	switch {
 	case errors.Is(err, gitstore.ErrChanged):
 		return "the memory changed since the page showed it (an agent, a pull or another tab changed it): nothing was written. The page now shows its current state; look at it and act again."
 	case errors.As(err, &secret):
 		return secret.Error() + ". Memory is shared through git, so it never stores credentials: nothing was written. Remove it from the text (say where the secret lives instead)."
-	case errors.As(err, &notFound):
+	case notFound != nil:
 		return notFound.Error() + ": it was forgotten or purged, or the id is wrong. Go back to Memories."
 	case errors.Is(err, gitstore.ErrBusy):
 		return msg + ": nothing is broken; try again in a moment."
