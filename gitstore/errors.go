@@ -65,7 +65,7 @@ type DocumentError struct {
 }
 
 // Path is where the document is in the memory tree.
-func (e *DocumentError) Path() string { return MemoryPath(e.ID) }
+func (e *DocumentError) Path() string { return memoryPath(e.ID) }
 
 func (e *DocumentError) Error() string {
 	return fmt.Sprintf("memory document %s is invalid (%s); it is skipped", e.Path(), e.Reason)

@@ -24,7 +24,7 @@ func TestNormalizeKeys(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NormalizeKeys(tc.in)
+			got, err := normalizeKeys(tc.in)
 			if tc.err != "" {
 				require.ErrorIs(t, err, ErrInvalid)
 				require.ErrorContains(t, err, tc.err)

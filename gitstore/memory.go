@@ -461,10 +461,10 @@ func validateSource(s string) error {
 	return fmt.Errorf("%w: unknown source %q; use one of %s", ErrInvalid, s, strings.Join(Sources, ", "))
 }
 
-// NormalizeKeys trims retrieval keys, drops blanks and duplicates (letter
+// normalizeKeys trims retrieval keys, drops blanks and duplicates (letter
 // case aside), and rejects keys longer than MaxKeyBytes, with control
 // characters, or more than MaxKeys of them.
-func NormalizeKeys(keys []string) ([]string, error) {
+func normalizeKeys(keys []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, k := range keys {

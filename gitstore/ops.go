@@ -147,7 +147,7 @@ func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...W
 			return nil, err
 		}
 	}
-	keys, err := NormalizeKeys(o.keys)
+	keys, err := normalizeKeys(o.keys)
 	if err != nil {
 		return nil, err
 	}

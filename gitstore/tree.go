@@ -21,8 +21,8 @@ func blobName(id string) string { return id + ".json" }
 // fanout is the directory a memory id lives in: its first two hex digits.
 func fanout(id string) string { return Clip(id, 2) }
 
-// MemoryPath is the path of a memory document in the memory tree.
-func MemoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" + blobName(id) }
+// memoryPath is the path of a memory document in the memory tree.
+func memoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" + blobName(id) }
 
 // wrapObjectErr turns a missing or unreadable object into ErrCorrupt with advice.
 func wrapObjectErr(what string, h Hash, err error) error {

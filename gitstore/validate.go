@@ -46,7 +46,7 @@ func (n *NewMemory) Validate() error {
 	if n.Paths, err = normalizePaths(n.Paths); err != nil {
 		return err
 	}
-	if n.Keys, err = NormalizeKeys(n.Keys); err != nil {
+	if n.Keys, err = normalizeKeys(n.Keys); err != nil {
 		return err
 	}
 	if err := n.Origin.check(); err != nil {

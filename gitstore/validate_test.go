@@ -232,7 +232,7 @@ func TestMergeRejectsInvalidDocuments(t *testing.T) {
 				require.Len(t, res.Rejected, 2)
 				paths := []string{res.Rejected[0].Path(), res.Rejected[1].Path()}
 				require.Contains(t, paths, "memories/3f/3f2a9c41d0e8b7a2.json")
-				require.Contains(t, paths, MemoryPath(kept.ID))
+				require.Contains(t, paths, memoryPath(kept.ID))
 				require.Equal(t, []string{good.ID}, res.New)
 				require.False(t, f.has(f.ours, "3f2a9c41d0e8b7a2"))
 				require.Equal(t, kept.Text, f.get(f.ours, kept.ID).Text)

@@ -472,7 +472,7 @@ func (v *verifier) memoriesTree(ref string, commit Hash, snap *snapshot, parents
 				v.reject(ref, commit, "", RejectLayout, "%s/%s/%s is not a memory document's name (<16 hex digits>.json)", memoriesDir, fe.Name, quoteShort(e.Name))
 				good = false
 			case e.Mode != gitobj.ModeRegular:
-				v.reject(ref, commit, id, RejectLayout, "%s has mode %o, not a regular file's", MemoryPath(id), uint32(e.Mode))
+				v.reject(ref, commit, id, RejectLayout, "%s has mode %o, not a regular file's", memoryPath(id), uint32(e.Mode))
 				good = false
 			}
 		}

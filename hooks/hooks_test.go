@@ -286,7 +286,7 @@ func TestHooksNeverHurt(t *testing.T) {
 // corruptBlob overwrites the loose object of a memory's blob with garbage.
 func corruptBlob(t *testing.T, dir, id string) {
 	t.Helper()
-	h := git(t, dir, "rev-parse", gitstore.RefMain+":"+gitstore.MemoryPath(id))
+	h := git(t, dir, "rev-parse", gitstore.RefMain+":memories/"+id[:2]+"/"+id+".json")
 	p := filepath.Join(dir, ".git", "objects", h[:2], h[2:])
 	gitstoretest.Damaged(dir)
 	require.NoError(t, os.Chmod(p, 0o644))
