@@ -326,9 +326,6 @@ type Reader struct {
 	store *Store
 }
 
-// commit is the memory-ref commit this reader shows; zero for an empty store.
-func (rd *Reader) commit() Hash { return rd.snap.commit }
-
 // Get reads the memory with the full id.
 func (rd *Reader) Get(id string) (*Memory, error) {
 	m, err := rd.snap.get(id)
