@@ -124,7 +124,7 @@ func (w *corpusWriter) cli(t *testing.T, args ...string) outcome {
 func tagFields(line string) string {
 	var tags []string
 	for _, f := range strings.Fields(line) {
-		if _, err := gitstore.NormalizeTags([]string{f}); err == nil && len(tags) < gitstore.MaxTags {
+		if (&gitstore.NewMemory{Text: "a tag's test", Tags: []string{f}, AllowSecret: true}).Validate() == nil && len(tags) < gitstore.MaxTags {
 			tags = append(tags, f)
 		}
 	}

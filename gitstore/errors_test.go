@@ -22,7 +22,7 @@ func TestTypedErrors(t *testing.T) {
 		{"not linked is not found", ErrNotLinked, ErrNotFound, nil},
 		{"no proposal is not found", ErrNoProposal, ErrNotFound, nil},
 		{"invalid id", func() error { _, err := normalizePrefix("zz"); return err }(), ErrInvalid, new(*InvalidInputError)},
-		{"empty text", ValidateText("  "), ErrInvalid, new(*InvalidInputError)},
+		{"empty text", validateText("  "), ErrInvalid, new(*InvalidInputError)},
 		{"secret", CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), ErrSecret, new(*SecretError)},
 		{"no repo", func() error { _, err := OpenIn(t.TempDir()); return err }(), ErrNoRepo, new(*NoRepoError)},
 		{"private without repo", func() error { _, err := (&Set{}).Writable(ScopePrivate); return err }(), ErrNoRepo, new(*NoRepoError)},

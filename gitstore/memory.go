@@ -400,9 +400,9 @@ func isHex(s string) bool {
 	return true
 }
 
-// ValidateText checks a memory text: not empty, not too long, valid UTF-8, no
+// validateText checks a memory text: not empty, not too long, valid UTF-8, no
 // binary content, no carriage return. The text itself is stored verbatim.
-func ValidateText(text string) error {
+func validateText(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return &InvalidInputError{Field: FieldText, Reason: ReasonEmpty}
 	}
@@ -499,10 +499,10 @@ func checkKey(k string) error {
 	return nil
 }
 
-// NormalizeTags lower-cases tags, drops blanks and duplicates, and rejects
+// normalizeTags lower-cases tags, drops blanks and duplicates, and rejects
 // characters that would not survive a command line or a search, tags longer
 // than maxTagBytes and more than MaxTags tags.
-func NormalizeTags(tags []string) ([]string, error) {
+func normalizeTags(tags []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range tags {

@@ -143,7 +143,7 @@ func WithKeys(keys []string) WriteOption {
 func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...WriteOption) (*Memory, error) {
 	o := writeOptionsOf(opts)
 	if text != "" || !o.setKeys {
-		if err := ValidateText(text); err != nil {
+		if err := validateText(text); err != nil {
 			return nil, err
 		}
 	}
@@ -192,7 +192,7 @@ func (s *Store) Reinforce(ctx context.Context, w Writer, id string) (*Memory, er
 func (s *Store) addEvent(ctx context.Context, w Writer, id, op, reason string, opts []WriteOption) (*Memory, error) {
 	o := writeOptionsOf(opts)
 	if strings.TrimSpace(reason) != "" {
-		if err := ValidateText(reason); err != nil {
+		if err := validateText(reason); err != nil {
 			return nil, fmt.Errorf("reason: %w", err)
 		}
 		if err := CheckSecrets(reason); err != nil {

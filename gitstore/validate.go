@@ -28,7 +28,7 @@ func (n *NewMemory) Validate() error {
 	if err := validateSource(n.Source); err != nil {
 		return err
 	}
-	if err := ValidateText(n.Text); err != nil {
+	if err := validateText(n.Text); err != nil {
 		return err
 	}
 	if !n.AllowSecret {
@@ -40,7 +40,7 @@ func (n *NewMemory) Validate() error {
 		}
 	}
 	var err error
-	if n.Tags, err = NormalizeTags(n.Tags); err != nil {
+	if n.Tags, err = normalizeTags(n.Tags); err != nil {
 		return err
 	}
 	if n.Paths, err = normalizePaths(n.Paths); err != nil {
