@@ -12,14 +12,11 @@ import (
 	"time"
 )
 
-// Version is one state of a memory in the history of its ref.
+// Version is one state of a memory in the history of its ref: the change
+// that made it (its Op "rewrite" when the commit names other memories and
+// is no merge: a purge's rewrite of the history), and the document after it.
 type Version struct {
-	Commit  Hash
-	Time    time.Time
-	Op      string
-	Agent   string
-	Author  string
-	session string
+	Change
 	// Memory is the document after the change; nil when the change removed
 	// it or left an invalid document.
 	Memory *Memory
@@ -177,7 +174,7 @@ func (s *Store) History(ctx context.Context, id string) ([]Version, error) {
 			return true, nil
 		}
 		ch := changeOf(c)
-		v := Version{Commit: Hash(c.Hash), Time: ch.Time, Op: ch.Op, Agent: ch.Agent, Author: ch.Author, session: ch.Session}
+		v := Version{Change: ch}
 		if !containsString(ch.IDs, id) && !ch.Merge {
 			v.Op = "rewrite"
 		}

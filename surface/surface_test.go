@@ -192,8 +192,8 @@ func TestHitJSON(t *testing.T) {
 func TestVersionsJSON(t *testing.T) {
 	m := &gitstore.Memory{ID: "0123456789abcdef0123456789abcdef01234567", Text: "kept", Trust: 0.5, Created: now}
 	vs := surface.NewVersions([]gitstore.Version{
-		{Op: "forget", Time: now.Add(time.Hour), Author: "T"},
-		{Op: "add", Time: now, Agent: "claude", Author: "T", Memory: m},
+		{Change: gitstore.Change{Op: "forget", Time: now.Add(time.Hour), Author: "T"}},
+		{Change: gitstore.Change{Op: "add", Time: now, Agent: "claude", Author: "T"}, Memory: m},
 	})
 	b, err := json.Marshal(vs)
 	require.NoError(t, err)
