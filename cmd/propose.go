@@ -74,16 +74,16 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.Propose(ctx, m, set.Repo.Author(), linkstore.RefreshOptions{TransportOptions: env.transport(), Now: env.Now,
+	res, replaced, err := c.Propose(ctx, m, set.Repo.Author(), linkstore.RefreshOptions{TransportOptions: env.transport(), Now: env.Now,
 		Writer: env.writer(set, "")})
 	if err != nil {
 		return fmt.Errorf("proposing %s to %s: %w", o.id, o.to, err)
 	}
 	if o.json {
-		return writeJSON(env.Out, proposeJSON{Link: o.to, ID: m.ID, Ref: res.Ref, Commit: res.Commit.String(), Replaced: res.Replaced})
+		return writeJSON(env.Out, proposeJSON{Link: o.to, ID: m.ID, Ref: res.Ref, Commit: res.Commit.String(), Replaced: replaced})
 	}
 	verb := "proposed"
-	if res.Replaced {
+	if replaced {
 		verb = "proposed again (replacing your earlier proposal)"
 	}
 	fmt.Fprintf(env.Out, "%s %s to %s as %s; a reviewer runs git mem review %s\n", verb, displayID(set, m.ID), o.to, res.Ref, o.to)

@@ -210,32 +210,23 @@ func identOf(s string) (ident, bool) {
 	return id, true
 }
 
-// ProposalPush says what Propose sent.
-type ProposalPush struct {
-	// Ref is the proposal's ref on the remote.
-	Ref    string
-	Commit Hash
-	// Replaced: the proposer's earlier proposal of the same memory was
-	// replaced.
-	Replaced bool
-}
-
 // Propose writes m as a proposal by proposer ("Name <email>") in this
 // repository (its objects, no ref) and pushes it to the remote's
 // refs/memory/proposals/<author>/<id>, replacing only the proposer's own
-// earlier proposal of the same memory. The memory's anchor is left out.
+// earlier proposal of the same memory, and returns the proposal as sent;
+// replaced says whether it replaced one. The memory's anchor is left out.
 // When the remote refuses, the error holds the host's message.
-func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer string, t TransportOptions) (*ProposalPush, error) {
+func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer string, t TransportOptions) (p Proposal, replaced bool, err error) {
 	if err := CheckProposal(m, r.Now()); err != nil {
-		return nil, err
+		return Proposal{}, false, err
 	}
 	who, ok := identOf(proposer)
 	if !ok {
-		return nil, &InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+		return Proposal{}, false, &InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
 	slug := authorSlug(proposer)
 	if err := checkAuthorSlug(slug); err != nil {
-		return nil, fmt.Errorf("%w; set git config user.email", err)
+		return Proposal{}, false, fmt.Errorf("%w; set git config user.email", err)
 	}
 	// the anchor is a commit of the proposer's repository, which the
 	// store's readers do not have
@@ -243,33 +234,32 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	sent.Anchor = nil
 	doc, err := sent.Encode()
 	if err != nil {
-		return nil, err
+		return Proposal{}, false, err
 	}
 	snap, err := r.snapshotAt(zeroHash)
 	if err != nil {
-		return nil, err
+		return Proposal{}, false, err
 	}
 	tree, err := snap.buildTree(map[string][]byte{m.ID: doc})
 	if err != nil {
-		return nil, err
+		return Proposal{}, false, err
 	}
 	msg := "mem: " + opPropose + " " + Clip(m.ID, MinShownPrefix) + " " + Summary(m.Type+": "+m.Text, 72) + "\n\n" +
 		trailerID + ": " + m.ID + "\n" + trailerOp + ": " + opPropose + "\n"
 	now := r.Now().UTC().Truncate(time.Second)
 	commit, err := r.writeCommitAs(tree, nil, msg, now, &who, &who)
 	if err != nil {
-		return nil, err
+		return Proposal{}, false, err
 	}
-	res := &ProposalPush{Ref: proposalRef(slug, m.ID), Commit: commit}
-	old, err := r.lsRemoteRef(ctx, rem, res.Ref, t)
+	p = Proposal{Ref: proposalRef(slug, m.ID), Author: slug, ID: m.ID, Commit: commit, Proposer: proposer, Date: now, Memory: &sent}
+	old, err := r.lsRemoteRef(ctx, rem, p.Ref, t)
 	if err != nil {
-		return nil, err
+		return Proposal{}, false, err
 	}
-	res.Replaced = !old.IsZero()
-	if err := r.pushRef(ctx, rem, t, commit.String()+":"+res.Ref, res.Ref, &old); err != nil {
-		return nil, err
+	if err := r.pushRef(ctx, rem, t, commit.String()+":"+p.Ref, p.Ref, &old); err != nil {
+		return Proposal{}, false, err
 	}
-	return res, nil
+	return p, !old.IsZero(), nil
 }
 
 // writeCommitAs writes a commit by author and committer (nil: the

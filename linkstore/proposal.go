@@ -28,19 +28,21 @@ func (c *Copy) ensure(ctx context.Context, o RefreshOptions) error {
 }
 
 // Propose pushes m to the org store as a proposal by proposer ("Name
-// <email>", the project's identity). It needs no right to write the org
-// store's refs/memory/main, only its proposals; a host that refuses says
-// so in the error, and nothing of the project changes either way.
-func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string, o RefreshOptions) (*gitstore.ProposalPush, error) {
+// <email>", the project's identity), and returns the proposal as sent;
+// replaced says whether it replaced the proposer's earlier one. It needs
+// no right to write the org store's refs/memory/main, only its proposals;
+// a host that refuses says so in the error, and nothing of the project
+// changes either way.
+func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string, o RefreshOptions) (p gitstore.Proposal, replaced bool, err error) {
 	if err := gitstore.CheckProposal(m, now(o)); err != nil {
-		return nil, err
+		return p, false, err
 	}
 	if err := c.ensure(ctx, o); err != nil {
-		return nil, err
+		return p, false, err
 	}
 	rem, err := c.remote(ctx)
 	if err != nil {
-		return nil, err
+		return p, false, err
 	}
 	return c.Repo.Propose(ctx, rem, m, proposer, o.TransportOptions)
 }

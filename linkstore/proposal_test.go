@@ -52,10 +52,10 @@ func TestProposeReviewAccept(t *testing.T) {
 	_, m, c := w.linkedCopy("web", "Releases are cut on Tuesdays by the platform team")
 	m.Supersedes = old.ID // the proposer read the org memory and corrects it
 
-	sent, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
+	sent, replaced, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "refs/memory/proposals/alice-example.com/"+m.ID, sent.Ref)
-	require.False(t, sent.Replaced)
+	require.False(t, replaced)
 	require.Equal(t, []string{"refs/memory/main", sent.Ref}, w.orgRefs())
 
 	rv, err := c.Review(ctx, linkstore.RefreshOptions{})
@@ -63,6 +63,8 @@ func TestProposeReviewAccept(t *testing.T) {
 	require.Len(t, rv.Proposals, 1)
 	p := rv.Proposals[0]
 	require.NoError(t, p.Err)
+	require.Equal(t, sent.Commit, p.Commit, "the proposal fetched is the one sent")
+	require.Equal(t, sent.Proposer, p.Proposer)
 	require.Equal(t, alice, p.Proposer)
 	require.Equal(t, "alice-example.com", p.Author)
 	require.Equal(t, m.Text, p.Memory.Text)
@@ -98,13 +100,13 @@ func TestProposeAgainReplacesOwnProposal(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	_, m, c := w.linkedCopy("web", "Staging is reset every night at 02:00 UTC")
-	_, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
+	_, _, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 	m.Text = "Staging is reset every night at 03:00 UTC"
-	sent, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
+	_, replaced, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
-	require.True(t, sent.Replaced)
-	_, err = c.Propose(ctx, m, bob, linkstore.RefreshOptions{})
+	require.True(t, replaced)
+	_, _, err = c.Propose(ctx, m, bob, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 	rv, err := c.Review(ctx, linkstore.RefreshOptions{})
 	require.NoError(t, err)
@@ -121,7 +123,7 @@ func TestRejectRecordsReason(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	_, m, c := w.linkedCopy("web", "Every service deploys on Fridays")
-	_, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
+	_, _, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 
 	for _, bad := range []string{"", "two\nlines", "leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"} {
@@ -137,7 +139,7 @@ func TestRejectRecordsReason(t *testing.T) {
 
 	// a second rejection lands on top of the first, from another copy
 	_, m2, _ := w.linkedCopy("api", "Every service uses Postgres 12")
-	_, err = c.Propose(ctx, m2, alice, linkstore.RefreshOptions{})
+	_, _, err = c.Propose(ctx, m2, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 	_, err = c.Reject(ctx, bob, m2.ID, "we are on Postgres 16", linkstore.RefreshOptions{})
 	require.NoError(t, err)
@@ -165,7 +167,7 @@ func TestProposeRefusedByHost(t *testing.T) {
 	before, err := gitstore.NewStore(p, gitstore.RefMain, gitstore.ScopeProject).Tip()
 	require.NoError(t, err)
 
-	_, err = c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
+	_, _, err = c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.ErrorIs(t, err, gitstore.ErrRemote)
 	require.Contains(t, err.Error(), "acme: proposals are closed this week", "the host's message is shown")
 	after, err := gitstore.NewStore(p, gitstore.RefMain, gitstore.ScopeProject).Tip()
@@ -180,7 +182,7 @@ func TestAcceptRefusedKeepsProposalAndCopyAsItWas(t *testing.T) {
 	ctx := context.Background()
 	w.orgAdd("The platform team owns the CI runners")
 	_, m, c := w.linkedCopy("web", "The platform team owns the CI runners and the caches")
-	_, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
+	_, _, err := c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
 	require.NoError(t, err)
 	// refs/memory/main is protected: only proposals may be pushed
 	hook := filepath.Join(w.org, "hooks", "pre-receive")
