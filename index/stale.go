@@ -28,7 +28,7 @@ func mentionedPaths(repo *gitstore.Repo, text string) []string {
 			return
 		}
 		p := strings.TrimPrefix(c, "./")
-		if repo.FileExists(p) {
+		if fileExists(repo, p) {
 			out = append(out, p)
 		}
 	})
@@ -89,16 +89,16 @@ func markStale(ctx context.Context, repo *gitstore.Repo, hits []Hit) {
 			}
 		}
 		short := anchor[:min(10, len(anchor))]
-		var states map[string]gitstore.PathState
+		var states map[string]PathState
 		if anchor != "" {
-			states, _ = repo.PathChanges(ctx, anchor, all)
+			states, _ = PathChanges(ctx, repo, anchor, all)
 		}
 		for _, j := range jobs {
 			var reasons []string
 			for _, p := range j.paths {
 				st, ok := states[p]
 				switch {
-				case ok && st.Missing, !ok && contains(j.explicit, p) && !repo.FileExists(p):
+				case ok && st.Missing, !ok && contains(j.explicit, p) && !fileExists(repo, p):
 					reasons = append(reasons, p+" no longer exists")
 				case ok && st.Commits == 1:
 					reasons = append(reasons, p+" changed in 1 commit since "+short)

@@ -329,7 +329,7 @@ func staleness(ctx context.Context, set *gitstore.Set, m *gitstore.Memory) []pat
 	if set.Repo == nil || m.Anchor == nil || m.Anchor.Commit == "" || len(m.Paths) == 0 {
 		return nil
 	}
-	got, err := set.Repo.PathChanges(ctx, m.Anchor.Commit, m.Paths)
+	got, err := index.PathChanges(ctx, set.Repo, m.Anchor.Commit, m.Paths)
 	if err != nil {
 		return nil
 	}
