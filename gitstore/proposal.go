@@ -343,10 +343,10 @@ func (rem *Remote) reviewsTracking() string {
 	return "refs/memory/remotes/" + rem.Slug + "/reviews/"
 }
 
-// FetchProposals brings the remote's proposals (refs/memory/proposals/*)
+// fetchProposals brings the remote's proposals (refs/memory/proposals/*)
 // and its record of rejections (refs/memory/reviews/*) under
 // refs/memory/remotes/<remote>/, removing those the remote no longer has.
-func (r *Repo) FetchProposals(ctx context.Context, rem *Remote, t TransportOptions) error {
+func (r *Repo) fetchProposals(ctx context.Context, rem *Remote, t TransportOptions) error {
 	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--refmap=", "--no-write-fetch-head",
 		"--recurse-submodules=no", "--no-auto-gc", "--no-filter", "--", rem.arg,
 		"+" + proposalsPrefix + "*:" + rem.proposalsTracking() + "*",
@@ -356,6 +356,25 @@ func (r *Repo) FetchProposals(ctx context.Context, rem *Remote, t TransportOptio
 	}
 	r.reopenObjects()
 	return nil
+}
+
+// FetchProposals brings the remote's proposals and its record of
+// rejections (fetchProposals) and returns them: the proposals oldest
+// first, each checked as a write is (CheckProposal; one that fails says
+// why in its Err), and the rejected ones newest first.
+func (r *Repo) FetchProposals(ctx context.Context, rem *Remote, t TransportOptions) ([]Proposal, []RejectedProposal, error) {
+	if err := r.fetchProposals(ctx, rem, t); err != nil {
+		return nil, nil, err
+	}
+	ps, err := r.proposals(rem)
+	if err != nil {
+		return nil, nil, err
+	}
+	rj, err := r.rejections(rem)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ps, rj, nil
 }
 
 // Proposal is one proposed memory, as last fetched.
@@ -375,11 +394,11 @@ type Proposal struct {
 	Err    error
 }
 
-// Proposals returns the remote's proposals as last fetched
-// (FetchProposals), oldest first. Everything in them is others' input:
+// proposals returns the remote's proposals as last fetched
+// (fetchProposals), oldest first. Everything in them is others' input:
 // each is checked as a write is (CheckProposal), and one that fails says
 // why in Err. Refs whose names are no proposal's are left out.
-func (r *Repo) Proposals(rem *Remote) ([]Proposal, error) {
+func (r *Repo) proposals(rem *Remote) ([]Proposal, error) {
 	refs, err := r.refs.list(rem.proposalsTracking())
 	if err != nil {
 		return nil, err
@@ -604,7 +623,7 @@ type RejectedProposal struct {
 
 // RecordRejection appends the rejection of p by reviewer ("Name <email>";
 // "": this repository's identity), with reason, to the remote's
-// refRejected (fetched by FetchProposals), and pushes it; when another
+// refRejected (fetched by fetchProposals), and pushes it; when another
 // review landed first it is written again on top of it.
 func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, reviewer, reason string, t TransportOptions) (Hash, error) {
 	if err := CheckReason(reason); err != nil {
@@ -660,7 +679,7 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 		if err := sleepCtx(ctx, pushBackoff(attempt, 50*time.Millisecond)); err != nil {
 			return zeroHash, err
 		}
-		if err := r.FetchProposals(ctx, rem, t); err != nil {
+		if err := r.fetchProposals(ctx, rem, t); err != nil {
 			return zeroHash, err
 		}
 	}
@@ -669,11 +688,11 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 // maxRejections bounds what Rejections reads of the record.
 const maxRejections = 1000
 
-// Rejections returns the remote's rejected proposals as last fetched
-// (FetchProposals), newest first. The record is others' input: an entry
+// rejections returns the remote's rejected proposals as last fetched
+// (fetchProposals), newest first. The record is others' input: an entry
 // without a valid id and author is left out; the reason is returned as
 // recorded (a surface escapes it).
-func (r *Repo) Rejections(rem *Remote) ([]RejectedProposal, error) {
+func (r *Repo) rejections(rem *Remote) ([]RejectedProposal, error) {
 	h, err := r.refs.read(rem.reviewsTracking() + strings.TrimPrefix(refRejected, reviewsPrefix))
 	if err != nil || h.IsZero() {
 		return nil, err

@@ -67,18 +67,7 @@ func (c *Copy) Review(ctx context.Context, o RefreshOptions) (*Review, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions); err != nil {
-		return nil, err
-	}
-	return c.review(rem)
-}
-
-func (c *Copy) review(rem *gitstore.Remote) (*Review, error) {
-	ps, err := c.Repo.Proposals(rem)
-	if err != nil {
-		return nil, err
-	}
-	rj, err := c.Repo.Rejections(rem)
+	ps, rj, err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -150,10 +139,7 @@ func (c *Copy) Reject(ctx context.Context, reviewer, id, reason string, o Refres
 	if err != nil {
 		return gitstore.Proposal{}, err
 	}
-	if err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions); err != nil {
-		return gitstore.Proposal{}, err
-	}
-	ps, err := c.Repo.Proposals(rem)
+	ps, _, err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions)
 	if err != nil {
 		return gitstore.Proposal{}, err
 	}
