@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/secret"
 )
 
 // TestMessageSaysWhatToDoWithTheCLI: the store's typed errors name no
 // command; the CLI adds its own, also through a wrapping error.
 func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
+	noRepo := t.TempDir()
+	_, noRepoErr := gitstore.OpenIn(noRepo)
 	cases := []struct {
 		name string
 		err  error
@@ -22,8 +23,8 @@ func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
 		{"not found", fmt.Errorf("%w: no memory with id %q", gitstore.ErrNoMemory, "ffff"), `memory not found: no memory with id "ffff"; see git mem list (or git mem list --all for superseded ones)`},
 		{"wrapped", fmt.Errorf("revising: %w", fmt.Errorf("%w: no memory with id %q", gitstore.ErrNoMemory, "ffff")), `revising: memory not found: no memory with id "ffff"; see git mem list`},
 		{"empty text", &gitstore.InvalidInputError{Field: gitstore.FieldText, Reason: gitstore.ReasonEmpty}, "invalid input: the text is empty; pass the memory after --"},
-		{"secret", &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 16, End: 56}}}, "text contains a secret: GitHub token at byte 16; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret"},
-		{"no repository", &gitstore.NoRepoError{Dir: "/src"}, "not a git repository: no git repository at or above /src; run git init, or pass --global to use your personal store"},
+		{"secret", gitstore.CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), "text contains a secret: GitHub token at byte 16; memory is shared through git, so never store credentials: remove it (refer to where the secret lives instead), or pass --allow-secret"},
+		{"no repository", noRepoErr, "not a git repository: no git repository at or above " + noRepo + "; run git init, or pass --global to use your personal store"},
 		{"private", &gitstore.NoRepoError{Scope: gitstore.ScopePrivate}, "not a git repository: --private needs a repository; run it inside one, or use --global for your personal store"},
 		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "it is skipped: remove it with git mem forget 3f2a9c41d0e8b7a2 (git mem history 3f2a9c41d0e8b7a2 shows its earlier versions)"},
 		{"no remote", &gitstore.NoRemoteError{Remote: "upstream"}, `memory remote: no remote "upstream" is configured; add one with git remote add upstream URL, set git config mem.remote NAME-OR-URL, or give the remote: git mem pull URL`},
@@ -46,7 +47,8 @@ func TestMessageSaysWhatToDoWithTheCLI(t *testing.T) {
 // the commands that have it, and by no other.
 func TestMessageForOffersOnlyTheCommandsFlags(t *testing.T) {
 	env := &Env{}
-	err := &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 6, End: 46}}}
+	err := gitstore.CheckSecrets("token ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu")
+	require.ErrorIs(t, err, gitstore.ErrSecret)
 	for _, tc := range []struct {
 		cmd   *cobra.Command
 		offer bool

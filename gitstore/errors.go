@@ -133,15 +133,15 @@ func (e *InvalidInputError) Error() string { return fmt.Sprintf("%s: %s", ErrInv
 func (e *InvalidInputError) Is(target error) bool { return target == ErrInvalid }
 
 // SecretError: the text holds credentials; nothing was written. It is an
-// ErrSecret. Findings name each kind and byte offset, never the value.
+// ErrSecret. Its findings (Kinds) name each kind and byte offset, never the value.
 type SecretError struct {
-	Findings []secret.Finding
+	findings []secret.Finding
 }
 
 // Kinds names the findings, e.g. "GitHub token at byte 16".
 func (e *SecretError) Kinds() string {
-	names := make([]string, len(e.Findings))
-	for i, f := range e.Findings {
+	names := make([]string, len(e.findings))
+	for i, f := range e.findings {
 		names[i] = f.String()
 	}
 	return strings.Join(names, ", ")
@@ -155,8 +155,8 @@ func (e *SecretError) Is(target error) bool { return target == ErrSecret }
 // NoRepoError: a git repository was needed and there is none. It is an
 // ErrNoRepo.
 type NoRepoError struct {
-	// Dir is the directory searched upwards ("" when none was searched).
-	Dir string
+	// dir is the directory searched upwards ("" when none was searched).
+	dir string
 	// Scope, when set, is the store that needs the repository (ScopePrivate).
 	Scope Scope
 }
@@ -165,7 +165,7 @@ func (e *NoRepoError) Error() string {
 	if e.Scope != "" {
 		return fmt.Sprintf("%s: the %s memory needs a repository", ErrNoRepo, e.Scope)
 	}
-	return fmt.Sprintf("%s: no git repository at or above %s", ErrNoRepo, e.Dir)
+	return fmt.Sprintf("%s: no git repository at or above %s", ErrNoRepo, e.dir)
 }
 
 // Is makes errors.Is(err, ErrNoRepo) true.

@@ -55,8 +55,8 @@ func TestTypedErrors(t *testing.T) {
 	}
 	var sec *SecretError
 	require.ErrorAs(t, CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), &sec)
-	require.Len(t, sec.Findings, 1)
-	require.Equal(t, "GitHub token", sec.Findings[0].Kind)
-	require.Equal(t, 16, sec.Findings[0].Start)
+	require.Len(t, sec.findings, 1)
+	require.Equal(t, "GitHub token", sec.findings[0].Kind)
+	require.Equal(t, 16, sec.findings[0].Start)
 	require.NotContains(t, sec.Error(), "R8kZt2")
 }

@@ -438,7 +438,7 @@ func CheckSecrets(text string) error {
 	if len(findings) == 0 {
 		return nil
 	}
-	return &SecretError{Findings: findings}
+	return &SecretError{findings: findings}
 }
 
 // ValidateType checks a memory type against Types.

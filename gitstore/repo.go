@@ -221,7 +221,7 @@ func discoverIn(dir string, honourEnv bool) (gitDir, workTree string, err error)
 			return d, "", nil
 		}
 		if filepath.Dir(d) == d {
-			return "", "", &NoRepoError{Dir: abs}
+			return "", "", &NoRepoError{dir: abs}
 		}
 	}
 }

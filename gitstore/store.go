@@ -90,7 +90,7 @@ func (w Writer) Check() error {
 		}
 		err := CheckSecrets(f.v)
 		if fd, ok := secret.URLWithPassword(f.v); ok && err == nil {
-			err = &SecretError{Findings: []secret.Finding{fd}}
+			err = &SecretError{findings: []secret.Finding{fd}}
 		}
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrWriter, f.name, err)

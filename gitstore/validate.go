@@ -93,7 +93,7 @@ func (n *NewMemory) checkRawSecrets() error {
 				continue
 			}
 			if fd, ok := secret.URLWithPassword(v); ok {
-				return fmt.Errorf("%s: %w", f.name, &SecretError{Findings: []secret.Finding{fd}})
+				return fmt.Errorf("%s: %w", f.name, &SecretError{findings: []secret.Finding{fd}})
 			}
 		}
 	}
@@ -130,7 +130,7 @@ func CheckRestoreSecrets(m *Memory) error {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
 			if fd, ok := secret.URLWithPassword(v); ok {
-				return fmt.Errorf("%s: %w", f.name, &SecretError{Findings: []secret.Finding{fd}})
+				return fmt.Errorf("%s: %w", f.name, &SecretError{findings: []secret.Finding{fd}})
 			}
 		}
 	}

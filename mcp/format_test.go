@@ -7,19 +7,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
-	"github.com/git-mem/git-mem/secret"
 )
 
 // TestToolErrorWords: the MCP server says what to do next with its tools,
 // never with the CLI's commands or flags, from the store's typed errors.
 func TestToolErrorWords(t *testing.T) {
+	noRepo := t.TempDir()
+	_, noRepoErr := gitstore.OpenIn(noRepo)
 	cases := []struct {
 		name string
 		err  error
 		want string
 	}{
-		{"no repository", &gitstore.NoRepoError{Dir: "/src"}, "no git repository at or above /src"},
-		{"secret", &gitstore.SecretError{Findings: []secret.Finding{{Kind: "GitHub token", Start: 16, End: 56}}}, "refused: the text contains a secret (GitHub token at byte 16)"},
+		{"no repository", noRepoErr, "no git repository at or above " + noRepo},
+		{"secret", gitstore.CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), "refused: the text contains a secret (GitHub token at byte 16)"},
 		{"document", &gitstore.DocumentError{ID: "3f2a9c41d0e8b7a2", Reason: "no text"}, "memory_forget 3f2a9c41d0e8b7a2"},
 		{"invalid id", &gitstore.InvalidInputError{Field: gitstore.FieldID, Value: "zz", Reason: `"zz" is not a memory id; give at least 4 hex digits of an id`}, "shown by memory_list"},
 		{"not found", fmt.Errorf("%w: no memory with id %q", gitstore.ErrNoMemory, "ffff"), "no memory has that id"},
