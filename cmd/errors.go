@@ -78,10 +78,11 @@ const allowSecretAdvice = ", or pass --allow-secret if the value is a harmless e
 // not have is never offered.
 func messageFor(ran *cobra.Command, err error) string {
 	msg := message(err)
-	if ran == nil || ran.Flags().Lookup("allow-secret") == nil || errors.Is(err, gitstore.ErrWriter) {
+	writer := errors.Is(err, gitstore.ErrWriter) // no flag lets a writer's name through
+	if ran == nil || ran.Flags().Lookup("allow-secret") == nil || writer {
 		msg = strings.Replace(msg, allowSecretAdvice, "", 1)
 	}
-	if errors.Is(err, gitstore.ErrWriter) {
+	if writer {
 		msg += "; the writer is named by --agent, GIT_MEM_AGENT or git config mem.agent, its session by GIT_MEM_SESSION or CLAUDE_CODE_SESSION_ID: give them plain names"
 	}
 	return msg

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -212,12 +211,12 @@ func (r *Repo) honourTombstones(ctx context.Context, fetched Hash, extra []strin
 	}
 	if len(news) > 0 {
 		// ids a stopped pull left are the caller's to scrub still
-		leftover := len(r.ScrubPending()) > 0
-		if err := r.markScrub(news); err != nil {
+		leftover := r.ScrubPending()
+		if err := r.markScrub(append(leftover, news...)); err != nil {
 			return fetched, nil, err
 		}
 		defer func() {
-			if len(teammate) == 0 && !leftover {
+			if len(teammate) == 0 && len(leftover) == 0 {
 				_ = os.Remove(r.Mem().ScrubMarker()) // nothing removed: nothing to scrub
 			}
 		}()
@@ -289,8 +288,7 @@ func (r *Repo) seedKnown(ctx context.Context, p *purger, fetched, ours Hash) err
 	})
 }
 
-// markScrub writes the ScrubMarker, naming ids with the ones a pull killed
-// before may have left there.
+// markScrub writes the ScrubMarker naming ids, each once.
 func (r *Repo) markScrub(ids []string) error {
 	marker := r.Mem().ScrubMarker()
 	if marker == "" {
@@ -299,12 +297,6 @@ func (r *Repo) markScrub(ids []string) error {
 	all := map[string]bool{}
 	for _, id := range ids {
 		all[id] = true
-	}
-	for _, id := range r.ScrubPending() {
-		all[id] = true
-	}
-	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
-		return err
 	}
 	return lockfile.WriteAtomic(marker, []byte(strings.Join(sortedSet(all), "\n")+"\n"), 0o644)
 }
