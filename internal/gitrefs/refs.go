@@ -82,7 +82,7 @@ func (d *Disk) resolve(name string, depth int) (Hash, error) {
 		case !ok:
 			return zeroHash, &Error{Msg: fmt.Sprintf("ref %s holds %q, not a commit id; run git fsck", name, summary(strings.TrimSpace(string(data)), 50))}
 		case target != "":
-			if !strings.HasPrefix(target, "refs/") || strings.Contains(target, "..") {
+			if !strings.HasPrefix(target, "refs/") || !validRefName(target) {
 				return zeroHash, &Error{Msg: fmt.Sprintf("ref %s points at %q, not a ref; run git fsck", name, summary(target, 50))}
 			}
 			return d.resolve(target, depth+1)
@@ -97,6 +97,27 @@ func (d *Disk) resolve(name string, depth int) (Hash, error) {
 	default:
 		return zeroHash, err
 	}
+}
+
+// validRefName applies git's rules for a ref's name (git check-ref-format):
+// a symbolic ref pointing at a name git refuses is broken to git, and so to
+// git-mem, even where the file system would find a file by it ("refs//x").
+func validRefName(name string) bool {
+	if name == "" || name == "@" || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
+		strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	return true
 }
 
 func isNotDir(err error) bool {

@@ -61,3 +61,19 @@ func FuzzLooseRefAsGit(f *testing.F) {
 		require.Equal(t, want, got.String(), "%q", content)
 	})
 }
+
+// TestValidRefNameAsGit: the names a symbolic ref may point at are the ones
+// git check-ref-format accepts.
+func TestValidRefNameAsGit(t *testing.T) {
+	for _, name := range []string{
+		"refs/heads/main", "refs/memory/main", "refs/heads/feature/x-1", "refs/heads/a.b",
+		"refs//heads/main", "refs/heads/main/", "refs/heads/.hidden", "refs/heads/a..b",
+		"refs/heads/x.lock", "refs/heads/x.", "refs/heads/a@{b", "refs/heads/a b",
+		"refs/heads/a~b", "refs/heads/a^b", "refs/heads/a:b", "refs/heads/a?b", "refs/heads/a*b",
+		"refs/heads/a[b", "refs/heads/a\\b", "refs/heads/a\x7fb", "refs/heads/a\tb", "refs/heads/@",
+		"refs/heads/a.lock/b", "refs/heads/a/.b",
+	} {
+		err := exec.Command("git", "check-ref-format", name).Run()
+		require.Equal(t, err == nil, validRefName(name), "%q", name)
+	}
+}
