@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/memview"
 	"github.com/git-mem/git-mem/surface"
 )
@@ -104,7 +105,7 @@ func runAdd(ctx context.Context, env *Env, o *addOptions) error {
 			return err
 		}
 		if oldStore.Scope != store.Scope {
-			return fmt.Errorf("%w: %s is a %s memory; a replacement must be saved in the same store (use the matching --private/--global flag)", gitstore.ErrInvalid, o.supersedes, oldStore.Scope)
+			return fmt.Errorf("%w: %s is a %s memory; a replacement must be saved in the same store (use the matching --private/--global flag)", memerr.ErrInvalid, o.supersedes, oldStore.Scope)
 		}
 		o.memory.Supersedes = old.ID
 	}
@@ -166,7 +167,7 @@ func addStore(set *gitstore.Set, o *addOptions) (*gitstore.Store, error) {
 		return nil, err
 	}
 	if !set.InRepo() {
-		return nil, fmt.Errorf("%w: --to NAME saves to a store this repository links; run it inside one", gitstore.ErrNoRepo)
+		return nil, fmt.Errorf("%w: --to NAME saves to a store this repository links; run it inside one", memerr.ErrNoRepo)
 	}
 	return set.Writable(linkstore.Link{Name: o.to}.Scope())
 }

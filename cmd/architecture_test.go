@@ -22,19 +22,20 @@ var layer = map[string]int{
 	"internal":  0, // git's own formats, beneath the memory model
 	"agents":    0,
 	"secret":    0,
-	"gitstore":  1,
-	"embedding": 2,
-	"linkstore": 2,
-	"memview":   2,
-	"index":     3,
-	"memfile":   3,
-	"handoff":   4,
-	"surface":   5,
-	"hooks":     6,
-	"mcp":       6,
-	"install":   6,
-	"webui":     6,
-	"cmd":       7,
+	"memerr":    1, // the errors every layer returns
+	"gitstore":  2,
+	"embedding": 3,
+	"linkstore": 3,
+	"memview":   3,
+	"index":     4,
+	"memfile":   4,
+	"handoff":   5,
+	"surface":   6,
+	"hooks":     7,
+	"mcp":       7,
+	"install":   7,
+	"webui":     7,
+	"cmd":       8,
 }
 
 // owners: each outside library is imported by one package only (its path
@@ -118,14 +119,14 @@ var imports = map[string][]string{
 	"agents":                {},
 	"memfile":               {"gitstore", "memview"},
 	"memview":               {"gitstore"},
-	"linkstore":             {"gitstore", "internal/lockfile"},
+	"linkstore":             {"gitstore", "internal/lockfile", "memerr"},
 	"index/indextest":       {"gitstore", "gitstore/gitstoretest"},
 	"gitstore/gitstoretest": {},
 	"embedding/embedtest":   {},
 	// the eval's data needs the memory model only (index's tests read it);
 	// the harness ranks through index's public API
-	"index/evaluation/dataset": {"gitstore"},
-	"index/evaluation":         {"gitstore", "index", "index/evaluation/dataset"},
+	"index/evaluation/dataset": {"gitstore", "memerr"},
+	"index/evaluation":         {"index", "index/evaluation/dataset", "memerr"},
 	"internal/gitconfig":       {},
 	"internal/gitignore":       {},
 	"internal/gitobj":          {},
@@ -137,6 +138,8 @@ var imports = map[string][]string{
 	// the layout of <git dir>/mem and the doctor's vocabulary stand alone too
 	"internal/memdir": {},
 	"internal/health": {},
+	// the error vocabulary names a secret's findings, nothing else
+	"memerr": {"secret"},
 	// the snapshot's format needs the memory model only, never index's
 	// analysis or ranking
 	"index/snapshot": {"gitstore"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/internal/health"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type doctorOptions struct {
@@ -97,7 +98,7 @@ func runDoctor(ctx context.Context, env *Env, o *doctorOptions) error {
 }
 
 // doctorFailed is doctor's error: which checks failed. It is
-// gitstore.ErrCorrupt only when one of them found the memory damaged: a
+// memerr.ErrCorrupt only when one of them found the memory damaged: a
 // missing binary or an unreachable remote is no damage to the store.
 type doctorFailed struct {
 	checks  []string
@@ -110,13 +111,13 @@ func (e *doctorFailed) Error() string {
 		what = fmt.Sprintf("%d checks failed (%s); see the fix under each", len(e.checks), strings.Join(e.checks, ", "))
 	}
 	if e.damaged {
-		return gitstore.ErrCorrupt.Error() + ": " + what
+		return memerr.ErrCorrupt.Error() + ": " + what
 	}
 	return what
 }
 
-// Is makes errors.Is(err, gitstore.ErrCorrupt) true when the store is damaged.
-func (e *doctorFailed) Is(target error) bool { return e.damaged && target == gitstore.ErrCorrupt }
+// Is makes errors.Is(err, memerr.ErrCorrupt) true when the store is damaged.
+func (e *doctorFailed) Is(target error) bool { return e.damaged && target == memerr.ErrCorrupt }
 
 // damageFixes are the fixes of findings that the memory itself is damaged:
 // objects missing or unreadable, invalid documents, a personal store that
@@ -197,7 +198,7 @@ func checkRemote(ctx context.Context, env *Env, set *gitstore.Set, o *doctorOpti
 	}
 	rem, err := set.Repo.ResolveRemote(ctx, o.remote)
 	switch {
-	case err != nil && o.remote == "" && errors.Is(err, gitstore.ErrRemote):
+	case err != nil && o.remote == "" && errors.Is(err, memerr.ErrRemote):
 		return []health.Finding{{Check: "remote", Status: health.Info, Message: "memory is not shared: " + message(err), Fix: "git remote add origin URL, or git config mem.remote URL"}}
 	case err != nil:
 		return []health.Finding{{Check: "remote", Status: health.Fail, Message: message(err)}}

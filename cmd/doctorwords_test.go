@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // TestDoctorSaysWhichCheckFailed: doctor's closing error names the checks
@@ -51,7 +51,7 @@ func TestDoctorSaysWhichCheckFailed(t *testing.T) {
 	require.Equal(t, 1, code, out+errOut)
 	require.Contains(t, out, "fail  mcp binary: git-mem-mcp is neither beside git-mem nor on PATH")
 	require.Contains(t, errOut, "git mem: 1 check failed (mcp binary); see the fix under it")
-	require.NotContains(t, errOut, gitstore.ErrCorrupt.Error())
+	require.NotContains(t, errOut, memerr.ErrCorrupt.Error())
 
 	// now the store is damaged too: its memory's document is gone
 	blob := strings.TrimSpace(sb.git("rev-parse", "refs/memory/main:memories"))
@@ -59,5 +59,5 @@ func TestDoctorSaysWhichCheckFailed(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(sb.repo, ".git", "objects", blob[:2], blob[2:])))
 	out, errOut, code = run("doctor", "--offline")
 	require.Equal(t, 1, code, out+errOut)
-	require.Contains(t, errOut, "git mem: "+gitstore.ErrCorrupt.Error()+": 2 checks failed (refs/memory/main, mcp binary); see the fix under each")
+	require.Contains(t, errOut, "git mem: "+memerr.ErrCorrupt.Error()+": 2 checks failed (refs/memory/main, mcp binary); see the fix under each")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // message is an error as the CLI says it: the store's typed errors carry
@@ -27,7 +28,7 @@ func message(err error) string {
 }
 
 func wordsNotFound(err error) (string, error) {
-	e := wrapping(err, gitstore.ErrNoMemory)
+	e := wrapping(err, memerr.ErrNoMemory)
 	if e == nil {
 		return "", nil
 	}
@@ -47,23 +48,23 @@ func wrapping(err, sentinel error) error {
 }
 
 func wordsInvalid(err error) (string, error) {
-	var e *gitstore.InvalidInputError
+	var e *memerr.InvalidInputError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
 	switch {
-	case e.Field == gitstore.FieldText && e.Reason == gitstore.ReasonEmpty:
+	case e.Field == memerr.FieldText && e.Reason == memerr.ReasonEmpty:
 		return e.Error() + "; pass the memory after --, e.g. git mem add -- 'Bookings are stored in UTC'", e
-	case e.Field == gitstore.FieldID:
+	case e.Field == memerr.FieldID:
 		return e.Error() + " shown by git mem list", e
-	case e.Field == gitstore.FieldAsOf:
+	case e.Field == memerr.FieldAsOf:
 		return e.Error() + "; see git mem log", e
 	}
 	return "", nil
 }
 
 func wordsSecret(err error) (string, error) {
-	var e *gitstore.SecretError
+	var e *memerr.SecretError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
@@ -78,7 +79,7 @@ const allowSecretAdvice = ", or pass --allow-secret if the value is a harmless e
 // not have is never offered.
 func messageFor(ran *cobra.Command, err error) string {
 	msg := message(err)
-	writer := errors.Is(err, gitstore.ErrWriter) // no flag lets a writer's name through
+	writer := errors.Is(err, memerr.ErrWriter) // no flag lets a writer's name through
 	if ran == nil || ran.Flags().Lookup("allow-secret") == nil || writer {
 		msg = strings.Replace(msg, allowSecretAdvice, "", 1)
 	}
@@ -89,23 +90,23 @@ func messageFor(ran *cobra.Command, err error) string {
 }
 
 func wordsNoRepo(err error) (string, error) {
-	var e *gitstore.NoRepoError
+	var e *memerr.NoRepoError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
-	if e.Scope == gitstore.ScopePrivate {
-		return gitstore.ErrNoRepo.Error() + ": --private needs a repository; run it inside one, or use --global for your personal store", e
+	if gitstore.Scope(e.Scope) == gitstore.ScopePrivate {
+		return memerr.ErrNoRepo.Error() + ": --private needs a repository; run it inside one, or use --global for your personal store", e
 	}
 	return e.Error() + "; run git init, or pass --global to use your personal store", e
 }
 
 func wordsDamaged(err error) (string, error) {
-	var e *gitstore.DamagedError
+	var e *memerr.DamagedError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
 	if e.Missing {
-		return gitstore.ErrCorrupt.Error() + ": " + e.What + " " + e.Object + " is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: " + e.Err.Error(), e
+		return memerr.ErrCorrupt.Error() + ": " + e.What + " " + e.Object + " is missing from the object database; run git fsck, and restore it from a clone (git mem pull) if you have one: " + e.Err.Error(), e
 	}
 	return "", nil
 }
@@ -125,7 +126,7 @@ func documentWords(e *gitstore.DocumentError) string {
 }
 
 func wordsNoRemote(err error) (string, error) {
-	var e *gitstore.NoRemoteError
+	var e *memerr.NoRemoteError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
@@ -133,7 +134,7 @@ func wordsNoRemote(err error) (string, error) {
 }
 
 func wordsNothingToPush(err error) (string, error) {
-	var e *gitstore.NothingToPushError
+	var e *memerr.NothingToPushError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
@@ -141,14 +142,14 @@ func wordsNothingToPush(err error) (string, error) {
 }
 
 func wordsBusy(err error) (string, error) {
-	var e *gitstore.BusyError
+	var e *memerr.BusyError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
 	switch e.Op {
-	case gitstore.BusyPush:
+	case memerr.BusyPush:
 		return e.Error() + "; run git mem sync " + e.Remote + " again", e
-	case gitstore.BusyPurge:
+	case memerr.BusyPurge:
 		return e.Error() + "; run git mem forget --purge again", e
 	}
 	return "", nil
@@ -168,7 +169,7 @@ func wordsAmbiguous(err error) (string, error) {
 // wordsFormat: git-mem has no memory to offer in a repository whose format
 // it cannot write; the personal store still works from outside it.
 func wordsFormat(err error) (string, error) {
-	var e *gitstore.FormatError
+	var e *memerr.FormatError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
@@ -182,7 +183,7 @@ func wordsFormat(err error) (string, error) {
 // wordsUnsafe names the exception that lets git and git-mem work in a
 // repository of another user.
 func wordsUnsafe(err error) (string, error) {
-	var e *gitstore.OwnershipError
+	var e *memerr.OwnershipError
 	if !errors.As(err, &e) {
 		return "", nil
 	}

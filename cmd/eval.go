@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/evaluation"
 	"github.com/git-mem/git-mem/index/evaluation/dataset"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type evalOptions struct {
@@ -85,7 +85,7 @@ func runEval(ctx context.Context, env *Env, o *evalOptions) error {
 			dir = filepath.Join(set.Repo.WorkTree, "fixtures", "eval")
 		}
 		if dir == "" {
-			return fmt.Errorf("%w: no dataset directory; give one, e.g. git mem eval fixtures/eval", gitstore.ErrInvalid)
+			return fmt.Errorf("%w: no dataset directory; give one, e.g. git mem eval fixtures/eval", memerr.ErrInvalid)
 		}
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.Dir, dir)
@@ -196,7 +196,7 @@ func runEvalSets(ctx context.Context, env *Env, o *evalOptions, dir string) erro
 		}
 		base, err := evaluation.LoadSetBaseline(path)
 		if err != nil {
-			return fmt.Errorf("%w: the baseline: %v", gitstore.ErrInvalid, err)
+			return fmt.Errorf("%w: the baseline: %v", memerr.ErrInvalid, err)
 		}
 		problems = base.Check(rep)
 	}

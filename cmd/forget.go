@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type forgetOptions struct {
@@ -53,7 +54,7 @@ func runForget(ctx context.Context, env *Env, o *forgetOptions) error {
 		m, err = &gitstore.Memory{ID: bad.ID}, nil
 	}
 	if o.purge && store != nil && store.Scope.Linked() {
-		return fmt.Errorf("%w: %s is in the linked store %s: purge it in a clone of the org store (git mem forget --purge %s there, then git mem sync); every linked copy drops it on its next refresh", gitstore.ErrInvalid, o.id, store.Scope, o.id)
+		return fmt.Errorf("%w: %s is in the linked store %s: purge it in a clone of the org store (git mem forget --purge %s there, then git mem sync); every linked copy drops it on its next refresh", memerr.ErrInvalid, o.id, store.Scope, o.id)
 	}
 	if o.purge {
 		return runPurge(ctx, env, set, store, m, o.id, err)
@@ -75,7 +76,7 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 	case findErr == nil:
 		id = m.ID
 		repos = append(repos, store.Repo)
-	case errors.Is(findErr, gitstore.ErrNotFound) && len(id) < gitstore.IDHexLen && pendingPurge(set, id) != "":
+	case errors.Is(findErr, memerr.ErrNotFound) && len(id) < gitstore.IDHexLen && pendingPurge(set, id) != "":
 		// a purge of it was stopped after history lost it: finish that one
 		id = pendingPurge(set, id)
 		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
@@ -83,7 +84,7 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 				repos = append(repos, r)
 			}
 		}
-	case errors.Is(findErr, gitstore.ErrNotFound) && len(id) == gitstore.IDHexLen:
+	case errors.Is(findErr, memerr.ErrNotFound) && len(id) == gitstore.IDHexLen:
 		// Already forgotten: look for it in the history of every store.
 		for _, r := range []*gitstore.Repo{set.Repo, set.Personal} {
 			if r != nil {
@@ -91,7 +92,7 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 			}
 		}
 	default:
-		if errors.Is(findErr, gitstore.ErrNotFound) {
+		if errors.Is(findErr, memerr.ErrNotFound) {
 			return fmt.Errorf("%w (a forgotten memory can be purged by its full 16-digit id: see git log refs/memory/main)", findErr)
 		}
 		return findErr
@@ -114,10 +115,10 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 			return fmt.Errorf("could not start the purge in %s: %w", r.Mem().Root(), err)
 		}
 		got, err := r.Purge(ctx, id)
-		if errors.Is(err, gitstore.ErrNotFound) && pending {
+		if errors.Is(err, memerr.ErrNotFound) && pending {
 			got, err = r.FinishPurge(ctx, id)
 		}
-		if errors.Is(err, gitstore.ErrNotFound) {
+		if errors.Is(err, memerr.ErrNotFound) {
 			if err := r.PurgeFinished(id); err != nil {
 				return err
 			}
@@ -130,7 +131,7 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		break
 	}
 	if rep == nil {
-		return fmt.Errorf("%w: no memory %s in any memory ref's history", gitstore.ErrNotFound, id)
+		return fmt.Errorf("%w: no memory %s in any memory ref's history", memerr.ErrNotFound, id)
 	}
 	if rep.Resumed {
 		fmt.Fprintf(env.Out, "finishing the purge of %s: no memory ref's history holds it any more\n", gitstore.Clip(id, gitstore.MinShownPrefix))
@@ -152,7 +153,7 @@ func runPurge(ctx context.Context, env *Env, set *gitstore.Set, store *gitstore.
 		return fmt.Errorf("purged, but could not verify it with git: %w", err)
 	}
 	if len(leaks) > 0 {
-		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*: find them with git log --all --format=%%H -S<text>", gitstore.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
+		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*: find them with git log --all --format=%%H -S<text>", memerr.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
 	}
 	fmt.Fprintln(env.Out, "verified: no object reachable from any ref holds the text (git rev-list --objects --all)")
 	fmt.Fprintln(env.Err, "warning: copies already pushed to a remote, or fetched by teammates, still hold it until:")

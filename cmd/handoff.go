@@ -9,6 +9,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type handoffOptions struct {
@@ -51,7 +52,7 @@ func runHandoff(ctx context.Context, env *Env, o *handoffOptions) error {
 		return err
 	}
 	if set.Repo == nil {
-		return fmt.Errorf("%w: a handoff belongs to a branch of a repository; run it inside one (or pass -C PATH)", gitstore.ErrNoRepo)
+		return fmt.Errorf("%w: a handoff belongs to a branch of a repository; run it inside one (or pass -C PATH)", memerr.ErrNoRepo)
 	}
 	now := env.Now()
 	if handoff.HandoffText(o.in) == "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/memfile"
 	"github.com/git-mem/git-mem/surface"
 )
@@ -137,7 +138,7 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 		fmt.Fprintln(env.Err, terminalSafe(s, false))
 	}
 	if len(items) == 0 && len(parsed) == 0 {
-		return fmt.Errorf("%w: no memories to import in %s; give Markdown (.md, .mdc), JSON or JSONL files, or folders holding them", gitstore.ErrInvalid, strings.Join(o.paths, ", "))
+		return fmt.Errorf("%w: no memories to import in %s; give Markdown (.md, .mdc), JSON or JSONL files, or folders holding them", memerr.ErrInvalid, strings.Join(o.paths, ", "))
 	}
 	subject := "from " + files[0].name
 	if read > 1 {
@@ -180,7 +181,7 @@ func runImport(ctx context.Context, env *Env, o *importOptions) error {
 		report.write(env)
 	}
 	if !o.dryRun && report.Added+report.Reinforced+report.Unchanged == 0 {
-		return fmt.Errorf("%w: nothing imported, every memory was refused", gitstore.ErrInvalid)
+		return fmt.Errorf("%w: nothing imported, every memory was refused", memerr.ErrInvalid)
 	}
 	return nil
 }
@@ -387,7 +388,7 @@ func importFiles(dir, workTree string, args []string) ([]importFile, error) {
 		p = filepath.Clean(p)
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("%w: cannot read %s: %v", gitstore.ErrInvalid, arg, errors.Unwrap(err))
+			return nil, fmt.Errorf("%w: cannot read %s: %v", memerr.ErrInvalid, arg, errors.Unwrap(err))
 		}
 		if !info.IsDir() {
 			addFile(p, p)
@@ -410,7 +411,7 @@ func importFiles(dir, workTree string, args []string) ([]importFile, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: cannot read %s: %v", gitstore.ErrInvalid, arg, err)
+			return nil, fmt.Errorf("%w: cannot read %s: %v", memerr.ErrInvalid, arg, err)
 		}
 	}
 	return out, nil
@@ -427,37 +428,37 @@ func readImportFile(path, workTree string) ([]byte, error) {
 	if workTree != "" && within(workTree, path) {
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, errors.Unwrap(err))
+			return nil, fmt.Errorf("%w: cannot read it: %v", memerr.ErrInvalid, errors.Unwrap(err))
 		}
 		root, err := filepath.EvalSymlinks(workTree)
 		if err != nil {
 			root = workTree
 		}
 		if !within(root, real) {
-			return nil, fmt.Errorf("%w: a symlink to a file outside the repository; import that file by its own path if you mean it", gitstore.ErrInvalid)
+			return nil, fmt.Errorf("%w: a symlink to a file outside the repository; import that file by its own path if you mean it", memerr.ErrInvalid)
 		}
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, errors.Unwrap(err))
+		return nil, fmt.Errorf("%w: cannot read it: %v", memerr.ErrInvalid, errors.Unwrap(err))
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file (%s); give a file or a folder", gitstore.ErrInvalid, fileKind(info.Mode()))
+		return nil, fmt.Errorf("%w: not a regular file (%s); give a file or a folder", memerr.ErrInvalid, fileKind(info.Mode()))
 	}
 	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, errors.Unwrap(err))
+		return nil, fmt.Errorf("%w: cannot read it: %v", memerr.ErrInvalid, errors.Unwrap(err))
 	}
 	defer fh.Close()
 	if info, err = fh.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: not a regular file; give a file or a folder", gitstore.ErrInvalid)
+		return nil, fmt.Errorf("%w: not a regular file; give a file or a folder", memerr.ErrInvalid)
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, maxImportFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot read it: %v", gitstore.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: cannot read it: %v", memerr.ErrInvalid, err)
 	}
 	if len(data) > maxImportFile {
-		return nil, fmt.Errorf("%w: over the %d-byte limit of one file; split it", gitstore.ErrInvalid, maxImportFile)
+		return nil, fmt.Errorf("%w: over the %d-byte limit of one file; split it", memerr.ErrInvalid, maxImportFile)
 	}
 	return data, nil
 }
@@ -497,7 +498,7 @@ func checkRestore(n gitstore.NewMemory, restore *gitstore.Memory) error {
 	}
 	data, err := m.Encode()
 	if err != nil {
-		return fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", memerr.ErrInvalid, err)
 	}
 	_, err = gitstore.DecodeMemory(data)
 	return err

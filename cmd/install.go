@@ -18,6 +18,7 @@ import (
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/install"
 	"github.com/git-mem/git-mem/internal/health"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type installOptions struct {
@@ -114,14 +115,14 @@ func installTarget(env *Env, o *installOptions) (install.InstallOptions, error) 
 	}
 	if !o.user {
 		repo, err := gitstore.Open(env.Dir)
-		if errors.Is(err, gitstore.ErrNoRepo) {
-			return io, fmt.Errorf("%w: %s is not inside a git repository; run it in a checkout, or pass --user to set the agent up for every repository", gitstore.ErrNoRepo, env.Dir)
+		if errors.Is(err, memerr.ErrNoRepo) {
+			return io, fmt.Errorf("%w: %s is not inside a git repository; run it in a checkout, or pass --user to set the agent up for every repository", memerr.ErrNoRepo, env.Dir)
 		}
 		if err != nil {
 			return io, err
 		}
 		if repo.WorkTree == "" {
-			return io, fmt.Errorf("%w: %s has no worktree; install in a checkout, or pass --user", gitstore.ErrNoRepo, repo.GitDir)
+			return io, fmt.Errorf("%w: %s has no worktree; install in a checkout, or pass --user", memerr.ErrNoRepo, repo.GitDir)
 		}
 		io.Root = repo.WorkTree
 	}

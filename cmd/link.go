@@ -15,6 +15,7 @@ import (
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type linkOptions struct {
@@ -133,7 +134,7 @@ func linkRepo(env *Env) (*gitstore.Set, error) {
 		return nil, err
 	}
 	if !set.InRepo() {
-		return nil, fmt.Errorf("%w: a link is recorded in a repository's configuration; run it inside one (or pass -C PATH)", gitstore.ErrNoRepo)
+		return nil, fmt.Errorf("%w: a link is recorded in a repository's configuration; run it inside one (or pass -C PATH)", memerr.ErrNoRepo)
 	}
 	return set, nil
 }
@@ -402,16 +403,16 @@ func startLinkRefresh(env *Env, set *gitstore.Set) {
 var backgroundRefresh func(dir string)
 
 func wordsReadOnly(err error) (string, error) {
-	var e *gitstore.ReadOnlyError
+	var e *memerr.ReadOnlyError
 	if !errors.As(err, &e) {
 		return "", nil
 	}
-	name, _ := linkstore.NameOf(e.Scope)
+	name, _ := linkstore.NameOf(gitstore.Scope(e.Scope))
 	return fmt.Sprintf("the linked store %s is read-only here: its memories are the team's, changed in the org store (git mem link %s URL --write lets this repository write to it)", e.Scope, name), e
 }
 
 func wordsNotLinked(err error) (string, error) {
-	e := wrapping(err, gitstore.ErrNotLinked)
+	e := wrapping(err, memerr.ErrNotLinked)
 	if e == nil {
 		return "", nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -33,7 +34,7 @@ func newListCmd(env *Env) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.limit < -1 {
-				return fmt.Errorf("%w: --limit %d: give a number of memories, or 0 for all", gitstore.ErrInvalid, o.limit)
+				return fmt.Errorf("%w: --limit %d: give a number of memories, or 0 for all", memerr.ErrInvalid, o.limit)
 			}
 			if o.filter.Type != "" {
 				if err := gitstore.ValidateType(o.filter.Type); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type logOptions struct {
@@ -100,12 +101,12 @@ func readableStore(set *gitstore.Set, private, global bool) (*gitstore.Store, er
 	switch {
 	case private:
 		if set.Repo == nil {
-			return nil, fmt.Errorf("%w: --private needs a repository", gitstore.ErrNoRepo)
+			return nil, fmt.Errorf("%w: --private needs a repository", memerr.ErrNoRepo)
 		}
 		return gitstore.NewStore(set.Repo, gitstore.RefPrivate, gitstore.ScopePrivate), nil
 	case global || set.Repo == nil:
 		if set.Personal == nil {
-			return nil, fmt.Errorf("%w: your personal store is empty; save to it with git mem add --global", gitstore.ErrEmptyStore)
+			return nil, fmt.Errorf("%w: your personal store is empty; save to it with git mem add --global", memerr.ErrEmptyStore)
 		}
 		return gitstore.NewStore(set.Personal, gitstore.RefMain, gitstore.ScopePersonal), nil
 	}

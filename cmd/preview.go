@@ -12,6 +12,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -68,7 +69,7 @@ func runPreview(ctx context.Context, env *Env, o *previewOptions) error {
 		return err
 	}
 	if set.Repo == nil || set.Repo.WorkTree == "" {
-		return fmt.Errorf("%w: session-start hooks run in a repository's worktree; run git mem preview inside one", gitstore.ErrNoRepo)
+		return fmt.Errorf("%w: session-start hooks run in a repository's worktree; run git mem preview inside one", memerr.ErrNoRepo)
 	}
 	opts := hooks.StartOptionsFor(ctx, set.Repo, env.Now())
 	res, err := handoff.SessionStart(ctx, set, opts)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type proposeOptions struct {
@@ -68,7 +68,7 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions) error {
 		return err
 	}
 	if st.Scope.Linked() {
-		return fmt.Errorf("%w: %s is a memory of %s already; propose memories of this repository or your own stores", gitstore.ErrInvalid, o.id, st.Scope)
+		return fmt.Errorf("%w: %s is a memory of %s already; propose memories of this repository or your own stores", memerr.ErrInvalid, o.id, st.Scope)
 	}
 	c, err := linkstore.CopyOf(l.URL)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -192,7 +193,7 @@ func asOfTime(ctx context.Context, set *gitstore.Set, when string, now time.Time
 	}
 	stores := set.Stores()
 	if len(stores) == 0 {
-		return time.Time{}, fmt.Errorf("%w: %q is not a time and there is no memory ref to find it in", gitstore.ErrInvalid, when)
+		return time.Time{}, fmt.Errorf("%w: %q is not a time and there is no memory ref to find it in", memerr.ErrInvalid, when)
 	}
 	h, err := stores[0].ResolveCommit(ctx, when)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/memview"
 )
 
@@ -172,7 +173,7 @@ func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Cop
 // listHint says where the open proposals are listed, after an error that
 // found none of the id.
 func listHint(err error, name string) string {
-	if errors.Is(err, gitstore.ErrNoProposal) {
+	if errors.Is(err, memerr.ErrNoProposal) {
 		return "; git mem review " + name + " lists the open ones"
 	}
 	return ""

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/hooks"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Main runs git-mem with the process's arguments and returns the exit code.
@@ -197,7 +197,7 @@ func textArg(env *Env, args []string) (string, error) {
 		return "", fmt.Errorf("reading the text from stdin: %w", err)
 	}
 	if len(b) > maxStdinText {
-		return "", fmt.Errorf("%w: stdin holds more than %d bytes; pass a shorter text", gitstore.ErrInvalid, maxStdinText)
+		return "", fmt.Errorf("%w: stdin holds more than %d bytes; pass a shorter text", memerr.ErrInvalid, maxStdinText)
 	}
 	text := strings.TrimSuffix(string(b), "\n")
 	return strings.TrimSuffix(text, "\r"), nil

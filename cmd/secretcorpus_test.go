@@ -19,6 +19,7 @@ import (
 
 	"github.com/git-mem/git-mem/cmd"
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/secret"
 )
 
@@ -114,7 +115,7 @@ func (w *corpusWriter) cli(t *testing.T, args ...string) outcome {
 	switch {
 	case code == 0:
 		return stored
-	case strings.Contains(errOut, gitstore.ErrSecret.Error()):
+	case strings.Contains(errOut, memerr.ErrSecret.Error()):
 		return refused
 	}
 	t.Logf("git mem %s: exit %d: %s", args[0], code, errOut)
@@ -195,7 +196,7 @@ func (w *corpusWriter) importOne(t *testing.T, name, data string) outcome {
 	switch it := rep.Items[0]; {
 	case it.Action != "refused":
 		return stored
-	case strings.Contains(it.Reason, gitstore.ErrSecret.Error()):
+	case strings.Contains(it.Reason, memerr.ErrSecret.Error()):
 		return refused
 	default:
 		t.Logf("import %s: %s", name, it.Reason)

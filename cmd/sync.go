@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type syncOptions struct {
@@ -66,7 +67,7 @@ func openRemote(ctx context.Context, env *Env, arg string) (*gitstore.Set, *gits
 		return nil, nil, err
 	}
 	if !set.InRepo() {
-		return nil, nil, fmt.Errorf("%w: sharing memory needs a repository; run it inside one (or pass -C PATH)", gitstore.ErrNoRepo)
+		return nil, nil, fmt.Errorf("%w: sharing memory needs a repository; run it inside one (or pass -C PATH)", memerr.ErrNoRepo)
 	}
 	rem, err := set.Repo.ResolveRemote(ctx, arg)
 	if err != nil {

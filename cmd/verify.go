@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 type verifyOptions struct {
@@ -84,7 +85,7 @@ func runVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 			return usagef("--since takes a full commit id, not %q", o.since)
 		}
 		u, err := repo.UpdateSince(o.ref, since)
-		if errors.Is(err, gitstore.ErrNotFound) {
+		if errors.Is(err, memerr.ErrNotFound) {
 			return fmt.Errorf("there is no ref %s in this repository; in CI, fetch the memory refs first: git fetch origin '+refs/memory/*:refs/memory/*'", o.ref)
 		}
 		if err != nil {
@@ -116,7 +117,7 @@ func runVerify(ctx context.Context, env *Env, o *verifyOptions) error {
 // verifyCannot is an error that kept verify from checking: the push is
 // refused all the same, since what it brings was not checked.
 func verifyCannot(err error) error {
-	if errors.Is(err, gitstore.ErrUnsupportedFormat) {
+	if errors.Is(err, memerr.ErrUnsupportedFormat) {
 		return fmt.Errorf("cannot check the memory pushed, so it is refused: %w", err)
 	}
 	return fmt.Errorf("cannot check the memory pushed: %w", err)

@@ -6,17 +6,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // OpenBare opens the bare repository at dir by its path alone: no
 // discovery upwards, no GIT_DIR, as the personal store is opened. With
 // create it is initialised when missing (in the formats git-mem writes)
 // and created reports that; without, a missing repository is
-// ErrEmptyStore. A linked store's local copy is such a repository.
+// memerr.ErrEmptyStore. A linked store's local copy is such a repository.
 func OpenBare(dir string, create bool) (r *Repo, created bool, err error) {
 	if !isGitDir(dir) {
 		if !create {
-			return nil, false, ErrEmptyStore
+			return nil, false, memerr.ErrEmptyStore
 		}
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return nil, false, fmt.Errorf("cannot create the repository at %s: %w", dir, err)

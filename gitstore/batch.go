@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Origin is the file an imported memory came from: its path (relative to the
@@ -24,7 +26,7 @@ func (o *Origin) check() error {
 		return fmt.Errorf("origin: %w", err)
 	}
 	if o.Line < 0 {
-		return fmt.Errorf("%w: origin line %d is negative", ErrInvalid, o.Line)
+		return fmt.Errorf("%w: origin line %d is negative", memerr.ErrInvalid, o.Line)
 	}
 	return nil
 }
@@ -101,7 +103,7 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 		}
 		if e.Restore != nil {
 			if !validID(e.Restore.ID) {
-				return nil, fmt.Errorf("%w: entry %d: memory id %s is malformed", ErrInvalid, i+1, quoteShort(e.Restore.ID))
+				return nil, fmt.Errorf("%w: entry %d: memory id %s is malformed", memerr.ErrInvalid, i+1, quoteShort(e.Restore.ID))
 			}
 			if !e.New.AllowSecret {
 				var reasons []string
@@ -117,7 +119,7 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 			e.ID = NewID()
 		}
 		if e.ID != "" && !validID(e.ID) {
-			return nil, fmt.Errorf("%w: entry %d: memory id %s is malformed", ErrInvalid, i+1, quoteShort(e.ID))
+			return nil, fmt.Errorf("%w: entry %d: memory id %s is malformed", memerr.ErrInvalid, i+1, quoteShort(e.ID))
 		}
 	}
 	author := s.Repo.Author()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,7 +73,7 @@ func TestWriteBatchRefusesWholeBatchOnInvalidEntry(t *testing.T) {
 			{New: NewMemory{Text: "fine"}},
 			{New: NewMemory{Text: "password=hunter2hunter2"}},
 		})
-		require.True(t, errors.Is(err, ErrSecret), "%v", err)
+		require.True(t, errors.Is(err, memerr.ErrSecret), "%v", err)
 		require.Contains(t, err.Error(), "entry 2")
 		tip, err := s.Tip()
 		require.NoError(t, err)
@@ -81,7 +82,7 @@ func TestWriteBatchRefusesWholeBatchOnInvalidEntry(t *testing.T) {
 		_, err = s.WriteBatch(context.Background(), Writer{}, OpImport, "x", []BatchEntry{
 			{New: NewMemory{Text: "fine", Origin: &Origin{File: "bad\x1bname.md"}}},
 		})
-		require.True(t, errors.Is(err, ErrInvalid), "%v", err)
+		require.True(t, errors.Is(err, memerr.ErrInvalid), "%v", err)
 	})
 }
 

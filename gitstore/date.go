@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // gitDateLayouts are the dated forms git accepts in GIT_AUTHOR_DATE and
@@ -33,7 +35,7 @@ func parseGitDate(s string) (time.Time, error) {
 			if len(fields) == 2 {
 				z, err := time.Parse("-0700", fields[1])
 				if err != nil {
-					return time.Time{}, fmt.Errorf("%w: date %q: the zone must look like +0200", ErrInvalid, s)
+					return time.Time{}, fmt.Errorf("%w: date %q: the zone must look like +0200", memerr.ErrInvalid, s)
 				}
 				t = t.In(z.Location())
 			}
@@ -45,7 +47,7 @@ func parseGitDate(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%w: date %q is not one git-mem reads; use @<unix seconds>, RFC 3339 (2026-01-15T12:00:00Z) or RFC 2822", ErrInvalid, s)
+	return time.Time{}, fmt.Errorf("%w: date %q is not one git-mem reads; use @<unix seconds>, RFC 3339 (2026-01-15T12:00:00Z) or RFC 2822", memerr.ErrInvalid, s)
 }
 
 // UseGitDates makes the repository's writes honour GIT_AUTHOR_DATE (a

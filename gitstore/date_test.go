@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func TestParseGitDate(t *testing.T) {
 	}
 	for _, bad := range []string{"", "yesterday", "@12x", "1741083630 +02", "2025-13-01"} {
 		_, err := parseGitDate(bad)
-		require.ErrorIs(t, err, ErrInvalid, bad)
+		require.ErrorIs(t, err, memerr.ErrInvalid, bad)
 	}
 }
 

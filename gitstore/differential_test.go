@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // The tests below hold git-mem's own git layer against git itself: each
@@ -248,8 +249,8 @@ func TestShallowAndPartialClones(t *testing.T) {
 	r, err = Open(partial2)
 	require.NoError(t, err)
 	_, err = NewStore(r, RefMain, ScopeProject).List(Filter{})
-	require.ErrorIs(t, err, ErrCorrupt)
-	var de *DamagedError
+	require.ErrorIs(t, err, memerr.ErrCorrupt)
+	var de *memerr.DamagedError
 	require.ErrorAs(t, err, &de)
 	require.True(t, de.Missing, "a document git could not fetch is missing: %v", err)
 	require.True(t, r.lazyFetchFailed.Load())

@@ -97,8 +97,8 @@
 // these rules. validateDocument checks every document a read or a merge
 // touches, including that its id equals its file name. Writes never produce
 // one. Reads skip an invalid document and record it (Repo.Skipped: the CLI
-// warns on stderr), Get reports it as a *DocumentError (ErrBadDocument and
-// ErrNotFound), git mem doctor lists each with its fix, and git mem forget ID
+// warns on stderr), Get reports it as a *DocumentError (memerr.ErrBadDocument and
+// memerr.ErrNotFound), git mem doctor lists each with its fix, and git mem forget ID
 // (or forget --purge) removes it by its file name. A merge (pull, sync) never
 // takes an invalid document from the other side: it keeps this side's
 // version, and MergeResult.Rejected and the merge commit say which and why.
@@ -128,11 +128,11 @@
 // another format (extensions.objectFormat=sha256, extensions.refStorage=
 // reftable, extensions.compatObjectFormat) or with an extension git-mem
 // does not know is refused when it is opened, before anything is read or
-// written (FormatError, ErrUnsupportedFormat), as git refuses a repository
+// written (memerr.FormatError, memerr.ErrUnsupportedFormat), as git refuses a repository
 // whose extensions it does not know; the repositories git-mem creates (the
 // personal store) are made in its formats whatever git's defaults are.
 // A repository of another user is refused unless git's safe.directory
-// names it (OwnershipError, errUnsafeRepo), as git refuses it. In a
+// names it (memerr.OwnershipError), as git refuses it. In a
 // partial clone, a memory object git left on the promisor remote is asked
 // of git, which fetches it (partial.go); a pull fetches without the clone's
 // filter. In a shallow clone, walks of history end at its boundary.

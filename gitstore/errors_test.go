@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,15 +18,15 @@ func TestTypedErrors(t *testing.T) {
 		sentinel error
 		target   any
 	}{
-		{"not found", func() error { _, _, err := (&Set{Repo: NewMemoryRepo()}).Find("ffff"); return err }(), ErrNoMemory, nil},
-		{"no memory is not found", ErrNoMemory, ErrNotFound, nil},
-		{"not linked is not found", ErrNotLinked, ErrNotFound, nil},
-		{"no proposal is not found", ErrNoProposal, ErrNotFound, nil},
-		{"invalid id", func() error { _, err := normalizePrefix("zz"); return err }(), ErrInvalid, new(*InvalidInputError)},
-		{"empty text", validateText("  "), ErrInvalid, new(*InvalidInputError)},
-		{"secret", CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), ErrSecret, new(*SecretError)},
-		{"no repo", func() error { _, err := OpenIn(t.TempDir()); return err }(), ErrNoRepo, new(*NoRepoError)},
-		{"private without repo", func() error { _, err := (&Set{}).Writable(ScopePrivate); return err }(), ErrNoRepo, new(*NoRepoError)},
+		{"not found", func() error { _, _, err := (&Set{Repo: NewMemoryRepo()}).Find("ffff"); return err }(), memerr.ErrNoMemory, nil},
+		{"no memory is not found", memerr.ErrNoMemory, memerr.ErrNotFound, nil},
+		{"not linked is not found", memerr.ErrNotLinked, memerr.ErrNotFound, nil},
+		{"no proposal is not found", memerr.ErrNoProposal, memerr.ErrNotFound, nil},
+		{"invalid id", func() error { _, err := normalizePrefix("zz"); return err }(), memerr.ErrInvalid, new(*memerr.InvalidInputError)},
+		{"empty text", validateText("  "), memerr.ErrInvalid, new(*memerr.InvalidInputError)},
+		{"secret", CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), memerr.ErrSecret, new(*memerr.SecretError)},
+		{"no repo", func() error { _, err := OpenIn(t.TempDir()); return err }(), memerr.ErrNoRepo, new(*memerr.NoRepoError)},
+		{"private without repo", func() error { _, err := (&Set{}).Writable(ScopePrivate); return err }(), memerr.ErrNoRepo, new(*memerr.NoRepoError)},
 	}
 	repo, err := OpenIn(gitInit(t))
 	require.NoError(t, err)
@@ -35,11 +36,11 @@ func TestTypedErrors(t *testing.T) {
 		sentinel error
 		target   any
 	}{
-		{"no remote", func() error { _, err := repo.ResolveRemote(context.Background(), ""); return err }(), ErrRemote, new(*NoRemoteError)},
+		{"no remote", func() error { _, err := repo.ResolveRemote(context.Background(), ""); return err }(), memerr.ErrRemote, new(*memerr.NoRemoteError)},
 		{"nothing to push", func() error {
 			_, err := repo.Push(context.Background(), Writer{}, &Remote{Display: "origin"}, PushOptions{})
 			return err
-		}(), ErrEmptyStore, new(*NothingToPushError)},
+		}(), memerr.ErrEmptyStore, new(*memerr.NothingToPushError)},
 	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,10 +54,10 @@ func TestTypedErrors(t *testing.T) {
 			}
 		})
 	}
-	var sec *SecretError
+	var sec *memerr.SecretError
 	require.ErrorAs(t, CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), &sec)
-	require.Len(t, sec.findings, 1)
-	require.Equal(t, "GitHub token", sec.findings[0].Kind)
-	require.Equal(t, 16, sec.findings[0].Start)
+	require.Len(t, sec.Findings, 1)
+	require.Equal(t, "GitHub token", sec.Findings[0].Kind)
+	require.Equal(t, 16, sec.Findings[0].Start)
 	require.NotContains(t, sec.Error(), "R8kZt2")
 }

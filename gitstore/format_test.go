@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // TestOpenRefusesFormatsItCannotWrite: a repository whose objects or refs
@@ -65,29 +66,14 @@ func TestOpenRefusesFormatsItCannotWrite(t *testing.T) {
 					require.NoError(t, err, name)
 					continue
 				}
-				require.ErrorIs(t, err, ErrUnsupportedFormat, name)
-				require.NotErrorIs(t, err, ErrNoRepo, name)
-				var fe *FormatError
+				require.ErrorIs(t, err, memerr.ErrUnsupportedFormat, name)
+				require.NotErrorIs(t, err, memerr.ErrNoRepo, name)
+				var fe *memerr.FormatError
 				require.True(t, errors.As(err, &fe), name)
 				require.Equal(t, tc.refused, fe.Extension, name)
 				require.Contains(t, err.Error(), "wrote nothing", name)
 			}
 		})
-	}
-}
-
-// TestFormatErrorWords: each refusal says which format and why in words a
-// user can act on.
-func TestFormatErrorWords(t *testing.T) {
-	for _, tc := range []struct {
-		err  FormatError
-		want string
-	}{
-		{FormatError{Dir: "/r/.git", Extension: "objectformat", Value: "sha256"}, "unsupported repository format: the repository at /r/.git names its objects with SHA-256 (extensions.objectFormat=sha256), and git-mem writes SHA-1 objects only; git-mem keeps no memory in it and wrote nothing"},
-		{FormatError{Dir: "/r/.git", Extension: "refstorage", Value: "reftable"}, "unsupported repository format: the repository at /r/.git keeps its refs in the reftable format (extensions.refStorage=reftable), and git-mem writes loose refs and packed-refs only; git-mem keeps no memory in it and wrote nothing"},
-		{FormatError{Dir: "/r/.git", Extension: "x", Value: "1"}, "unsupported repository format: the repository at /r/.git sets extensions.x=1, which git-mem does not know; git-mem keeps no memory in it and wrote nothing"},
-	} {
-		require.Equal(t, tc.want, tc.err.Error())
 	}
 }
 

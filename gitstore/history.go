@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Version is one state of a memory in the history of its ref: the change
@@ -240,7 +242,7 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 			n, err = 1, nil
 		}
 		if err != nil || n < 0 {
-			return zeroHash, fmt.Errorf("%w: %q: write ~N with a number", ErrInvalid, spec)
+			return zeroHash, fmt.Errorf("%w: %q: write ~N with a number", memerr.ErrInvalid, spec)
 		}
 		base, back = spec[:i], n
 	}
@@ -255,7 +257,7 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 	default:
 		p := strings.ToLower(base)
 		if len(p) < MinPrefixLen || !isHex(p) {
-			return zeroHash, &InvalidInputError{Field: FieldAsOf, Value: spec, Reason: fmt.Sprintf("%q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s", spec, s.Ref)}
+			return zeroHash, &memerr.InvalidInputError{Field: memerr.FieldAsOf, Value: spec, Reason: fmt.Sprintf("%q is neither a time (RFC 3339 or YYYY-MM-DD) nor a commit of %s", spec, s.Ref)}
 		}
 		var matches []Hash
 		err := s.Repo.walk(ctx, tip, func(c *gitCommit) (bool, error) {
@@ -269,11 +271,11 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 		}
 		switch len(matches) {
 		case 0:
-			return zeroHash, fmt.Errorf("%w: no commit %q on %s", ErrNotFound, base, s.Ref)
+			return zeroHash, fmt.Errorf("%w: no commit %q on %s", memerr.ErrNotFound, base, s.Ref)
 		case 1:
 			h = matches[0]
 		default:
-			return zeroHash, fmt.Errorf("%w: commit prefix %q is ambiguous on %s; give more digits", ErrInvalid, base, s.Ref)
+			return zeroHash, fmt.Errorf("%w: commit prefix %q is ambiguous on %s; give more digits", memerr.ErrInvalid, base, s.Ref)
 		}
 	}
 	shallow := s.Repo.shallowBoundary()
@@ -284,7 +286,7 @@ func (s *Store) ResolveCommit(ctx context.Context, spec string) (Hash, error) {
 		}
 		parents := parentsIn(c, shallow)
 		if len(parents) == 0 {
-			return zeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s this repository has", ErrNotFound, spec, s.Ref)
+			return zeroHash, fmt.Errorf("%w: %q goes back past the first commit of %s this repository has", memerr.ErrNotFound, spec, s.Ref)
 		}
 		h = Hash(parents[0])
 	}

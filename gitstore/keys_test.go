@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -26,7 +27,7 @@ func TestNormalizeKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := normalizeKeys(tc.in)
 			if tc.err != "" {
-				require.ErrorIs(t, err, ErrInvalid)
+				require.ErrorIs(t, err, memerr.ErrInvalid)
 				require.ErrorContains(t, err, tc.err)
 				return
 			}
@@ -71,7 +72,7 @@ func TestKeysAddReviseAndRead(t *testing.T) {
 	require.NotContains(t, string(data), `"keys"`)
 
 	_, err = validateDocument([]byte(strings.Replace(string(data), `"source"`, `"keys":["a\u0007"],"source"`, 1)), "")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 }
 
 func manyKeys(n int) []string {
@@ -102,14 +103,14 @@ func TestEveryFieldPassesTheSecretRules(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := st.Add(ctx, Writer{}, tc.n)
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, memerr.ErrSecret)
 			require.ErrorContains(t, err, tc.field)
 		})
 	}
 	m, err := st.Add(ctx, Writer{}, NewMemory{Text: "the deploy script lives in scripts/deploy.sh"})
 	require.NoError(t, err)
 	_, err = st.Dispute(ctx, Writer{}, m.ID, "it leaked "+token)
-	require.ErrorIs(t, err, ErrSecret)
+	require.ErrorIs(t, err, memerr.ErrSecret)
 	require.ErrorContains(t, err, "reason")
 	rd, err := st.Read()
 	require.NoError(t, err)
@@ -134,11 +135,11 @@ func TestWriterNamesPassTheWriteRules(t *testing.T) {
 		want error
 		says string
 	}{
-		{"agent token", Writer{Agent: token}, ErrSecret, "agent"},
-		{"session token", Writer{Agent: "claude", Session: "s-" + token}, ErrSecret, "session"},
-		{"subagent url with password", Writer{Agent: "claude", Subagent: "https://bob:hunter2hunter2@example.com/x"}, ErrSecret, "subagent"},
-		{"agent escape", Writer{Agent: "claude\x1b[31m"}, ErrInvalid, "agent"},
-		{"session too long", Writer{Session: strings.Repeat("s", maxFieldBytes+1)}, ErrInvalid, "session"},
+		{"agent token", Writer{Agent: token}, memerr.ErrSecret, "agent"},
+		{"session token", Writer{Agent: "claude", Session: "s-" + token}, memerr.ErrSecret, "session"},
+		{"subagent url with password", Writer{Agent: "claude", Subagent: "https://bob:hunter2hunter2@example.com/x"}, memerr.ErrSecret, "subagent"},
+		{"agent escape", Writer{Agent: "claude\x1b[31m"}, memerr.ErrInvalid, "agent"},
+		{"session too long", Writer{Session: strings.Repeat("s", maxFieldBytes+1)}, memerr.ErrInvalid, "session"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +147,7 @@ func TestWriterNamesPassTheWriteRules(t *testing.T) {
 			require.NoError(t, err)
 			_, err = st.Add(ctx, tc.w, NewMemory{Text: "the deploy script lives in scripts/deploy.sh"})
 			require.ErrorIs(t, err, tc.want)
-			require.ErrorIs(t, err, ErrWriter)
+			require.ErrorIs(t, err, memerr.ErrWriter)
 			require.ErrorContains(t, err, tc.says)
 			require.Equal(t, err, tc.w.Check(), "a caller can ask first")
 			after, err := st.Tip()

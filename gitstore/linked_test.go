@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // A set reads its linked stores after its own, labelled with their scope;
@@ -25,7 +26,7 @@ func TestSetLinkedStores(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, again)
 	_, _, err = OpenBare(filepath.Join(t.TempDir(), "none.git"), false)
-	require.ErrorIs(t, err, ErrEmptyStore)
+	require.ErrorIs(t, err, memerr.ErrEmptyStore)
 
 	org := NewStore(c, RefMain, "org:acme")
 	_, err = org.Add(ctx, Writer{Agent: "cli"}, NewMemory{Text: "the org deploys on Tuesdays", Source: SourceUser})
@@ -56,9 +57,9 @@ func TestSetLinkedStores(t *testing.T) {
 			st, _, err := set.Find(m.ID)
 			require.NoError(t, err)
 			_, err = st.Forget(ctx, Writer{Agent: "cli"}, m.ID)
-			require.ErrorIs(t, err, ErrInvalid, "a read-only linked store refuses a forget")
+			require.ErrorIs(t, err, memerr.ErrInvalid, "a read-only linked store refuses a forget")
 			_, err = st.Confirm(ctx, Writer{Agent: "cli"}, m.ID)
-			var roErr *ReadOnlyError
+			var roErr *memerr.ReadOnlyError
 			require.ErrorAs(t, err, &roErr)
 		}
 	}
@@ -66,9 +67,9 @@ func TestSetLinkedStores(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = set.Writable("org:acme")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 	_, err = set.Writable("org:other")
-	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorIs(t, err, memerr.ErrNotFound)
 	after, err := c.resolveRef(RefMain)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "nothing was written to the read-only store")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/internal/memdir"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Mem is the layout of the repository's <git dir>/mem (internal/memdir).
@@ -23,7 +24,7 @@ func (r *Repo) Mem() memdir.Dir {
 // gitTimeout, and returns its standard output.
 func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
 	if r.WorkTree == "" {
-		return nil, fmt.Errorf("%w: no worktree", ErrNoRepo)
+		return nil, fmt.Errorf("%w: no worktree", memerr.ErrNoRepo)
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()

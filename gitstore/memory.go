@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/secret"
 )
 
@@ -220,11 +221,11 @@ func DecodeMemory(data []byte) (*Memory, error) {
 // checks every field: schema 1, an id of 16 lower-case hex digits equal to
 // fileID (the name of the file it was stored in; "" skips that check), known
 // type and source, text, tags and paths within their limits, well-formed ids
-// and commit hashes, bounded events and dates. The error wraps ErrInvalid and
+// and commit hashes, bounded events and dates. The error wraps memerr.ErrInvalid and
 // says what is wrong; it never quotes more than a short, escaped excerpt.
 func validateDocument(data []byte, fileID string) (*Memory, error) {
 	if len(data) > maxDocumentBytes {
-		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", ErrInvalid, len(data), maxDocumentBytes)
+		return nil, fmt.Errorf("%w: the document is %d bytes, over the %d-byte maximum", memerr.ErrInvalid, len(data), maxDocumentBytes)
 	}
 	m, ok := decodeMemory(data)
 	if !ok {
@@ -233,13 +234,13 @@ func validateDocument(data []byte, fileID string) (*Memory, error) {
 		}
 	}
 	if m.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%w: memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", ErrInvalid, m.Schema, SchemaVersion)
+		return nil, fmt.Errorf("%w: memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", memerr.ErrInvalid, m.Schema, SchemaVersion)
 	}
 	if !validID(m.ID) {
-		return nil, fmt.Errorf("%w: memory id %s is malformed (want %d lower-case hex digits)", ErrInvalid, quoteShort(m.ID), IDHexLen)
+		return nil, fmt.Errorf("%w: memory id %s is malformed (want %d lower-case hex digits)", memerr.ErrInvalid, quoteShort(m.ID), IDHexLen)
 	}
 	if fileID != "" && m.ID != fileID {
-		return nil, fmt.Errorf("%w: its id %s differs from its file name %s", ErrInvalid, m.ID, blobName(fileID))
+		return nil, fmt.Errorf("%w: its id %s differs from its file name %s", memerr.ErrInvalid, m.ID, blobName(fileID))
 	}
 	if err := m.check(); err != nil {
 		return nil, err
@@ -253,15 +254,15 @@ func documentSyntaxError(data []byte) error {
 	var m Memory
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("%w: not a JSON memory document: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: not a JSON memory document: %v", memerr.ErrInvalid, err)
 	}
-	return fmt.Errorf("%w: data after the JSON document", ErrInvalid)
+	return fmt.Errorf("%w: data after the JSON document", memerr.ErrInvalid)
 }
 
 // check validates every field but schema and id.
 func (m *Memory) check() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+		return fmt.Errorf("%w: "+format, append([]any{memerr.ErrInvalid}, args...)...)
 	}
 	if err := ValidateType(m.Type); err != nil {
 		return bad("unknown type %s", quoteShort(m.Type))
@@ -351,11 +352,11 @@ func (m *Memory) check() error {
 func checkField(name, v string) error {
 	switch {
 	case len(v) > maxFieldBytes:
-		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum", ErrInvalid, name, len(v), maxFieldBytes)
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum", memerr.ErrInvalid, name, len(v), maxFieldBytes)
 	case !utf8.ValidString(v):
-		return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, name)
+		return fmt.Errorf("%w: %s is not valid UTF-8", memerr.ErrInvalid, name)
 	case strings.ContainsFunc(v, isControl):
-		return fmt.Errorf("%w: %s %s contains control characters", ErrInvalid, name, quoteShort(v))
+		return fmt.Errorf("%w: %s %s contains control characters", memerr.ErrInvalid, name, quoteShort(v))
 	}
 	return nil
 }
@@ -404,7 +405,7 @@ func isHex(s string) bool {
 // binary content, no carriage return. The text itself is stored verbatim.
 func validateText(text string) error {
 	if strings.TrimSpace(text) == "" {
-		return &InvalidInputError{Field: FieldText, Reason: ReasonEmpty}
+		return &memerr.InvalidInputError{Field: memerr.FieldText, Reason: memerr.ReasonEmpty}
 	}
 	return checkText("the text", text, false)
 }
@@ -413,19 +414,19 @@ func validateText(text string) error {
 // older versions may hold carriage returns (allowCR); new text may not.
 func checkText(name, text string, allowCR bool) error {
 	if len(text) > MaxTextBytes {
-		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum; a memory is one fact: split it into several memories", ErrInvalid, name, len(text), MaxTextBytes)
+		return fmt.Errorf("%w: %s is %d bytes, over the %d-byte maximum; a memory is one fact: split it into several memories", memerr.ErrInvalid, name, len(text), MaxTextBytes)
 	}
 	if !utf8.ValidString(text) {
-		return fmt.Errorf("%w: %s is not valid UTF-8; re-encode it as UTF-8", ErrInvalid, name)
+		return fmt.Errorf("%w: %s is not valid UTF-8; re-encode it as UTF-8", memerr.ErrInvalid, name)
 	}
 	for i, r := range text {
 		switch {
 		case r == 0:
-			return fmt.Errorf("%w: %s contains a NUL byte at byte %d; binary content cannot be stored", ErrInvalid, name, i)
+			return fmt.Errorf("%w: %s contains a NUL byte at byte %d; binary content cannot be stored", memerr.ErrInvalid, name, i)
 		case r == '\r' && !allowCR:
-			return fmt.Errorf("%w: %s contains a carriage return (CR) at byte %d; use plain newlines (convert CRLF line endings to LF)", ErrInvalid, name, i)
+			return fmt.Errorf("%w: %s contains a carriage return (CR) at byte %d; use plain newlines (convert CRLF line endings to LF)", memerr.ErrInvalid, name, i)
 		case unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t':
-			return fmt.Errorf("%w: %s contains control character %U at byte %d; only tab and newline are allowed: remove it (terminal escape sequences cannot be stored)", ErrInvalid, name, r, i)
+			return fmt.Errorf("%w: %s contains control character %U at byte %d; only tab and newline are allowed: remove it (terminal escape sequences cannot be stored)", memerr.ErrInvalid, name, r, i)
 		}
 	}
 	return nil
@@ -438,7 +439,7 @@ func CheckSecrets(text string) error {
 	if len(findings) == 0 {
 		return nil
 	}
-	return &SecretError{findings: findings}
+	return &memerr.SecretError{Findings: findings}
 }
 
 // ValidateType checks a memory type against Types.
@@ -448,7 +449,7 @@ func ValidateType(t string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: unknown type %q; use one of %s", ErrInvalid, t, strings.Join(Types, ", "))
+	return fmt.Errorf("%w: unknown type %q; use one of %s", memerr.ErrInvalid, t, strings.Join(Types, ", "))
 }
 
 // validateSource checks a source against Sources.
@@ -458,7 +459,7 @@ func validateSource(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: unknown source %q; use one of %s", ErrInvalid, s, strings.Join(Sources, ", "))
+	return fmt.Errorf("%w: unknown source %q; use one of %s", memerr.ErrInvalid, s, strings.Join(Sources, ", "))
 }
 
 // normalizeKeys trims retrieval keys, drops blanks and duplicates (letter
@@ -479,7 +480,7 @@ func normalizeKeys(keys []string) ([]string, error) {
 		out = append(out, k)
 	}
 	if len(out) > MaxKeys {
-		return nil, fmt.Errorf("%w: %d keys, over the maximum of %d; keep the words and questions a later reader would most likely use", ErrInvalid, len(out), MaxKeys)
+		return nil, fmt.Errorf("%w: %d keys, over the maximum of %d; keep the words and questions a later reader would most likely use", memerr.ErrInvalid, len(out), MaxKeys)
 	}
 	return out, nil
 }
@@ -488,13 +489,13 @@ func normalizeKeys(keys []string) ([]string, error) {
 // control characters.
 func checkKey(k string) error {
 	if !utf8.ValidString(k) {
-		return fmt.Errorf("%w: key %s is not valid UTF-8", ErrInvalid, quoteShort(k))
+		return fmt.Errorf("%w: key %s is not valid UTF-8", memerr.ErrInvalid, quoteShort(k))
 	}
 	if len(k) > MaxKeyBytes {
-		return fmt.Errorf("%w: key %s is longer than %d bytes; a key is a few words or a short question", ErrInvalid, quoteShort(k), MaxKeyBytes)
+		return fmt.Errorf("%w: key %s is longer than %d bytes; a key is a few words or a short question", memerr.ErrInvalid, quoteShort(k), MaxKeyBytes)
 	}
 	if strings.TrimSpace(k) == "" || strings.ContainsFunc(k, isControl) {
-		return fmt.Errorf("%w: key %s is empty or holds a control character", ErrInvalid, quoteShort(k))
+		return fmt.Errorf("%w: key %s is empty or holds a control character", memerr.ErrInvalid, quoteShort(k))
 	}
 	return nil
 }
@@ -517,7 +518,7 @@ func normalizeTags(tags []string) ([]string, error) {
 		out = append(out, t)
 	}
 	if len(out) > MaxTags {
-		return nil, fmt.Errorf("%w: %d tags, over the maximum of %d; keep the few that someone would search for", ErrInvalid, len(out), MaxTags)
+		return nil, fmt.Errorf("%w: %d tags, over the maximum of %d; keep the few that someone would search for", memerr.ErrInvalid, len(out), MaxTags)
 	}
 	return out, nil
 }
@@ -525,14 +526,14 @@ func normalizeTags(tags []string) ([]string, error) {
 // checkTag checks one tag: at most maxTagBytes, letters, digits and - _ . : /.
 func checkTag(t string) error {
 	if len(t) > maxTagBytes {
-		return fmt.Errorf("%w: tag %s is longer than %d bytes; use a shorter label", ErrInvalid, quoteShort(t), maxTagBytes)
+		return fmt.Errorf("%w: tag %s is longer than %d bytes; use a shorter label", memerr.ErrInvalid, quoteShort(t), maxTagBytes)
 	}
 	if !utf8.ValidString(t) {
-		return fmt.Errorf("%w: tag %s is not valid UTF-8", ErrInvalid, quoteShort(t))
+		return fmt.Errorf("%w: tag %s is not valid UTF-8", memerr.ErrInvalid, quoteShort(t))
 	}
 	for _, r := range t {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.:/", r)) {
-			return fmt.Errorf("%w: tag %s contains %q; tags use letters, digits and - _ . : /", ErrInvalid, quoteShort(t), r)
+			return fmt.Errorf("%w: tag %s contains %q; tags use letters, digits and - _ . : /", memerr.ErrInvalid, quoteShort(t), r)
 		}
 	}
 	return nil
@@ -543,13 +544,13 @@ func checkTag(t string) error {
 func checkPath(p string) error {
 	switch {
 	case p == "":
-		return fmt.Errorf("%w: an empty path", ErrInvalid)
+		return fmt.Errorf("%w: an empty path", memerr.ErrInvalid)
 	case len(p) > maxPathBytes:
-		return fmt.Errorf("%w: path %s is %d bytes, over the %d-byte maximum; give the file's path relative to the repository root", ErrInvalid, quoteShort(p), len(p), maxPathBytes)
+		return fmt.Errorf("%w: path %s is %d bytes, over the %d-byte maximum; give the file's path relative to the repository root", memerr.ErrInvalid, quoteShort(p), len(p), maxPathBytes)
 	case !utf8.ValidString(p):
-		return fmt.Errorf("%w: path %s is not valid UTF-8 text", ErrInvalid, quoteShort(p))
+		return fmt.Errorf("%w: path %s is not valid UTF-8 text", memerr.ErrInvalid, quoteShort(p))
 	case strings.ContainsFunc(p, isControl):
-		return fmt.Errorf("%w: path %s contains control characters; give the file's real path", ErrInvalid, quoteShort(p))
+		return fmt.Errorf("%w: path %s contains control characters; give the file's real path", memerr.ErrInvalid, quoteShort(p))
 	}
 	return nil
 }
@@ -570,7 +571,7 @@ func normalizePaths(paths []string) ([]string, error) {
 		}
 		c := path.Clean(strings.TrimPrefix(p, "./"))
 		if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
-			return nil, fmt.Errorf("%w: path %s is outside the repository; give it relative to the repository root", ErrInvalid, quoteShort(p))
+			return nil, fmt.Errorf("%w: path %s is outside the repository; give it relative to the repository root", memerr.ErrInvalid, quoteShort(p))
 		}
 		if !seen[c] {
 			seen[c] = true
@@ -578,7 +579,7 @@ func normalizePaths(paths []string) ([]string, error) {
 		}
 	}
 	if len(out) > maxPaths {
-		return nil, fmt.Errorf("%w: %d paths, over the maximum of %d; name the files the memory is about, or a directory", ErrInvalid, len(out), maxPaths)
+		return nil, fmt.Errorf("%w: %d paths, over the maximum of %d; name the files the memory is about, or a directory", memerr.ErrInvalid, len(out), maxPaths)
 	}
 	return out, nil
 }

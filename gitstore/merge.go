@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/git-mem/git-mem/internal/gitobj"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Merging memory (docs/architecture.md, sharing) is per memory document, three-way against the
@@ -150,7 +152,7 @@ func (s *Store) merge(ctx context.Context, w Writer, theirs Hash, opt mergeOptio
 		lastErr = err
 		time.Sleep(time.Duration(rand.IntN(1000*(1+min(attempt, 20)))) * time.Microsecond)
 	}
-	return nil, fmt.Errorf("%w: gave up merging after %d attempts (%v); try again", ErrBusy, maxAttempts, lastErr)
+	return nil, fmt.Errorf("%w: gave up merging after %d attempts (%v); try again", memerr.ErrBusy, maxAttempts, lastErr)
 }
 
 // mergePlan is a MergeResult with the tree it leads to.
@@ -688,7 +690,7 @@ func sortedFans(m map[string][]string) []string {
 // the creation fields (author, agent, session, created, anchor, origin) are kept.
 func mergeMemory(base, a, b *Memory) (*Memory, error) {
 	if a.ID != b.ID || (base != nil && base.ID != a.ID) {
-		return nil, fmt.Errorf("%w: cannot merge memory %s with %s", ErrInvalid, a.ID, b.ID)
+		return nil, fmt.Errorf("%w: cannot merge memory %s with %s", memerr.ErrInvalid, a.ID, b.ID)
 	}
 	ab, err := a.Encode()
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Ops recorded in the Memory-Op trailer. A confirmation, a dispute and a
@@ -71,7 +73,7 @@ func (s *Store) Add(ctx context.Context, w Writer, n NewMemory) (*Memory, error)
 				return err
 			}
 			if old.SupersededBy != "" {
-				return fmt.Errorf("%w: %s was already superseded by %s; supersede that one instead", ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
+				return fmt.Errorf("%w: %s was already superseded by %s; supersede that one instead", memerr.ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
 			}
 			end := now
 			old.ValidTo = &end
@@ -117,14 +119,10 @@ func writeOptionsOf(opts []WriteOption) writeOptions {
 // person read is never written over by a change made since.
 func IfVersion(v string) WriteOption { return func(o *writeOptions) { o.ifVersion = v } }
 
-// ErrChanged is returned by a change made IfVersion when the memory changed
-// since; nothing was written.
-var ErrChanged = errors.New("the memory changed since it was read")
-
 // checkVersion refuses m when the options ask for another version.
 func (o *writeOptions) checkVersion(m *Memory) error {
 	if o.ifVersion != "" && m.Version() != o.ifVersion {
-		return fmt.Errorf("%w: %s is at another version now", ErrChanged, Clip(m.ID, MinShownPrefix))
+		return fmt.Errorf("%w: %s is at another version now", memerr.ErrChanged, Clip(m.ID, MinShownPrefix))
 	}
 	return nil
 }
@@ -166,7 +164,7 @@ func (s *Store) Revise(ctx context.Context, w Writer, id, text string, opts ...W
 			newKeys = keys
 		}
 		if m.Text == newText && slices.Equal(m.Keys, newKeys) {
-			return fmt.Errorf("%w: the new text and keys are the same as the current ones; nothing to revise", ErrInvalid)
+			return fmt.Errorf("%w: the new text and keys are the same as the current ones; nothing to revise", memerr.ErrInvalid)
 		}
 		m.Text, m.Keys = newText, newKeys
 		tx.Describe(opRevise, m.Type+": "+newText, m.ID)

@@ -2,36 +2,13 @@ package gitstore
 
 import (
 	"github.com/git-mem/git-mem/internal/gitconfig"
+	"github.com/git-mem/git-mem/memerr"
 
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
-
-// errUnsafeRepo: the repository belongs to another user, and git's
-// safe.directory does not name it; git refuses to work in it, and so does
-// git-mem, which reads its settings (where a memory could be sent) and
-// writes into it.
-var errUnsafeRepo = errors.New("repository owned by someone else")
-
-// OwnershipError is a repository git refuses for its ownership ("detected
-// dubious ownership"). It is an errUnsafeRepo.
-type OwnershipError struct {
-	// Dir is the directory safe.directory must name: the worktree, or the
-	// git directory of a bare repository.
-	Dir string
-	// Path is the file found owned by another user.
-	Path string
-}
-
-func (e *OwnershipError) Error() string {
-	return fmt.Sprintf("%s: %s is owned by another user, and git (and git-mem) work in such a repository only when git config --global safe.directory names it; nothing was read or written", errUnsafeRepo, e.Path)
-}
-
-// Is makes errors.Is(err, errUnsafeRepo) true.
-func (e *OwnershipError) Is(target error) bool { return target == errUnsafeRepo }
 
 // checkOwnership applies git's safe.directory rule to a repository found at
 // gitDir (worktree, when not bare): each of them must belong to the user,
@@ -52,7 +29,7 @@ func checkOwnership(gitDir, workTree string) error {
 		if safeDirectory(dir) {
 			return nil
 		}
-		return &OwnershipError{Dir: dir, Path: p}
+		return &memerr.OwnershipError{Dir: dir, Path: p}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,8 +48,8 @@ func TestRepositoryOfAnotherUser(t *testing.T) {
 		func(d string) error { _, err := OpenSet(d); return err },
 	} {
 		err := open(dir)
-		require.ErrorIs(t, err, errUnsafeRepo)
-		require.NotErrorIs(t, err, ErrNoRepo)
+		require.ErrorAs(t, err, new(*memerr.OwnershipError))
+		require.NotErrorIs(t, err, memerr.ErrNoRepo)
 		require.Contains(t, err.Error(), "safe.directory")
 	}
 	_, err := os.Stat(filepath.Join(dir, ".git", "refs", "memory"))
@@ -66,7 +67,7 @@ func TestRepositoryOfAnotherUser(t *testing.T) {
 	require.NoError(t, os.WriteFile(global, []byte("[safe]\n\tdirectory = *\n\tdirectory =\n"), 0o644))
 	require.True(t, gitRefuses())
 	_, err = Open(dir)
-	require.ErrorIs(t, err, errUnsafeRepo)
+	require.ErrorAs(t, err, new(*memerr.OwnershipError))
 	// git -c of a calling git
 	require.NoError(t, os.WriteFile(global, nil, 0o644))
 	t.Setenv("GIT_CONFIG_COUNT", "1")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Proposals are how someone without the right to write a store's
@@ -99,7 +100,7 @@ func authorSlug(identity string) string {
 // names a ref, and comes from others' pushes.
 func checkAuthorSlug(s string) error {
 	bad := func(reason string) error {
-		return &InvalidInputError{Field: "proposal author", Value: s, Reason: reason}
+		return &memerr.InvalidInputError{Field: "proposal author", Value: s, Reason: reason}
 	}
 	if s == "" || len(s) > maxSlugBytes {
 		return bad(fmt.Sprintf("a proposal's author is 1 to %d bytes", maxSlugBytes))
@@ -123,13 +124,13 @@ func checkAuthorSlug(s string) error {
 func parseProposalName(name string) (author, id string, err error) {
 	author, id, ok := strings.Cut(name, "/")
 	if !ok || strings.Contains(id, "/") {
-		return "", "", &InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s is not <author>/<id>", quoteShort(name))}
+		return "", "", &memerr.InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s is not <author>/<id>", quoteShort(name))}
 	}
 	if err := checkAuthorSlug(author); err != nil {
 		return "", "", err
 	}
 	if !validID(id) {
-		return "", "", &InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s does not end in a memory id", quoteShort(name))}
+		return "", "", &memerr.InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s does not end in a memory id", quoteShort(name))}
 	}
 	return author, id, nil
 }
@@ -141,16 +142,16 @@ func parseProposalName(name string) (author, id string, err error) {
 // repositories).
 func CheckProposal(m *Memory, now time.Time) error {
 	if m == nil || !validID(m.ID) {
-		return fmt.Errorf("%w: not a memory", ErrInvalid)
+		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 	}
 	if err := m.check(); err != nil {
 		return err
 	}
 	if m.Type == TypeHandoff || m.Type == TypeSession {
-		return fmt.Errorf("%w: a %s belongs to its repository's sessions; propose facts, decisions, gotchas, conventions, commands or preferences", ErrInvalid, m.Type)
+		return fmt.Errorf("%w: a %s belongs to its repository's sessions; propose facts, decisions, gotchas, conventions, commands or preferences", memerr.ErrInvalid, m.Type)
 	}
 	if m.SupersededBy != "" || m.Retired(now) {
-		return fmt.Errorf("%w: %s is no longer current; propose the memory that replaced it", ErrRetired, Clip(m.ID, MinShownPrefix))
+		return fmt.Errorf("%w: %s is no longer current; propose the memory that replaced it", memerr.ErrRetired, Clip(m.ID, MinShownPrefix))
 	}
 	if err := CheckSecrets(m.Text); err != nil {
 		return fmt.Errorf("text: %w", err)
@@ -168,7 +169,7 @@ func CheckProposal(m *Memory, now time.Time) error {
 func CheckReason(reason string) error {
 	r := strings.TrimSpace(reason)
 	bad := func(why string) error {
-		return &InvalidInputError{Field: "reason", Value: Clip(reason, 60), Reason: why}
+		return &memerr.InvalidInputError{Field: "reason", Value: Clip(reason, 60), Reason: why}
 	}
 	switch {
 	case r == "":
@@ -192,7 +193,7 @@ func reviewerIdent(s string) (*ident, error) {
 	}
 	id, ok := identOf(s)
 	if !ok {
-		return nil, &InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+		return nil, &memerr.InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
 	return &id, nil
 }
@@ -222,7 +223,7 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	}
 	who, ok := identOf(proposer)
 	if !ok {
-		return Proposal{}, false, &InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+		return Proposal{}, false, &memerr.InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
 	slug := authorSlug(proposer)
 	if err := checkAuthorSlug(slug); err != nil {
@@ -276,7 +277,7 @@ func (r *Repo) writeCommitAs(tree Hash, parents []Hash, msg string, when time.Ti
 func (r *Repo) lsRemoteRef(ctx context.Context, rem *Remote, ref string, t TransportOptions) (Hash, error) {
 	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, ref)
 	if err != nil {
-		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		h, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
@@ -295,7 +296,7 @@ var errRemoteMoved = errors.New("the remote's ref moved")
 // pushRef pushes one refspec to the remote. With lease, the remote's ref
 // must still be *lease (zero: must not exist), as git push
 // --force-with-lease checks; without, the push must fast-forward. A
-// refusal is an ErrRemote holding the host's message (hostWords); a ref
+// refusal is a memerr.ErrRemote holding the host's message (hostWords); a ref
 // that moved is errRemoteMoved.
 func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, refspec, ref string, lease *Hash) error {
 	args := []string{"push", "--porcelain", "--no-verify", "--no-follow-tags", "--recurse-submodules=no"}
@@ -321,14 +322,14 @@ func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, ref
 		case flag == "!" && (strings.Contains(summary, "stale info") || strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward")):
 			return errRemoteMoved
 		case flag == "!":
-			return fmt.Errorf("%w: %s refused the push to %s: %s%s", ErrRemote, rem.Display, ref, RedactURL(summary), hostWords(err))
+			return fmt.Errorf("%w: %s refused the push to %s: %s%s", memerr.ErrRemote, rem.Display, ref, RedactURL(summary), hostWords(err))
 		}
 		if err == nil {
 			return nil
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%w: pushing %s to %s failed (%v); check the remote with git ls-remote %s", ErrRemote, ref, rem.Display, err, rem.Display)
+		return fmt.Errorf("%w: pushing %s to %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, ref, rem.Display, err, rem.Display)
 	}
 	return nil
 }
@@ -352,7 +353,7 @@ func (r *Repo) fetchProposals(ctx context.Context, rem *Remote, t TransportOptio
 		"+" + proposalsPrefix + "*:" + rem.proposalsTracking() + "*",
 		"+" + reviewsPrefix + "*:" + rem.reviewsTracking() + "*"}
 	if _, err := r.runGit(ctx, t, rem.remoteConfig(), args...); err != nil {
-		return fmt.Errorf("%w: fetching the proposals of %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return fmt.Errorf("%w: fetching the proposals of %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
 	r.reopenObjects()
 	return nil
@@ -431,11 +432,11 @@ func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 	p.Proposer = c.Author.Name + " <" + c.Author.Email + ">"
 	p.Date = c.Author.When.UTC()
 	if len(c.ParentHashes) != 0 {
-		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", ErrInvalid)
+		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", memerr.ErrInvalid)
 		return p
 	}
 	if _, ok := identOf(p.Proposer); !ok || len(p.Proposer) > maxFieldBytes {
-		p.Err = fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", ErrInvalid)
+		p.Err = fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 		return p
 	}
 	if err := CheckSecrets(p.Proposer); err != nil {
@@ -453,7 +454,7 @@ func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 		return p
 	}
 	if _, ok := blobs[id]; !ok || len(blobs) != 1 {
-		p.Err = fmt.Errorf("%w: a proposal holds its one memory, %s; this one holds %d documents", ErrInvalid, Clip(id, MinShownPrefix), len(blobs))
+		p.Err = fmt.Errorf("%w: a proposal holds its one memory, %s; this one holds %d documents", memerr.ErrInvalid, Clip(id, MinShownPrefix), len(blobs))
 		return p
 	}
 	m, err := rd.Get(id)
@@ -484,7 +485,7 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", ErrNoProposal, Clip(prefix, 40))
+		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", memerr.ErrNoProposal, Clip(prefix, 40))
 	case 1:
 		return hits[0], nil
 	}
@@ -520,11 +521,11 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 		return nil, fmt.Errorf("the proposal %s cannot be accepted: %w", Clip(p.ID, MinShownPrefix), p.Err)
 	}
 	if p.Memory == nil {
-		return nil, fmt.Errorf("%w: the proposal %s holds no memory", ErrInvalid, Clip(p.ID, MinShownPrefix))
+		return nil, fmt.Errorf("%w: the proposal %s holds no memory", memerr.ErrInvalid, Clip(p.ID, MinShownPrefix))
 	}
 	who, ok := identOf(p.Proposer)
 	if !ok {
-		return nil, fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", ErrInvalid)
+		return nil, fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 	}
 	rev, err := reviewerIdent(reviewer)
 	if err != nil {
@@ -542,12 +543,12 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 		if m.Supersedes != "" {
 			old, err := tx.get(m.Supersedes)
 			switch {
-			case errors.Is(err, ErrNotFound):
+			case errors.Is(err, memerr.ErrNotFound):
 				m.Supersedes = ""
 			case err != nil:
 				return err
 			case old.SupersededBy != "" && old.SupersededBy != m.ID:
-				return fmt.Errorf("%w: %s, which the proposal replaces, was already superseded by %s", ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
+				return fmt.Errorf("%w: %s, which the proposal replaces, was already superseded by %s", memerr.ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
 			case old.SupersededBy == "":
 				now := tx.Now()
 				end := now
@@ -596,7 +597,7 @@ func (r *Repo) CloseProposal(ctx context.Context, rem *Remote, p Proposal, t Tra
 	c := p.Commit
 	err := r.pushRef(ctx, rem, t, ":"+p.Ref, p.Ref, &c)
 	if errors.Is(err, errRemoteMoved) {
-		return fmt.Errorf("%w: the proposal %s changed on %s while it was reviewed; run git mem review again", ErrRemote, Clip(p.ID, MinShownPrefix), rem.Display)
+		return fmt.Errorf("%w: the proposal %s changed on %s while it was reviewed; run git mem review again", memerr.ErrRemote, Clip(p.ID, MinShownPrefix), rem.Display)
 	}
 	if err != nil {
 		return err
@@ -634,7 +635,7 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 		return zeroHash, err
 	}
 	if !validID(p.ID) || checkAuthorSlug(p.Author) != nil {
-		return zeroHash, fmt.Errorf("%w: not a proposal", ErrInvalid)
+		return zeroHash, fmt.Errorf("%w: not a proposal", memerr.ErrInvalid)
 	}
 	reason = strings.TrimSpace(reason)
 	snap, err := r.snapshotAt(zeroHash)
@@ -672,7 +673,7 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 		}
 		if !errors.Is(err, errRemoteMoved) || attempt >= 20 {
 			if errors.Is(err, errRemoteMoved) {
-				err = &BusyError{Op: BusyPush, Remote: rem.Display, Reason: "the record of rejections kept moving"}
+				err = &memerr.BusyError{Op: memerr.BusyPush, Remote: rem.Display, Reason: "the record of rejections kept moving"}
 			}
 			return zeroHash, err
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,7 +40,7 @@ func TestCheckAuthorSlug(t *testing.T) {
 		if tc.ok {
 			require.NoError(t, err, tc.slug)
 		} else {
-			require.ErrorIs(t, err, ErrInvalid, "%q", tc.slug)
+			require.ErrorIs(t, err, memerr.ErrInvalid, "%q", tc.slug)
 		}
 	}
 }
@@ -72,14 +73,14 @@ func TestCheckReason(t *testing.T) {
 	}{
 		{"only true for the billing service", nil},
 		{"  padded  ", nil},
-		{"", ErrInvalid},
-		{"   ", ErrInvalid},
-		{"two\nlines", ErrInvalid},
-		{"a\ttab", ErrInvalid},
-		{"bell\x07", ErrInvalid},
-		{strings.Repeat("x", maxReasonBytes+1), ErrInvalid},
-		{"\xff\xfe", ErrInvalid},
-		{"it leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu", ErrSecret},
+		{"", memerr.ErrInvalid},
+		{"   ", memerr.ErrInvalid},
+		{"two\nlines", memerr.ErrInvalid},
+		{"a\ttab", memerr.ErrInvalid},
+		{"bell\x07", memerr.ErrInvalid},
+		{strings.Repeat("x", maxReasonBytes+1), memerr.ErrInvalid},
+		{"\xff\xfe", memerr.ErrInvalid},
+		{"it leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu", memerr.ErrSecret},
 	} {
 		err := CheckReason(tc.reason)
 		if tc.want == nil {
@@ -116,12 +117,12 @@ func TestCheckProposal(t *testing.T) {
 		want error
 	}{
 		{"current", newer, nil},
-		{"superseded", old, ErrRetired},
-		{"secret in the text", &secretText, ErrSecret},
-		{"secret in a key", &secretKey, ErrSecret},
-		{"handoff", &handoff, ErrInvalid},
-		{"bad id", &badID, ErrInvalid},
-		{"nil", nil, ErrInvalid},
+		{"superseded", old, memerr.ErrRetired},
+		{"secret in the text", &secretText, memerr.ErrSecret},
+		{"secret in a key", &secretKey, memerr.ErrSecret},
+		{"handoff", &handoff, memerr.ErrInvalid},
+		{"bad id", &badID, memerr.ErrInvalid},
+		{"nil", nil, memerr.ErrInvalid},
 	} {
 		err := CheckProposal(tc.m, r.Now())
 		if tc.want == nil {

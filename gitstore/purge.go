@@ -18,6 +18,7 @@ import (
 
 	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // PurgeReport says what a purge rewrote and what it proved.
@@ -47,7 +48,7 @@ type PurgeReport struct {
 // (see honourTombstones).
 func (r *Repo) Purge(ctx context.Context, id string) (*PurgeReport, error) {
 	if !validID(id) {
-		return nil, fmt.Errorf("%w: purge needs a full memory id", ErrInvalid)
+		return nil, fmt.Errorf("%w: purge needs a full memory id", memerr.ErrInvalid)
 	}
 	texts := map[string]bool{}
 	rep, err := r.purgeRefs(ctx, id, texts)
@@ -65,7 +66,7 @@ func (r *Repo) Purge(ctx context.Context, id string) (*PurgeReport, error) {
 }
 
 // purgeRefs rewrites every memory ref's history without the memory id,
-// collecting its texts; ErrNotFound when no ref ever held it.
+// collecting its texts; memerr.ErrNotFound when no ref ever held it.
 func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) (*PurgeReport, error) {
 	refs, err := r.refs.list("refs/memory/")
 	if err != nil {
@@ -100,7 +101,7 @@ func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) 
 		}
 	}
 	if len(rep.Refs) == 0 {
-		return nil, fmt.Errorf("%w: no memory %s in any memory ref", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: no memory %s in any memory ref", memerr.ErrNotFound, id)
 	}
 	return rep, nil
 }
@@ -127,7 +128,7 @@ func (r *Repo) MarkPurge(id string) (pending bool, err error) {
 // if the stopped purge did not, and reports Resumed.
 func (r *Repo) FinishPurge(ctx context.Context, id string) (*PurgeReport, error) {
 	if !validID(id) {
-		return nil, fmt.Errorf("%w: purge needs a full memory id", ErrInvalid)
+		return nil, fmt.Errorf("%w: purge needs a full memory id", memerr.ErrInvalid)
 	}
 	if err := r.recordTombstone(ctx, id); err != nil {
 		return nil, err

@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	"github.com/git-mem/git-mem/internal/gitrefs"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // errRefMoved: the ref no longer holds the value the caller built on.
 var errRefMoved = gitrefs.ErrMoved
 
 // refDB reads and updates refs (internal/gitrefs) and reports a ref git
-// cannot read as ErrCorrupt, a lock kept by another writer as ErrBusy.
+// cannot read as memerr.ErrCorrupt, a lock kept by another writer as memerr.ErrBusy.
 // Updates are compare-and-swap: the ref moves to newHash only if it still
 // holds oldHash (zero meaning "absent").
 type refDB struct{ db gitrefs.DB }
@@ -38,9 +39,9 @@ func refError(err error) error {
 	case !errors.As(err, &re):
 		return err
 	case re.Locked:
-		return fmt.Errorf("%w: %s", ErrBusy, re.Msg)
+		return fmt.Errorf("%w: %s", memerr.ErrBusy, re.Msg)
 	default:
-		return fmt.Errorf("%w: %s", ErrCorrupt, re.Msg)
+		return fmt.Errorf("%w: %s", memerr.ErrCorrupt, re.Msg)
 	}
 }
 

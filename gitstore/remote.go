@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Sharing (docs/architecture.md) moves refs/memory/main, and nothing else, through an
@@ -27,10 +29,6 @@ import (
 // --no-write-fetch-head, --recurse-submodules=no, remote.<name>.mirror=false,
 // protocol.ext.allow=never. refs/memory/private is never named in a refspec,
 // so it is never pushed.
-
-// ErrRemote: a remote could not be used (refused, unreachable, or it rejected
-// the push). Messages say what to do next.
-var ErrRemote = errors.New("memory remote")
 
 // RemoteFetchRefspec is the refspec that makes a plain git fetch of remote
 // bring its memory too; git mem share adds it to remote.<remote>.fetch.
@@ -94,13 +92,13 @@ func checkRemoteArg(s string) error {
 	shown := RedactURL(s)
 	switch {
 	case strings.TrimSpace(s) == "":
-		return fmt.Errorf("%w: the remote is empty; give a remote name such as origin, or a URL", ErrInvalid)
+		return fmt.Errorf("%w: the remote is empty; give a remote name such as origin, or a URL", memerr.ErrInvalid)
 	case strings.HasPrefix(s, "-"):
-		return fmt.Errorf("%w: refusing remote %q: git would read it as an option; give a remote name or a URL", ErrInvalid, shown)
+		return fmt.Errorf("%w: refusing remote %q: git would read it as an option; give a remote name or a URL", memerr.ErrInvalid, shown)
 	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return fmt.Errorf("%w: refusing remote %q: it contains control characters", ErrInvalid, shown)
+		return fmt.Errorf("%w: refusing remote %q: it contains control characters", memerr.ErrInvalid, shown)
 	case helperRe().MatchString(s):
-		return fmt.Errorf("%w: refusing remote %q: the <transport>::<address> form runs a remote helper program (ext:: runs any command); use an ssh, https or file URL, or a path", ErrInvalid, shown)
+		return fmt.Errorf("%w: refusing remote %q: the <transport>::<address> form runs a remote helper program (ext:: runs any command); use an ssh, https or file URL, or a path", memerr.ErrInvalid, shown)
 	}
 	host := ""
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -110,7 +108,7 @@ func checkRemoteArg(s string) error {
 		}
 		if k := strings.LastIndexByte(rest, '@'); k >= 0 {
 			if strings.HasPrefix(rest, "-") {
-				return fmt.Errorf("%w: refusing remote %q: its user name starts with \"-\", which ssh would read as an option", ErrInvalid, shown)
+				return fmt.Errorf("%w: refusing remote %q: its user name starts with \"-\", which ssh would read as an option", memerr.ErrInvalid, shown)
 			}
 			rest = rest[k+1:]
 		}
@@ -122,7 +120,7 @@ func checkRemoteArg(s string) error {
 		}
 	}
 	if strings.HasPrefix(host, "-") || strings.HasPrefix(host, "[-") {
-		return fmt.Errorf("%w: refusing remote %q: its host starts with \"-\", which ssh would read as an option", ErrInvalid, shown)
+		return fmt.Errorf("%w: refusing remote %q: its host starts with \"-\", which ssh would read as an option", memerr.ErrInvalid, shown)
 	}
 	return nil
 }
@@ -131,7 +129,7 @@ func checkRemoteArg(s string) error {
 func gitPath() (string, error) {
 	p, err := exec.LookPath("git")
 	if err != nil {
-		return "", fmt.Errorf("%w: the git command is not on PATH; install git (sharing memory runs git fetch and git push)", ErrRemote)
+		return "", fmt.Errorf("%w: the git command is not on PATH; install git (sharing memory runs git fetch and git push)", memerr.ErrRemote)
 	}
 	return p, nil
 }
@@ -141,7 +139,7 @@ func gitPath() (string, error) {
 // git's message with credentials removed.
 func (r *Repo) runGit(ctx context.Context, t TransportOptions, config []string, args ...string) ([]byte, error) {
 	if r.GitDir == "" {
-		return nil, fmt.Errorf("%w: an in-memory repository has no remotes", ErrRemote)
+		return nil, fmt.Errorf("%w: an in-memory repository has no remotes", memerr.ErrRemote)
 	}
 	git, err := gitPath()
 	if err != nil {
@@ -293,7 +291,7 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 			for _, extra := range [][]string{{"remote", "get-url", "--all", arg}, {"remote", "get-url", "--push", "--all", arg}} {
 				out, err := r.runGit(ctx, TransportOptions{}, nil, extra...)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+					return nil, fmt.Errorf("%w: %v", memerr.ErrRemote, err)
 				}
 				for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 					if l != "" {
@@ -311,13 +309,13 @@ func (r *Repo) ResolveRemote(ctx context.Context, arg string) (*Remote, error) {
 		return rem, nil
 	}
 	if how == "default" || !looksLikeURL(arg) {
-		return nil, &NoRemoteError{Remote: RedactURL(arg)}
+		return nil, &memerr.NoRemoteError{Remote: RedactURL(arg)}
 	}
 	if rewritesURLs(cfg) {
 		// A URL given directly: check what git will really contact.
 		out, err := r.runGit(ctx, TransportOptions{}, nil, "ls-remote", "--get-url", "--", arg)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+			return nil, fmt.Errorf("%w: %v", memerr.ErrRemote, err)
 		}
 		if u := strings.TrimSpace(string(out)); u != "" {
 			if err := checkRemoteArg(u); err != nil {
@@ -402,7 +400,7 @@ func (rem *Remote) remoteConfig() []string {
 func (r *Repo) lsRemote(ctx context.Context, rem *Remote, t TransportOptions) (Hash, error) {
 	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, RefMain)
 	if err != nil {
-		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		h, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
@@ -438,7 +436,7 @@ func (r *Repo) fetch(ctx context.Context, rem *Remote, t TransportOptions) (Hash
 		time.Sleep(time.Duration(10+rand.IntN(40*(attempt+1))) * time.Millisecond)
 	}
 	if err != nil {
-		return zeroHash, fmt.Errorf("%w: fetching memory from %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return zeroHash, fmt.Errorf("%w: fetching memory from %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
 	// git wrote new objects, maybe a new pack: look again.
 	r.reopenObjects()
@@ -489,13 +487,13 @@ func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, le
 		case flag == "!" && (strings.Contains(summary, "failed to update ref") || strings.Contains(summary, "lock")):
 			return pushLocked, nil // another push held the remote's ref lock
 		case flag == "!":
-			return 0, fmt.Errorf("%w: %s refused the memory push: %s%s; see the remote's rules for refs/memory/*", ErrRemote, rem.Display, RedactURL(summary), hostWords(err))
+			return 0, fmt.Errorf("%w: %s refused the memory push: %s%s; see the remote's rules for refs/memory/*", memerr.ErrRemote, rem.Display, RedactURL(summary), hostWords(err))
 		case err == nil:
 			return pushDone, nil
 		}
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%w: pushing memory to %s failed (%v); check the remote with git ls-remote %s", ErrRemote, rem.Display, err, rem.Display)
+		return 0, fmt.Errorf("%w: pushing memory to %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
 	return pushDone, nil
 }
@@ -505,7 +503,7 @@ func (r *Repo) pushOnce(ctx context.Context, rem *Remote, t TransportOptions, le
 // already. It reports whether it added it.
 func (r *Repo) ShareRefspec(ctx context.Context, rem *Remote) (added bool, err error) {
 	if rem.Name == "" {
-		return false, fmt.Errorf("%w: %s is a URL, not a configured remote; add it first with git remote add NAME URL", ErrInvalid, rem.Display)
+		return false, fmt.Errorf("%w: %s is a URL, not a configured remote; add it first with git remote add NAME URL", memerr.ErrInvalid, rem.Display)
 	}
 	want := RemoteFetchRefspec(rem.Slug)
 	have, err := r.gitConfigAll(ctx, "remote."+rem.Name+".fetch")
@@ -545,7 +543,7 @@ func (r *Repo) shared(ctx context.Context, rem *Remote) (bool, error) {
 // still has it (see Pull). git mem forget --purge should call it.
 func (r *Repo) RecordPurged(ctx context.Context, id string) error {
 	if !validID(id) {
-		return fmt.Errorf("%w: %q is not a full memory id", ErrInvalid, id)
+		return fmt.Errorf("%w: %q is not a full memory id", memerr.ErrInvalid, id)
 	}
 	have, err := r.gitConfigAll(ctx, "mem.purged")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/internal/health"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // rtWorld is a bare remote and clones of it in a temporary HOME, driven by
@@ -277,7 +278,7 @@ func TestCheckRemoteArgRefusals(t *testing.T) {
 		"fd::17", "foo+bar::x", "ssh://-oProxyCommand=x/repo", "ssh://user@-oProxyCommand=x/repo", "-host:repo",
 		"git@-oProxyCommand=x:repo", "origin\nx", "",
 	} {
-		require.ErrorIs(t, checkRemoteArg(bad), ErrInvalid, "%q", bad)
+		require.ErrorIs(t, checkRemoteArg(bad), memerr.ErrInvalid, "%q", bad)
 	}
 	for _, ok := range []string{"origin", "team/memory", "../remote.git", "/srv/git/x.git", "file:///srv/x.git",
 		"ssh://git@example.com/x.git", "git@example.com:x.git", "https://example.com/x.git", "C:/repos/x"} {
@@ -297,19 +298,19 @@ func TestRemoteRefusedEndToEnd(t *testing.T) {
 	marker := filepath.Join(w.root, "pwned")
 	for _, arg := range []string{"-oProxyCommand=touch " + marker, "ext::sh -c touch% " + marker} {
 		_, err := r.ResolveRemote(ctx, arg)
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, memerr.ErrInvalid)
 		require.Contains(t, err.Error(), "refusing remote")
 	}
 	// A configured remote whose URL is a helper, and a URL rewritten into one.
 	w.git(dir, "remote", "add", "evil", "ext::sh -c touch% "+marker)
 	_, err := r.ResolveRemote(ctx, "evil")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 	w.git(dir, "config", "url.ext::sh -c touch% "+marker+" #.insteadOf", "sneaky:")
 	_, err = r.ResolveRemote(ctx, "sneaky:x")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 	w.git(dir, "config", "mem.remote", "-oProxyCommand=touch "+marker)
 	_, err = r.ResolveRemote(ctx, "")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 	_, statErr := os.Stat(marker)
 	require.True(t, errors.Is(statErr, os.ErrNotExist), "no command ran")
 
@@ -320,7 +321,7 @@ func TestRemoteRefusedEndToEnd(t *testing.T) {
 	require.NotContains(t, rem.Display+rem.Slug, "s3cret")
 	_, err = r.Pull(ctx, Writer{}, rem, PullOptions{})
 	require.Error(t, err)
-	require.ErrorIs(t, err, ErrRemote)
+	require.ErrorIs(t, err, memerr.ErrRemote)
 	require.NotContains(t, err.Error(), "s3cret")
 }
 
@@ -447,8 +448,8 @@ func TestResolveRemoteOrder(t *testing.T) {
 	w.git(r.GitDir, "check-ref-format", rem.TrackingRef())
 
 	_, err = r.ResolveRemote(ctx, "nosuchremote")
-	require.ErrorIs(t, err, ErrRemote)
-	var noRemote *NoRemoteError // the CLI adds how to configure one (cmd/errors.go)
+	require.ErrorIs(t, err, memerr.ErrRemote)
+	var noRemote *memerr.NoRemoteError // the CLI adds how to configure one (cmd/errors.go)
 	require.ErrorAs(t, err, &noRemote)
 	require.Equal(t, "nosuchremote", noRemote.Remote)
 	_, err = r.ResolveRemote(ctx, "origin")
@@ -511,7 +512,7 @@ func TestRecordPurgedIsIdempotent(t *testing.T) {
 	require.NoError(t, r.RecordPurged(ctx, id))
 	require.NoError(t, r.RecordPurged(ctx, id))
 	require.Equal(t, id, w.git(dir, "config", "--get-all", "mem.purged"))
-	require.ErrorIs(t, r.RecordPurged(ctx, "nope"), ErrInvalid)
+	require.ErrorIs(t, r.RecordPurged(ctx, "nope"), memerr.ErrInvalid)
 }
 
 // TestPullHonoursTombstones: after a purge, a pull of the remote's old

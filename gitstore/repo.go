@@ -2,9 +2,11 @@ package gitstore
 
 import (
 	"errors"
+
 	"github.com/git-mem/git-mem/internal/gitconfig"
 	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/internal/gitrefs"
+	"github.com/git-mem/git-mem/memerr"
 
 	"context"
 	"fmt"
@@ -70,7 +72,7 @@ func NewMemoryRepo() *Repo {
 
 // Open finds the repository containing dir, as git would: GIT_DIR when set,
 // else the nearest enclosing .git directory or file, or a bare repository.
-// It returns ErrNoRepo when there is none.
+// It returns memerr.ErrNoRepo when there is none.
 func Open(dir string) (*Repo, error) {
 	gitDir, workTree, err := discover(dir)
 	if err != nil {
@@ -194,7 +196,7 @@ func discoverIn(dir string, honourEnv bool) (gitDir, workTree string, err error)
 			env = filepath.Join(abs, env)
 		}
 		if !isGitDir(env) {
-			return "", "", fmt.Errorf("%w: GIT_DIR=%s is not a git directory", ErrNoRepo, env)
+			return "", "", fmt.Errorf("%w: GIT_DIR=%s is not a git directory", memerr.ErrNoRepo, env)
 		}
 		wt := os.Getenv("GIT_WORK_TREE")
 		if wt == "" && filepath.Base(env) == ".git" {
@@ -203,7 +205,7 @@ func discoverIn(dir string, honourEnv bool) (gitDir, workTree string, err error)
 		return filepath.Clean(env), wt, nil
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return "", "", fmt.Errorf("%w: %s does not exist", ErrNoRepo, abs)
+		return "", "", fmt.Errorf("%w: %s does not exist", memerr.ErrNoRepo, abs)
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
@@ -221,7 +223,7 @@ func discoverIn(dir string, honourEnv bool) (gitDir, workTree string, err error)
 			return d, "", nil
 		}
 		if filepath.Dir(d) == d {
-			return "", "", &NoRepoError{dir: abs}
+			return "", "", &memerr.NoRepoError{Dir: abs}
 		}
 	}
 }
@@ -274,7 +276,7 @@ func personalDir() (string, error) {
 }
 
 // OpenPersonal opens the personal store. With create it is initialised when
-// missing and created reports that; without, a missing store is ErrEmptyStore.
+// missing and created reports that; without, a missing store is memerr.ErrEmptyStore.
 func OpenPersonal(create bool) (r *Repo, created bool, err error) {
 	dir, err := personalDir()
 	if err != nil {
@@ -282,7 +284,7 @@ func OpenPersonal(create bool) (r *Repo, created bool, err error) {
 	}
 	if !isGitDir(dir) {
 		if !create {
-			return nil, false, ErrEmptyStore
+			return nil, false, memerr.ErrEmptyStore
 		}
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return nil, false, fmt.Errorf("cannot create the personal store at %s: %w", dir, err)

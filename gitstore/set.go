@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Set is every store a command in one directory can see: the repository's
@@ -42,7 +44,7 @@ func openSet(dir string, open func(string) (*Repo, error)) (*Set, error) {
 	switch {
 	case err == nil:
 		s.Repo = r
-	case errors.Is(err, ErrNoRepo):
+	case errors.Is(err, memerr.ErrNoRepo):
 	default:
 		return nil, err
 	}
@@ -50,7 +52,7 @@ func openSet(dir string, open func(string) (*Repo, error)) (*Set, error) {
 	switch {
 	case err == nil:
 		s.Personal = p
-	case errors.Is(err, ErrEmptyStore):
+	case errors.Is(err, memerr.ErrEmptyStore):
 	default:
 		return nil, err
 	}
@@ -96,10 +98,10 @@ func (s *Set) Writable(scope Scope) (*Store, error) {
 	if scope.Linked() {
 		st := s.linkedStore(scope)
 		if st == nil {
-			return nil, fmt.Errorf("%w: no linked store %s", ErrNotLinked, scope)
+			return nil, fmt.Errorf("%w: no linked store %s", memerr.ErrNotLinked, scope)
 		}
 		if st.ReadOnly {
-			return nil, &ReadOnlyError{Scope: scope}
+			return nil, &memerr.ReadOnlyError{Scope: string(scope)}
 		}
 		return st, nil
 	}
@@ -108,7 +110,7 @@ func (s *Set) Writable(scope Scope) (*Store, error) {
 	}
 	if scope == ScopePrivate {
 		if s.Repo == nil {
-			return nil, &NoRepoError{Scope: ScopePrivate}
+			return nil, &memerr.NoRepoError{Scope: string(ScopePrivate)}
 		}
 		return NewStore(s.Repo, RefPrivate, ScopePrivate), nil
 	}
@@ -168,7 +170,7 @@ func (s *Set) Locate(prefix string) (*Store, string, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, "", fmt.Errorf("%w: no memory with id %q", ErrNoMemory, prefix)
+		return nil, "", fmt.Errorf("%w: no memory with id %q", memerr.ErrNoMemory, prefix)
 	case 1:
 		return hits[0].store, hits[0].id, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/secret"
 )
 
@@ -44,7 +45,7 @@ type Store struct {
 	Ref   string
 	Scope Scope
 	// ReadOnly refuses every write (a linked store made without write):
-	// Update fails with a *ReadOnlyError before anything is written.
+	// Update fails with a *memerr.ReadOnlyError before anything is written.
 	ReadOnly bool
 	// IDs, when set, answers from a list of the store's memory ids at tip
 	// without reading its trees (a linked store's local copy keeps the
@@ -72,9 +73,6 @@ type Writer struct {
 	Subagent string
 }
 
-// ErrWriter marks a writer refused by Writer.Check.
-var ErrWriter = errors.New("the writer's name is refused")
-
 // Check refuses a writer whose names could not be stored or would carry a
 // credential into every commit and memory it writes: they come from a
 // payload, an MCP client's name, a flag or git config, none of which is
@@ -86,14 +84,14 @@ func (w Writer) Check() error {
 			continue
 		}
 		if err := checkField(f.name, f.v); err != nil {
-			return fmt.Errorf("%w: %w", ErrWriter, err)
+			return fmt.Errorf("%w: %w", memerr.ErrWriter, err)
 		}
 		err := CheckSecrets(f.v)
 		if fd, ok := secret.URLWithPassword(f.v); ok && err == nil {
-			err = &SecretError{findings: []secret.Finding{fd}}
+			err = &memerr.SecretError{Findings: []secret.Finding{fd}}
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrWriter, f.name, err)
+			return fmt.Errorf("%w: %s: %w", memerr.ErrWriter, f.name, err)
 		}
 	}
 	return nil
@@ -123,7 +121,7 @@ type Tx struct {
 func (tx *Tx) get(id string) (*Memory, error) {
 	if m, ok := tx.staged[id]; ok {
 		if m == nil {
-			return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
+			return nil, fmt.Errorf("%w: no memory %s", memerr.ErrNotFound, id)
 		}
 		c := *m
 		return &c, nil
@@ -154,7 +152,7 @@ func (tx *Tx) trailer(key, value string) { tx.extra = append(tx.extra, key+": "+
 // stages nothing, the tip is returned unchanged.
 func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Hash, error) {
 	if s.ReadOnly {
-		return zeroHash, &ReadOnlyError{Scope: s.Scope}
+		return zeroHash, &memerr.ReadOnlyError{Scope: string(s.Scope)}
 	}
 	if err := w.Check(); err != nil {
 		return zeroHash, err
@@ -185,7 +183,7 @@ func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Ha
 		}
 		switch {
 		case errors.Is(err, errRefMoved):
-		case errors.Is(err, ErrCorrupt) && errors.Is(err, gitobj.ErrNotFound):
+		case errors.Is(err, memerr.ErrCorrupt) && errors.Is(err, gitobj.ErrNotFound):
 			// A concurrent git gc may have repacked objects this process had
 			// listed as loose; reopen the object database and try again.
 			s.Repo.reopenObjects()
@@ -195,7 +193,7 @@ func (s *Store) Update(ctx context.Context, w Writer, fn func(tx *Tx) error) (Ha
 		lastErr = err
 		time.Sleep(time.Duration(rand.IntN(1000*(1+min(attempt, 20)))) * time.Microsecond)
 	}
-	return zeroHash, fmt.Errorf("%w: gave up after %d attempts (%v); try again", ErrBusy, maxAttempts, lastErr)
+	return zeroHash, fmt.Errorf("%w: gave up after %d attempts (%v); try again", memerr.ErrBusy, maxAttempts, lastErr)
 }
 
 func (s *Store) attempt(tip Hash, w Writer, fn func(tx *Tx) error) (Hash, error) {
@@ -218,7 +216,7 @@ func (s *Store) attempt(tip Hash, w Writer, fn func(tx *Tx) error) (Hash, error)
 		}
 		// Never write a document that a reader would refuse.
 		if !validID(m.ID) || m.ID != id {
-			return zeroHash, fmt.Errorf("%w: memory id %s is malformed", ErrInvalid, quoteShort(m.ID))
+			return zeroHash, fmt.Errorf("%w: memory id %s is malformed", memerr.ErrInvalid, quoteShort(m.ID))
 		}
 		if err := m.check(); err != nil {
 			return zeroHash, err
@@ -365,7 +363,7 @@ func (rd *Reader) resolve(prefix string) ([]string, error) {
 func normalizePrefix(prefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if len(p) < MinPrefixLen || len(p) > IDHexLen || !isHex(p) {
-		return "", &InvalidInputError{Field: FieldID, Value: prefix, Reason: fmt.Sprintf("%q is not a memory id; give at least %d hex digits of an id", prefix, MinPrefixLen)}
+		return "", &memerr.InvalidInputError{Field: memerr.FieldID, Value: prefix, Reason: fmt.Sprintf("%q is not a memory id; give at least %d hex digits of an id", prefix, MinPrefixLen)}
 	}
 	return p, nil
 }

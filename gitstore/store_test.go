@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/internal/gitrefs"
+	"github.com/git-mem/git-mem/memerr"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 )
@@ -144,7 +145,7 @@ func TestStoreReviseHistory(t *testing.T) {
 		_, err := s.Revise(ctx, Writer{Agent: "codex"}, m.ID, "Postgres runs on port 5432")
 		require.NoError(t, err)
 		_, err = s.Revise(ctx, Writer{Agent: "codex"}, m.ID, "Postgres runs on port 5432")
-		require.ErrorIs(t, err, ErrInvalid, "revising to the same text is refused")
+		require.ErrorIs(t, err, memerr.ErrInvalid, "revising to the same text is refused")
 
 		hist, err := s.History(ctx, m.ID)
 		require.NoError(t, err)
@@ -158,7 +159,7 @@ func TestStoreReviseHistory(t *testing.T) {
 }
 
 // TestChangesIfVersion: a change made IfVersion happens while the memory
-// is at that version, and is refused with ErrChanged, writing nothing, once
+// is at that version, and is refused with memerr.ErrChanged, writing nothing, once
 // anything changed it (an event, a revision), whichever change it is.
 func TestChangesIfVersion(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, s *Store, c *clock) {
@@ -192,7 +193,7 @@ func TestChangesIfVersion(t *testing.T) {
 				tip, err := s.Tip()
 				require.NoError(t, err)
 				_, err = ch.do(m.ID, IfVersion(shown))
-				require.ErrorIs(t, err, ErrChanged)
+				require.ErrorIs(t, err, memerr.ErrChanged)
 				after, err := s.Tip()
 				require.NoError(t, err)
 				require.Equal(t, tip, after, "nothing was written")
@@ -255,7 +256,7 @@ func TestStoreSupersedeBitemporal(t *testing.T) {
 		require.Nil(t, asOf[0].ValidTo)
 
 		_, err = s.Add(ctx, Writer{}, NewMemory{Text: "We deploy with Render", Supersedes: old.ID})
-		require.ErrorIs(t, err, ErrRetired)
+		require.ErrorIs(t, err, memerr.ErrRetired)
 	})
 }
 
@@ -269,7 +270,7 @@ func TestStoreForgetKeepsHistory(t *testing.T) {
 		rd, err := s.Read()
 		require.NoError(t, err)
 		_, err = rd.Get(m.ID)
-		require.ErrorIs(t, err, ErrNotFound)
+		require.ErrorIs(t, err, memerr.ErrNotFound)
 		_, err = rd.Get(keep.ID)
 		require.NoError(t, err)
 		hist, err := s.History(ctx, m.ID)
@@ -279,7 +280,7 @@ func TestStoreForgetKeepsHistory(t *testing.T) {
 		require.Nil(t, hist[0].Memory)
 		require.Equal(t, "Staging is at staging.example.com", hist[1].Memory.Text)
 		_, err = s.Forget(ctx, Writer{}, m.ID)
-		require.ErrorIs(t, err, ErrNotFound)
+		require.ErrorIs(t, err, memerr.ErrNotFound)
 	})
 }
 
@@ -316,18 +317,18 @@ func TestStoreAmbiguousPrefix(t *testing.T) {
 		require.ErrorAs(t, err, &amb)
 		require.Len(t, amb.Candidates, 2)
 		require.Contains(t, err.Error(), "abcd000000000001")
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, memerr.ErrInvalid)
 
 		_, m, err := set.Find("ABCE")
 		require.NoError(t, err)
 		require.Equal(t, "abce000000000003", m.ID)
 
 		_, _, err = set.Find("ffff")
-		require.ErrorIs(t, err, ErrNotFound)
+		require.ErrorIs(t, err, memerr.ErrNotFound)
 		_, _, err = set.Find("ab")
-		require.ErrorIs(t, err, ErrInvalid, "too short")
+		require.ErrorIs(t, err, memerr.ErrInvalid, "too short")
 		_, _, err = set.Find("zzzz")
-		require.ErrorIs(t, err, ErrInvalid, "not hex")
+		require.ErrorIs(t, err, memerr.ErrInvalid, "not hex")
 
 		rd, err := s.Read()
 		require.NoError(t, err)
@@ -365,7 +366,7 @@ func TestStoreRejectsBadInputAndWritesNothing(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := s.Add(context.Background(), Writer{}, tc.in)
-				require.ErrorIs(t, err, ErrInvalid)
+				require.ErrorIs(t, err, memerr.ErrInvalid)
 				require.Contains(t, err.Error(), tc.want)
 				tip, err := s.Tip()
 				require.NoError(t, err)
@@ -375,7 +376,7 @@ func TestStoreRejectsBadInputAndWritesNothing(t *testing.T) {
 		for _, tc := range secrets {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := s.Add(context.Background(), Writer{}, NewMemory{Text: tc.text})
-				require.ErrorIs(t, err, ErrSecret)
+				require.ErrorIs(t, err, memerr.ErrSecret)
 				require.Contains(t, err.Error(), tc.want)
 				require.NotContains(t, err.Error(), "S3cr3t", "the error never repeats the secret")
 				tip, err := s.Tip()
@@ -384,10 +385,10 @@ func TestStoreRejectsBadInputAndWritesNothing(t *testing.T) {
 			})
 		}
 		_, err := s.Add(context.Background(), Writer{}, NewMemory{Text: "x", Supersedes: "0123456789abcdef"})
-		require.ErrorIs(t, err, ErrNotFound)
+		require.ErrorIs(t, err, memerr.ErrNotFound)
 		m := add(t, s, "harmless")
 		_, err = s.Revise(context.Background(), Writer{}, m.ID, "token: ghp_R7kq2VbX9mZp4LwT8sYc1NdF6hJg3QeA5uKo")
-		require.ErrorIs(t, err, ErrSecret)
+		require.ErrorIs(t, err, memerr.ErrSecret)
 	})
 }
 
@@ -455,7 +456,7 @@ func TestStorePurge(t *testing.T) {
 		require.Empty(t, hist)
 
 		_, err = s.Repo.Purge(ctx, secret.ID)
-		require.ErrorIs(t, err, ErrNotFound)
+		require.ErrorIs(t, err, memerr.ErrNotFound)
 	})
 }
 
@@ -473,15 +474,15 @@ func TestStoreCorruptObject(t *testing.T) {
 	rd, err := s.Read()
 	require.NoError(t, err)
 	_, err = rd.Get(m.ID)
-	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorIs(t, err, memerr.ErrCorrupt)
 	require.Contains(t, err.Error(), "git fsck")
 	_, err = s.List(Filter{})
-	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorIs(t, err, memerr.ErrCorrupt)
 
 	// A garbage ref is reported, not followed.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "memory", "main"), []byte("garbage\n"), 0o644))
 	_, err = s.Tip()
-	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorIs(t, err, memerr.ErrCorrupt)
 }
 
 func TestDiskStoreIsValidGit(t *testing.T) {
@@ -589,7 +590,7 @@ func TestDiskStoreWorktreeBareAndUnborn(t *testing.T) {
 	})
 	t.Run("no repository", func(t *testing.T) {
 		_, err := Open(t.TempDir())
-		require.ErrorIs(t, err, ErrNoRepo)
+		require.ErrorIs(t, err, memerr.ErrNoRepo)
 	})
 }
 
@@ -611,7 +612,7 @@ func TestStaleLockIsBroken(t *testing.T) {
 	require.NoError(t, os.WriteFile(lock, nil, 0o644))
 	r.refs.db.(*gitrefs.Disk).LockTimeout = 50 * time.Millisecond
 	_, err = s.Add(context.Background(), Writer{}, NewMemory{Text: "third"})
-	require.ErrorIs(t, err, ErrBusy)
+	require.ErrorIs(t, err, memerr.ErrBusy)
 	require.Contains(t, err.Error(), "main.lock")
 }
 
@@ -691,7 +692,7 @@ func TestCanonicalEncoding(t *testing.T) {
 	_, err = DecodeMemory([]byte(`{"schema":1,"id":"../../etc"}`))
 	require.Error(t, err)
 	_, err = DecodeMemory([]byte(`not json`))
-	require.True(t, err != nil && !errors.Is(err, ErrNotFound))
+	require.True(t, err != nil && !errors.Is(err, memerr.ErrNotFound))
 }
 
 // eachFanChange walks two fan-out trees' entries once, in id order, and

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // pushPatience bounds how long a push keeps pulling, merging and pushing
@@ -149,7 +151,7 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 			return nil, err
 		}
 		if local.IsZero() {
-			return nil, &NothingToPushError{Remote: rem.Display}
+			return nil, &memerr.NothingToPushError{Remote: rem.Display}
 		}
 		tracking, err := r.refs.read(rem.TrackingRef())
 		if err != nil {
@@ -213,7 +215,7 @@ func (r *Repo) Push(ctx context.Context, w Writer, rem *Remote, opt PushOptions)
 			}
 		}
 	}
-	return nil, &BusyError{Op: BusyPush, Remote: rem.Display,
+	return nil, &memerr.BusyError{Op: memerr.BusyPush, Remote: rem.Display,
 		Reason: fmt.Sprintf("%s kept moving while pushing (%d attempts in %v)", rem.Display, attempt+1, pushPatience)}
 }
 

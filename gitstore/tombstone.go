@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Purge tombstones (docs/architecture.md, sharing). A purge records
@@ -176,7 +177,7 @@ func (r *Repo) recordTombstone(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return &BusyError{Op: BusyPurge, Reason: "could not record the purge on " + RefMain}
+	return &memerr.BusyError{Op: memerr.BusyPurge, Reason: "could not record the purge on " + RefMain}
 }
 
 // honourTombstones prepares a fetched tip for merging into refs/memory/main:
@@ -223,7 +224,7 @@ func (r *Repo) honourTombstones(ctx context.Context, fetched Hash, extra []strin
 	}
 	for _, id := range news {
 		rep, err := r.purgeRefs(ctx, id, map[string]bool{})
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memerr.ErrNotFound) {
 			continue // never had it
 		}
 		if err != nil {

@@ -3,13 +3,15 @@ package gitstore
 import (
 	"errors"
 	"fmt"
-	"github.com/git-mem/git-mem/internal/gitobj"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // memoriesDir is the root tree entry holding the fan-out of memory documents.
@@ -24,12 +26,12 @@ func fanout(id string) string { return Clip(id, 2) }
 // memoryPath is the path of a memory document in the memory tree.
 func memoryPath(id string) string { return memoriesDir + "/" + fanout(id) + "/" + blobName(id) }
 
-// wrapObjectErr turns a missing or unreadable object into ErrCorrupt with advice.
+// wrapObjectErr turns a missing or unreadable object into memerr.ErrCorrupt with advice.
 func wrapObjectErr(what string, h Hash, err error) error {
 	if errors.Is(err, gitobj.ErrNotFound) {
-		return &DamagedError{What: what, Object: h.String(), Missing: true, Err: err}
+		return &memerr.DamagedError{What: what, Object: h.String(), Missing: true, Err: err}
 	}
-	return &DamagedError{What: what, Object: h.String(), Err: err}
+	return &memerr.DamagedError{What: what, Object: h.String(), Err: err}
 }
 
 // snapshot is the memory tree of one commit, read lazily.
@@ -167,7 +169,7 @@ func (r *Repo) readCommit(h Hash) (*gitCommit, error) {
 	if errors.Is(err, gitobj.ErrNotFound) {
 		// a ref set by hand to a blob or a tree is no missing commit
 		if other, err2 := r.objects.Read(h); err2 == nil {
-			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", ErrCorrupt, h, other.Type)
+			return nil, fmt.Errorf("%w: %s is a %s, not a commit: a memory ref was set to the wrong object; point it back at its last commit (git reflog, then git update-ref)", memerr.ErrCorrupt, h, other.Type)
 		}
 	}
 	if err != nil {
@@ -178,7 +180,7 @@ func (r *Repo) readCommit(h Hash) (*gitCommit, error) {
 	}
 	c, err := gitobj.DecodeCommit(h, o.Data)
 	if err != nil {
-		return nil, wrapObjectErr("commit", h, fmt.Errorf("%w: %w", ErrCorrupt, err))
+		return nil, wrapObjectErr("commit", h, fmt.Errorf("%w: %w", memerr.ErrCorrupt, err))
 	}
 	return c, nil
 }
@@ -247,14 +249,14 @@ func (s *snapshot) blobHash(id string) (Hash, error) {
 	return zeroHash, nil
 }
 
-// get reads one memory by full id; ErrNotFound when absent.
+// get reads one memory by full id; memerr.ErrNotFound when absent.
 func (s *snapshot) get(id string) (*Memory, error) {
 	h, err := s.blobHash(id)
 	if err != nil {
 		return nil, err
 	}
 	if h.IsZero() {
-		return nil, fmt.Errorf("%w: no memory %s", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: no memory %s", memerr.ErrNotFound, id)
 	}
 	m, err := s.repo.readMemory(h, id)
 	var de *DocumentError
@@ -274,7 +276,7 @@ func (r *Repo) readBlob(h Hash) ([]byte, error) {
 
 // readMemory reads and checks the document of the memory with the full id
 // (its file name). An invalid document is a *DocumentError; a missing or
-// unreadable object is ErrCorrupt.
+// unreadable object is memerr.ErrCorrupt.
 func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
 	o, err := r.object(gitobj.BlobObject, h)
 	if tl := (*gitobj.TooLargeError)(nil); errors.As(err, &tl) {
@@ -289,7 +291,7 @@ func (r *Repo) readMemory(h Hash, id string) (*Memory, error) {
 	}
 	m, err := validateDocument(o.Data, id)
 	if err != nil {
-		return nil, &DocumentError{ID: id, Blob: h, Reason: strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")}
+		return nil, &DocumentError{ID: id, Blob: h, Reason: strings.TrimPrefix(err.Error(), memerr.ErrInvalid.Error()+": ")}
 	}
 	return m, nil
 }
@@ -437,7 +439,7 @@ func (r *Repo) treeObject(entries []treeEntry) (*gitobj.Object, error) {
 	gitobj.SortTreeEntries(entries)
 	data, err := gitobj.EncodeTree(entries)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", memerr.ErrInvalid, err)
 	}
 	return r.encodedObject(gitobj.TreeObject, data)
 }

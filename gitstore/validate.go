@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/secret"
 )
 
@@ -93,7 +94,7 @@ func (n *NewMemory) checkRawSecrets() error {
 				continue
 			}
 			if fd, ok := secret.URLWithPassword(v); ok {
-				return fmt.Errorf("%s: %w", f.name, &SecretError{findings: []secret.Finding{fd}})
+				return fmt.Errorf("%s: %w", f.name, &memerr.SecretError{Findings: []secret.Finding{fd}})
 			}
 		}
 	}
@@ -130,7 +131,7 @@ func CheckRestoreSecrets(m *Memory) error {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
 			if fd, ok := secret.URLWithPassword(v); ok {
-				return fmt.Errorf("%s: %w", f.name, &SecretError{findings: []secret.Finding{fd}})
+				return fmt.Errorf("%s: %w", f.name, &memerr.SecretError{Findings: []secret.Finding{fd}})
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/internal/health"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // goodDoc is a valid canonical document of the memory with the full id.
@@ -82,7 +83,7 @@ func TestValidateDocument(t *testing.T) {
 	for _, c := range badDocs(t, id) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := validateDocument(c.data, id)
-			require.ErrorIs(t, err, ErrInvalid)
+			require.ErrorIs(t, err, memerr.ErrInvalid)
 			require.Contains(t, err.Error(), c.why)
 			require.NotContains(t, err.Error(), "\x1b", "an error quotes values escaped")
 		})
@@ -137,8 +138,8 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 			rd, err := s.Read()
 			require.NoError(t, err)
 			_, err = rd.Get(bad)
-			require.ErrorIs(t, err, ErrBadDocument)
-			require.ErrorIs(t, err, ErrNotFound)
+			require.ErrorIs(t, err, memerr.ErrBadDocument)
+			require.ErrorIs(t, err, memerr.ErrNotFound)
 			var de *DocumentError
 			require.ErrorAs(t, err, &de)
 			require.Equal(t, bad, de.ID, "the error names the document, for each surface to say how to remove it")
@@ -146,7 +147,7 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 
 			set := NewSet(r)
 			_, _, err = set.Find("3f2a9c")
-			require.ErrorIs(t, err, ErrBadDocument)
+			require.ErrorIs(t, err, memerr.ErrBadDocument)
 			st, id, err := set.Locate("3f2a9c")
 			require.NoError(t, err)
 			require.Equal(t, bad, id)
@@ -158,7 +159,7 @@ func TestStoreSkipsInvalidDocuments(t *testing.T) {
 			require.NotEmpty(t, vs[0].Invalid)
 
 			_, err = s.Add(ctx, Writer{}, NewMemory{Text: "A replacement", Supersedes: bad})
-			require.ErrorIs(t, err, ErrBadDocument)
+			require.ErrorIs(t, err, memerr.ErrBadDocument)
 
 			var listed bool
 			for _, f := range r.CheckMemoryRefs(ctx) {
@@ -293,7 +294,7 @@ func FuzzValidateDocument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := validateDocument(data, id)
 		if err != nil {
-			require.True(t, errors.Is(err, ErrInvalid), "%v", err)
+			require.True(t, errors.Is(err, memerr.ErrInvalid), "%v", err)
 			return
 		}
 		out, err := m.Encode()
@@ -340,7 +341,7 @@ func TestValidateScansFieldsBeforeNormalizing(t *testing.T) {
 			n := c.n
 			n.Text = "a harmless text"
 			err := n.Validate()
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, memerr.ErrSecret)
 			allowed := c.n
 			allowed.Text, allowed.AllowSecret = "a harmless text", true
 			if len(c.n.Tags) == 0 || !strings.Contains(c.n.Tags[0], ":") {
@@ -383,7 +384,7 @@ func TestCheckRestoreSecrets(t *testing.T) {
 		m := good()
 		set(m)
 		err := CheckRestoreSecrets(m)
-		require.ErrorIs(t, err, ErrSecret, name)
+		require.ErrorIs(t, err, memerr.ErrSecret, name)
 		require.Contains(t, err.Error(), name)
 	}
 }

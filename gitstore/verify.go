@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // A server that takes pushes to refs/memory/* holds whatever its clients
@@ -39,7 +40,7 @@ type RefUpdate struct {
 // ParseRefUpdates reads git's pre-receive input, one "<old> <new> <ref>"
 // line per ref, and returns the updates of memory refs (refs/memory/*);
 // the other lines are passed over by their ref name alone. Object names of
-// 64 hex digits (a SHA-256 repository's) are an ErrUnsupportedFormat.
+// 64 hex digits (a SHA-256 repository's) are a memerr.ErrUnsupportedFormat.
 func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 	var out []RefUpdate
 	sc := bufio.NewScanner(r)
@@ -51,7 +52,7 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%w: line %d of the ref updates is not \"<old> <new> <ref>\"", ErrInvalid, n)
+			return nil, fmt.Errorf("%w: line %d of the ref updates is not \"<old> <new> <ref>\"", memerr.ErrInvalid, n)
 		}
 		if !strings.HasPrefix(f[2], memoryRefsPrefix) {
 			continue
@@ -61,9 +62,9 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 			h, ok := parseHash(f[i])
 			if !ok {
 				if len(f[i]) == 64 && isHex(f[i]) {
-					return nil, fmt.Errorf("%w: %s is updated with SHA-256 object names, and git-mem reads SHA-1 repositories only", ErrUnsupportedFormat, f[2])
+					return nil, fmt.Errorf("%w: %s is updated with SHA-256 object names, and git-mem reads SHA-1 repositories only", memerr.ErrUnsupportedFormat, f[2])
 				}
-				return nil, fmt.Errorf("%w: line %d of the ref updates: %s is not an object name", ErrInvalid, n, quoteShort(f[i]))
+				return nil, fmt.Errorf("%w: line %d of the ref updates: %s is not an object name", memerr.ErrInvalid, n, quoteShort(f[i]))
 			}
 			*dst = h
 		}
@@ -74,14 +75,14 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 
 // UpdateSince is the update that moved ref from since (zero: the ref was
 // created, or its whole history is to be checked) to where it points now:
-// what a CI job checks after a push. ErrNotFound when there is no such ref.
+// what a CI job checks after a push. memerr.ErrNotFound when there is no such ref.
 func (r *Repo) UpdateSince(ref string, since Hash) (RefUpdate, error) {
 	tip, err := r.refs.read(ref)
 	if err != nil {
 		return RefUpdate{}, err
 	}
 	if tip.IsZero() {
-		return RefUpdate{}, fmt.Errorf("%w: there is no ref %s in this repository", ErrNotFound, ref)
+		return RefUpdate{}, fmt.Errorf("%w: there is no ref %s in this repository", memerr.ErrNotFound, ref)
 	}
 	return RefUpdate{ref: ref, old: since, new: tip}, nil
 }
@@ -189,11 +190,11 @@ func (v *verifier) update(ctx context.Context, u RefUpdate) error {
 		return nil
 	}
 	if _, err := r.readCommit(u.new); err != nil {
-		var missing *DamagedError
+		var missing *memerr.DamagedError
 		if errors.As(err, &missing) && missing.Missing {
 			return err // not in the repository: nothing to judge it by
 		}
-		if errors.Is(err, ErrCorrupt) {
+		if errors.Is(err, memerr.ErrCorrupt) {
 			v.reject(u.ref, u.new, "", RejectLayout, "the ref would point at %s, which is no commit", u.new.Short())
 			return nil
 		}
@@ -278,7 +279,7 @@ func (v *verifier) commit(ctx context.Context, ref string, h Hash) error {
 	// a tree named memories that is a file, or an object of the wrong
 	// type, is a layout git-mem cannot read
 	snap, err := r.snapshotAt(h)
-	if errors.Is(err, ErrCorrupt) {
+	if errors.Is(err, memerr.ErrCorrupt) {
 		v.reject(ref, h, "", RejectLayout, "its tree is not a memory store's: %v", err)
 		return nil
 	}
@@ -288,7 +289,7 @@ func (v *verifier) commit(ctx context.Context, ref string, h Hash) error {
 	var parents []*snapshot
 	for _, p := range c.ParentHashes {
 		ps, err := r.snapshotAt(Hash(p))
-		if errors.Is(err, ErrCorrupt) {
+		if errors.Is(err, memerr.ErrCorrupt) {
 			v.reject(ref, h, "", RejectLayout, "its parent %s is not a memory store's commit: %v", Hash(p).Short(), err)
 			return nil
 		}
@@ -401,7 +402,7 @@ func (v *verifier) document(ref string, commit Hash, id string, blob Hash, purge
 // secretReason is a secret error without its sentinel's words: the field
 // and each finding's kind and offset.
 func secretReason(err error) string {
-	return strings.Replace(err.Error(), ErrSecret.Error()+": ", "", 1)
+	return strings.Replace(err.Error(), memerr.ErrSecret.Error()+": ", "", 1)
 }
 
 // layout checks the trees of snap that none of its parents has at the

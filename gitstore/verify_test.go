@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 func TestParseRefUpdates(t *testing.T) {
@@ -27,9 +28,9 @@ func TestParseRefUpdates(t *testing.T) {
 		{"created and deleted", zero + " " + b + " refs/memory/proposals/ann/x\r\n\n" + a + " " + zero + " refs/memory/private\n",
 			[]RefUpdate{{ref: "refs/memory/proposals/ann/x", new: mustHash(b), pending: true}, {ref: "refs/memory/private", old: mustHash(a), pending: true}}, nil},
 		{"code only, in SHA-256", strings.Repeat("c", 64) + " " + strings.Repeat("d", 64) + " refs/heads/main\n", nil, nil},
-		{"memory in SHA-256", strings.Repeat("c", 64) + " " + strings.Repeat("d", 64) + " refs/memory/main\n", nil, ErrUnsupportedFormat},
-		{"not an object name", "HEAD " + b + " refs/memory/main\n", nil, ErrInvalid},
-		{"two fields", a + " refs/memory/main\n", nil, ErrInvalid},
+		{"memory in SHA-256", strings.Repeat("c", 64) + " " + strings.Repeat("d", 64) + " refs/memory/main\n", nil, memerr.ErrUnsupportedFormat},
+		{"not an object name", "HEAD " + b + " refs/memory/main\n", nil, memerr.ErrInvalid},
+		{"two fields", a + " refs/memory/main\n", nil, memerr.ErrInvalid},
 		{"nothing", "", nil, nil},
 	}
 	for _, tc := range cases {
@@ -96,7 +97,7 @@ func TestUseObjectEnvironment(t *testing.T) {
 	r, err := Open(dir)
 	require.NoError(t, err)
 	_, err = r.readBlob(pushed)
-	require.ErrorIs(t, err, ErrCorrupt, "outside the hook's environment the quarantine is not read")
+	require.ErrorIs(t, err, memerr.ErrCorrupt, "outside the hook's environment the quarantine is not read")
 
 	env := map[string]string{"GIT_OBJECT_DIRECTORY": "tmp_objdir-incoming-test", "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects}
 	r.UseObjectEnvironment(func(k string) string { return env[k] }, objects)
@@ -136,7 +137,7 @@ func TestCheckDocumentSecrets(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, memerr.ErrSecret)
 			require.Contains(t, secretReason(err), tc.want)
 			require.NotContains(t, err.Error(), token)
 		})

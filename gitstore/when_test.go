@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,9 +23,9 @@ func TestParseWhen(t *testing.T) {
 		require.True(t, tc.want.Equal(got), "%s: %v", tc.in, got)
 	}
 	_, err := ParseWhen("someday", now)
-	require.ErrorIs(t, err, ErrInvalid)
-	var e *InvalidInputError
+	require.ErrorIs(t, err, memerr.ErrInvalid)
+	var e *memerr.InvalidInputError
 	require.ErrorAs(t, err, &e)
-	require.Equal(t, fieldWhen, e.Field)
+	require.Equal(t, memerr.FieldWhen, e.Field)
 	require.Contains(t, err.Error(), `"someday" is not a time`)
 }

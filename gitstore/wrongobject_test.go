@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // TestRefAtABlobIsNotAMissingCommit: a memory ref pointed by hand at a blob
@@ -34,7 +35,7 @@ func TestRefAtABlobIsNotAMissingCommit(t *testing.T) {
 	require.NoError(t, err)
 	git("update-ref", RefMain, strings.TrimSpace(string(out)))
 	_, err = st.Read()
-	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorIs(t, err, memerr.ErrCorrupt)
 	require.ErrorContains(t, err, "is a blob, not a commit")
 	require.NotContains(t, err.Error(), "missing")
 }

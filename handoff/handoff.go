@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // BranchTagPrefix starts the tag that names the branch a handoff (or a
@@ -65,16 +66,16 @@ func HandoffText(in HandoffInput) string {
 // handoff tagged with the branch (BranchTag) and anchored to HEAD. It
 // supersedes the branch's previous handoff, so each branch has one current
 // handoff and history keeps the others. An empty handoff (no done, next or
-// warning) is refused with gitstore.ErrInvalid; outside a repository it
-// fails with gitstore.ErrNoRepo. acc is how the caller's process writes
+// warning) is refused with memerr.ErrInvalid; outside a repository it
+// fails with memerr.ErrNoRepo. acc is how the caller's process writes
 // the recall snapshot, refreshed after the write.
 func Save(ctx context.Context, set *gitstore.Set, w gitstore.Writer, in HandoffInput, acc index.Access) (*gitstore.Memory, error) {
 	if set == nil || set.Repo == nil {
-		return nil, fmt.Errorf("%w: a handoff belongs to a repository's branch; run it inside a repository", gitstore.ErrNoRepo)
+		return nil, fmt.Errorf("%w: a handoff belongs to a repository's branch; run it inside a repository", memerr.ErrNoRepo)
 	}
 	text := HandoffText(in)
 	if text == "" {
-		return nil, fmt.Errorf("%w: the handoff is empty; say what was done (--done), what comes next (--next) or what to watch out for (--warn)", gitstore.ErrInvalid)
+		return nil, fmt.Errorf("%w: the handoff is empty; say what was done (--done), what comes next (--next) or what to watch out for (--warn)", memerr.ErrInvalid)
 	}
 	head := set.Repo.Head()
 	branch := in.Branch

@@ -15,6 +15,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 func repoWithCommit(t *testing.T) *gitstore.Set {
@@ -48,9 +49,9 @@ func TestSaveAndLatest(t *testing.T) {
 		in   handoff.HandoffInput
 		err  error
 	}{
-		{"empty", handoff.HandoffInput{}, gitstore.ErrInvalid},
-		{"blank", handoff.HandoffInput{Done: "  ", Warnings: []string{""}}, gitstore.ErrInvalid},
-		{"secret", handoff.HandoffInput{Next: "deploy with ghp_Zx8vQ2mK7pL4nR9sT1wY6bC3dF5gH0jE8aU2"}, gitstore.ErrSecret},
+		{"empty", handoff.HandoffInput{}, memerr.ErrInvalid},
+		{"blank", handoff.HandoffInput{Done: "  ", Warnings: []string{""}}, memerr.ErrInvalid},
+		{"secret", handoff.HandoffInput{Next: "deploy with ghp_Zx8vQ2mK7pL4nR9sT1wY6bC3dF5gH0jE8aU2"}, memerr.ErrSecret},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestSaveAndLatest(t *testing.T) {
 	require.Equal(t, second.ID, old.SupersededBy, "a new handoff supersedes the branch's previous one")
 
 	_, err = handoff.Save(ctx, &gitstore.Set{}, w, handoff.HandoffInput{Next: "x"}, index.Access{})
-	require.ErrorIs(t, err, gitstore.ErrNoRepo)
+	require.ErrorIs(t, err, memerr.ErrNoRepo)
 }
 
 // The start cache follows adds, changes and forgets, and can be deleted.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Session note limits: the most commits and files listed by name.
@@ -174,14 +175,14 @@ type EndOptions struct {
 // already describes the current state, so calling it again saves nothing; if
 // more happened since the note was written, the note is revised (one note
 // per session). It returns the note (nil when nothing was written) and fails
-// with gitstore.ErrNotFound when the session has no start marker.
+// with memerr.ErrNotFound when the session has no start marker.
 func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.Memory, error) {
 	m, err := s.Load(id)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%w: session %s has no start marker (its session-start hook did not run)", gitstore.ErrNotFound, id)
+		return nil, fmt.Errorf("%w: session %s has no start marker (its session-start hook did not run)", memerr.ErrNotFound, id)
 	}
 	unlock, err := s.lock(ctx, id)
 	if err != nil {
@@ -207,9 +208,9 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 	if m.Note != "" {
 		note, err = st.Revise(ctx, o.Writer, m.Note, text, gitstore.WithKeys(noteKeys(a)))
 		switch {
-		case errors.Is(err, gitstore.ErrNotFound) || errors.Is(err, gitstore.ErrRetired):
+		case errors.Is(err, memerr.ErrNotFound) || errors.Is(err, memerr.ErrRetired):
 			m.Note, err = "", nil // the note was forgotten or superseded: write a new one
-		case errors.Is(err, gitstore.ErrInvalid):
+		case errors.Is(err, memerr.ErrInvalid):
 			err = nil // same text (only uncommitted content changed)
 		}
 		if err != nil {
@@ -235,12 +236,12 @@ func (s *Sessions) End(ctx context.Context, id string, o EndOptions) (*gitstore.
 			})
 		}
 		note, err = add()
-		if errors.Is(err, gitstore.ErrSecret) {
+		if errors.Is(err, memerr.ErrSecret) {
 			// a commit subject looks like a credential: leave the subjects out
 			a.Commits = nil
 			note, err = add()
 		}
-		if errors.Is(err, gitstore.ErrSecret) {
+		if errors.Is(err, memerr.ErrSecret) {
 			// each file name passed alone, but their list does not: leave the
 			// names out rather than lose the note
 			a.Changed, a.Dirty, paths = nil, nil, nil
@@ -284,7 +285,7 @@ func (s *Sessions) lock(ctx context.Context, id string) (func(), error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: the session note of %s is being written by another hook", gitstore.ErrBusy, id)
+			return nil, fmt.Errorf("%w: the session note of %s is being written by another hook", memerr.ErrBusy, id)
 		case <-wait.C:
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // holdNoteLockEnv makes TestHelperHoldNoteLock a child process that takes
@@ -95,7 +96,7 @@ func TestNoteLockWaitsForItsHolder(t *testing.T) {
 	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	note, err := s.End(short, "s1", o)
-	require.ErrorIs(t, err, gitstore.ErrBusy)
+	require.ErrorIs(t, err, memerr.ErrBusy)
 	require.Nil(t, note)
 
 	const held = 1200 * time.Millisecond

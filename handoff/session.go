@@ -18,6 +18,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Session state lives in files under <git dir>/mem/sessions/ (per worktree:
@@ -77,7 +78,7 @@ type Sessions struct {
 // OpenSessions returns the session files of repo (<git dir>/mem/sessions).
 func OpenSessions(repo *gitstore.Repo) (*Sessions, error) {
 	if repo == nil || repo.GitDir == "" {
-		return nil, fmt.Errorf("%w: sessions need a repository on disk", gitstore.ErrNoRepo)
+		return nil, fmt.Errorf("%w: sessions need a repository on disk", memerr.ErrNoRepo)
 	}
 	return &Sessions{Repo: repo, Dir: repo.Mem().Sessions()}, nil
 }
@@ -113,7 +114,7 @@ func (s *Sessions) Load(id string) (*Marker, error) {
 	}
 	var m Marker
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%w: session marker %s: %v", gitstore.ErrCorrupt, s.path(id, ".json"), err)
+		return nil, fmt.Errorf("%w: session marker %s: %v", memerr.ErrCorrupt, s.path(id, ".json"), err)
 	}
 	if st, err := os.Stat(s.path(id, ".prompts")); err == nil {
 		m.logged = int(min(st.Size(), math.MaxInt32))
@@ -138,7 +139,7 @@ func (s *Sessions) Save(m *Marker) error {
 // session note covers the whole session; it is returned with existed true.
 func (s *Sessions) Start(ctx context.Context, id, agent string, now time.Time) (m *Marker, existed bool, err error) {
 	if id == "" {
-		return nil, false, fmt.Errorf("%w: the hook payload has no session id", gitstore.ErrInvalid)
+		return nil, false, fmt.Errorf("%w: the hook payload has no session id", memerr.ErrInvalid)
 	}
 	if old, err := s.Load(id); err == nil && old != nil {
 		return old, true, nil

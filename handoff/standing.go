@@ -16,6 +16,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // A session start needs, besides the memories relevant to the task (the
@@ -559,7 +560,7 @@ func (c *startCache) changes(scope gitstore.Scope, rd *gitstore.Reader, ids, rem
 	}
 	for _, id := range ids {
 		m, err := rd.Get(id)
-		if errors.Is(err, gitstore.ErrNotFound) {
+		if errors.Is(err, memerr.ErrNotFound) {
 			c.remove(cacheKey(scope, id))
 			continue
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/surface"
 )
 
@@ -304,14 +305,14 @@ func uuidShaped(id string) bool {
 func handlePayload(ctx context.Context, r Request, event, agent string, p *agents.Payload, payload []byte, lg *logger) ([]byte, error) {
 	dir := p.Dir()
 	if dir == "" {
-		return nil, fmt.Errorf("%w: the hook payload has no cwd", gitstore.ErrInvalid)
+		return nil, fmt.Errorf("%w: the hook payload has no cwd", memerr.ErrInvalid)
 	}
 	if !filepath.IsAbs(dir) {
-		return nil, fmt.Errorf("%w: the hook payload's cwd %q is not an absolute path", gitstore.ErrInvalid, dir)
+		return nil, fmt.Errorf("%w: the hook payload's cwd %q is not an absolute path", memerr.ErrInvalid, dir)
 	}
 	// the payload's cwd decides the repository, never an inherited GIT_DIR
 	repo, err := gitstore.OpenIn(dir)
-	if errors.Is(err, gitstore.ErrNoRepo) {
+	if errors.Is(err, memerr.ErrNoRepo) {
 		return nil, nil // not a repository: nothing to remember, nothing to say
 	}
 	if err != nil {
@@ -326,7 +327,7 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 		return nil, err
 	}
 	if event == "" {
-		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", gitstore.ErrInvalid, r.Event, strings.Join(agents.Events, ", "))
+		return nil, fmt.Errorf("%w: unknown hook event %q; use one of %s", memerr.ErrInvalid, r.Event, strings.Join(agents.Events, ", "))
 	}
 	if event == agents.EventSessionStart && p.Source != "compact" {
 		// the session's look at the worktree, the longest part of a
@@ -656,7 +657,7 @@ func (h *handler) end(ctx context.Context) error {
 		}
 	}
 	note, err := h.sessions.End(ctx, h.p.Session(), o)
-	if errors.Is(err, gitstore.ErrNotFound) {
+	if errors.Is(err, memerr.ErrNotFound) {
 		return nil // no start marker: the session began before git-mem was installed
 	}
 	if err == nil && note != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 func openBatchSet(t *testing.T) (*gitstore.Set, *gitstore.Store) {
@@ -101,10 +102,10 @@ func TestRememberBatchRefusesPerItemAndDryRun(t *testing.T) {
 		res, err := RememberBatch(ctx, set, store, w, items, BatchOptions{Op: gitstore.OpImport, Subject: "test", DryRun: dry})
 		require.NoError(t, err)
 		o := res.Outcomes
-		require.True(t, errors.Is(o[0].Refused, gitstore.ErrSecret), "%v", o[0].Refused)
+		require.True(t, errors.Is(o[0].Refused, memerr.ErrSecret), "%v", o[0].Refused)
 		require.True(t, o[1].Unchanged, "the same claim from the same file is already there")
 		require.True(t, o[2].Reinforced, "the same claim from another file reinforces")
-		require.True(t, errors.Is(o[3].Refused, gitstore.ErrInvalid), "%v", o[3].Refused)
+		require.True(t, errors.Is(o[3].Refused, memerr.ErrInvalid), "%v", o[3].Refused)
 		require.False(t, o[4].Reinforced || o[4].Unchanged)
 		require.Equal(t, "Run make test before pushing", o[4].Memory.Text)
 		now, err := store.Tip()

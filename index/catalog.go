@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index/snapshot"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Summary is what listing and counting need of a memory, read from the
@@ -39,7 +40,7 @@ type Catalog struct {
 func openCatalog(ctx context.Context, set *gitstore.Set, acc Access) (*Catalog, error) {
 	path := SnapshotPath(set)
 	if path == "" {
-		return nil, fmt.Errorf("%w: this store has no directory to hold a snapshot", gitstore.ErrNoRepo)
+		return nil, fmt.Errorf("%w: this store has no directory to hold a snapshot", memerr.ErrNoRepo)
 	}
 	v, err := syncSnapshot(ctx, path, set.Stores(), acc)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index/evaluation/dataset"
 	"github.com/git-mem/git-mem/index/snapshot"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 func TestQueryTerms(t *testing.T) {
@@ -497,7 +498,7 @@ func TestRecallOutsideAnyDirectory(t *testing.T) {
 	require.Equal(t, "scan", res.Source)
 	require.Len(t, res.Hits, 1)
 	_, err = Rebuild(context.Background(), set, nil)
-	require.ErrorIs(t, err, gitstore.ErrNoRepo)
+	require.ErrorIs(t, err, memerr.ErrNoRepo)
 }
 
 func TestAsOf(t *testing.T) {

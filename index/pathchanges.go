@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Which files changed since a memory's anchor commit is a git fact about
@@ -34,7 +35,7 @@ func PathChanges(ctx context.Context, r *gitstore.Repo, anchor string, paths []s
 		return out, nil
 	}
 	if _, ok := gitstore.HashOf(anchor); !ok || anchor == "" {
-		return nil, fmt.Errorf("%w: anchor %q is not a commit id", gitstore.ErrInvalid, anchor)
+		return nil, fmt.Errorf("%w: anchor %q is not a commit id", memerr.ErrInvalid, anchor)
 	}
 	args := []string{"log", "--no-renames", "--format=format:@@", "--name-only", anchor + "..HEAD", "--"}
 	for _, p := range paths {

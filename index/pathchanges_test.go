@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // TestPathChangesRefusesWhatIsNoAnchor: no git runs for an anchor that is
@@ -21,10 +22,10 @@ func TestPathChangesRefusesWhatIsNoAnchor(t *testing.T) {
 		wantErr error
 	}{
 		{"no paths", "not an id", nil, nil},
-		{"an empty anchor", "", []string{"go.mod"}, gitstore.ErrInvalid},
-		{"not hex", "main", []string{"go.mod"}, gitstore.ErrInvalid},
-		{"an option", "--all", []string{"go.mod"}, gitstore.ErrInvalid},
-		{"too short", strings.Repeat("a", 39), []string{"go.mod"}, gitstore.ErrInvalid},
+		{"an empty anchor", "", []string{"go.mod"}, memerr.ErrInvalid},
+		{"not hex", "main", []string{"go.mod"}, memerr.ErrInvalid},
+		{"an option", "--all", []string{"go.mod"}, memerr.ErrInvalid},
+		{"too short", strings.Repeat("a", 39), []string{"go.mod"}, memerr.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index/snapshot"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // syncSnapshot returns the snapshot at path, with its delta, up to date
@@ -190,7 +191,7 @@ func advanceStore(ch *snapChanges, s *gitstore.Store, oldTip string, had bool, t
 				key := docKey(s.Scope, id)
 				ch.drop[key] = true
 				m, err := rd.Get(id)
-				if errors.Is(err, gitstore.ErrNotFound) {
+				if errors.Is(err, memerr.ErrNotFound) {
 					continue
 				}
 				if err != nil {
@@ -419,7 +420,7 @@ func closeFolding(path string, v *snapView, acc Access) error {
 func Rebuild(ctx context.Context, set *gitstore.Set, progress Progress) (docs int, err error) {
 	dir := Dir(set)
 	if dir == "" {
-		return 0, fmt.Errorf("%w: this store has no directory to hold an index", gitstore.ErrNoRepo)
+		return 0, fmt.Errorf("%w: this store has no directory to hold an index", memerr.ErrNoRepo)
 	}
 	tips, total, read, err := ReadDocs(set.Stores())
 	if err != nil {

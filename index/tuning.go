@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Tuning switches parts of analysis and ranking off, or sets their
@@ -109,7 +110,7 @@ func (a Ablation) Tuning() (*Tuning, error) {
 			cfg.noConfidence = true
 		case "":
 		default:
-			return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, concepts, phrase, rerank or confidence", gitstore.ErrInvalid, x)
+			return nil, fmt.Errorf("%w: unknown ablation %q; use stem, split, thesaurus, concepts, phrase, rerank or confidence", memerr.ErrInvalid, x)
 		}
 	}
 	return cfg, nil

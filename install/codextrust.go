@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Codex runs a hook only when it is trusted: config.toml holds, per hook,
@@ -143,7 +143,7 @@ func TrustCodexHooks(ctx context.Context, codexBin, codexHome string, env []stri
 		}
 	}
 	if len(own) == 0 {
-		return nil, fmt.Errorf("%w: codex lists none of git-mem's hooks for %s", gitstore.ErrNotFound, cwd)
+		return nil, fmt.Errorf("%w: codex lists none of git-mem's hooks for %s", memerr.ErrNotFound, cwd)
 	}
 	path := filepath.Join(codexHome, "config.toml")
 	old, err := os.ReadFile(path)

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/git-mem/git-mem/agents"
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // MCPServerName is the name git-mem's MCP server is registered under.
@@ -82,13 +82,13 @@ func spec(o InstallOptions) (agentSpec, error) {
 	cfg, ok := agents.ConfigOf(o.Agent)
 	sp := agentSpec{cfg}
 	if !ok {
-		return agentSpec{}, fmt.Errorf("%w: unknown agent %q; use one of %s", gitstore.ErrInvalid, o.Agent, strings.Join(agents.Names, ", "))
+		return agentSpec{}, fmt.Errorf("%w: unknown agent %q; use one of %s", memerr.ErrInvalid, o.Agent, strings.Join(agents.Names, ", "))
 	}
 	if o.User && o.Home == "" {
-		return agentSpec{}, fmt.Errorf("%w: no home directory for --user; set HOME", gitstore.ErrInvalid)
+		return agentSpec{}, fmt.Errorf("%w: no home directory for --user; set HOME", memerr.ErrInvalid)
 	}
 	if !o.User && o.Root == "" {
-		return agentSpec{}, fmt.Errorf("%w: installing for a project needs a repository with a worktree; run it inside one, or pass --user", gitstore.ErrNoRepo)
+		return agentSpec{}, fmt.Errorf("%w: installing for a project needs a repository with a worktree; run it inside one, or pass --user", memerr.ErrNoRepo)
 	}
 	return sp, nil
 }
@@ -390,7 +390,7 @@ func codexTrust(ctx context.Context, o InstallOptions, install bool, hooksPath s
 	keys, err := TrustCodexHooks(ctx, o.CodexBin, o.codexHome(), o.Env, cwd)
 	if err != nil {
 		why := err.Error()
-		if errors.Is(err, gitstore.ErrNotFound) && !o.User {
+		if errors.Is(err, memerr.ErrNotFound) && !o.User {
 			why = "codex does not load " + filepath.Dir(hooksPath) + " yet: it reads a project's .codex only once you trusted the project (codex asks when it first starts there); then run git mem install codex again, or install with --user"
 		}
 		rep.Notes = append(rep.Notes, "could not record hook trust with codex: "+why+". "+CodexTrustNote(hooksPath))
@@ -419,7 +419,7 @@ func resolveLink(path string) (target string, link bool, err error) {
 	}
 	target, err = filepath.EvalSymlinks(path)
 	if err != nil {
-		return "", true, fmt.Errorf("%w: %s is a symlink to a file that does not exist (%v); create that file or remove the link, then run again", gitstore.ErrInvalid, path, err)
+		return "", true, fmt.Errorf("%w: %s is a symlink to a file that does not exist (%v); create that file or remove the link, then run again", memerr.ErrInvalid, path, err)
 	}
 	return target, true, nil
 }
@@ -583,7 +583,7 @@ func jsonEdit(fn func(root *jobj) error, flat, removing bool, kept *[]string) fu
 		}
 		doc, err := parseJSONDoc(old)
 		if err != nil {
-			return nil, fmt.Errorf("%w: not valid JSON, even allowing comments and trailing commas (%v); fix or move the file, then run again", gitstore.ErrInvalid, err)
+			return nil, fmt.Errorf("%w: not valid JSON, even allowing comments and trailing commas (%v); fix or move the file, then run again", memerr.ErrInvalid, err)
 		}
 		before, err := doc.tree()
 		if err != nil {
@@ -593,7 +593,7 @@ func jsonEdit(fn func(root *jobj) error, flat, removing bool, kept *[]string) fu
 		root, ok := t.(*jobj)
 		orig, _ := before.(*jobj)
 		if !ok || orig == nil {
-			return nil, fmt.Errorf("%w: the file is not a JSON object", gitstore.ErrInvalid)
+			return nil, fmt.Errorf("%w: the file is not a JSON object", memerr.ErrInvalid)
 		}
 		if err := fn(root); err != nil {
 			return nil, err
@@ -709,7 +709,7 @@ func (sp agentSpec) addHooks(root *jobj, o InstallOptions) error {
 		var arr []any
 		if v, ok := hooks.get(e.Name); ok {
 			if arr, ok = v.([]any); !ok {
-				return fmt.Errorf("%w: hooks.%s is not a list", gitstore.ErrInvalid, e.Name)
+				return fmt.Errorf("%w: hooks.%s is not a list", memerr.ErrInvalid, e.Name)
 			}
 		}
 		placed := false

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Agents' JSON config files are edited as ordered trees, so that a merge
@@ -59,7 +59,7 @@ func (o *jobj) obj(k string) (*jobj, error) {
 	}
 	n, ok := v.(*jobj)
 	if !ok {
-		return nil, fmt.Errorf("%w: %q is not a JSON object", gitstore.ErrInvalid, k)
+		return nil, fmt.Errorf("%w: %q is not a JSON object", memerr.ErrInvalid, k)
 	}
 	return n, nil
 }

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
-
-	"github.com/git-mem/git-mem/gitstore"
 )
 
 // Codex's config.toml is edited as surgery too: the file is parsed with
@@ -299,7 +298,7 @@ func tomlString(s string) string {
 }
 
 func tomlInvalid(err error) error {
-	return fmt.Errorf("%w: not valid TOML (%v); fix the file, then run again", gitstore.ErrInvalid, err)
+	return fmt.Errorf("%w: not valid TOML (%v); fix the file, then run again", memerr.ErrInvalid, err)
 }
 
 // tomlSetMCP puts git-mem's MCP server into a config.toml: an existing one
@@ -312,10 +311,10 @@ func tomlSetMCP(old []byte, o InstallOptions) ([]byte, error) {
 		return nil, tomlInvalid(err)
 	}
 	if d.inlineServer() {
-		return nil, fmt.Errorf("%w: the %s MCP server is written as keys of another table; change it by hand, or remove it and run again", gitstore.ErrInvalid, MCPServerName)
+		return nil, fmt.Errorf("%w: the %s MCP server is written as keys of another table; change it by hand, or remove it and run again", memerr.ErrInvalid, MCPServerName)
 	}
 	if d.serversInline() {
-		return nil, fmt.Errorf("%w: mcp_servers is written as an inline table (mcp_servers = { … }), which TOML does not let git-mem add a [mcp_servers.%s] table to; write it as [mcp_servers.NAME] tables, or add git-mem's server to it by hand, then run again", gitstore.ErrInvalid, MCPServerName)
+		return nil, fmt.Errorf("%w: mcp_servers is written as an inline table (mcp_servers = { … }), which TOML does not let git-mem add a [mcp_servers.%s] table to; write it as [mcp_servers.NAME] tables, or add git-mem's server to it by hand, then run again", memerr.ErrInvalid, MCPServerName)
 	}
 	out, err := tomlSetMCPIn(d, old, o)
 	if err != nil {
@@ -324,7 +323,7 @@ func tomlSetMCP(old []byte, o InstallOptions) ([]byte, error) {
 	// the safety net of every edit: what was valid TOML stays valid
 	var check map[string]any
 	if err := toml.Unmarshal(out, &check); err != nil {
-		return nil, fmt.Errorf("%w: adding git-mem's MCP server would make the file invalid TOML (%v); add it by hand, then run again", gitstore.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: adding git-mem's MCP server would make the file invalid TOML (%v); add it by hand, then run again", memerr.ErrInvalid, err)
 	}
 	return out, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/internal/lockfile"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // CacheRoot is where local copies live: <os.UserCacheDir()>/git-mem/links.
@@ -97,7 +98,7 @@ func CopyOf(rawURL string) (*Copy, error) {
 	switch {
 	case err == nil:
 		c.Repo = r
-	case errors.Is(err, gitstore.ErrEmptyStore):
+	case errors.Is(err, memerr.ErrEmptyStore):
 	default:
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // ScopePrefix starts the scope of a linked store's memories: "org:NAME".
@@ -58,7 +59,7 @@ func NameOf(s gitstore.Scope) (string, bool) {
 // CheckName refuses a NAME that is not a short label.
 func CheckName(name string) error {
 	bad := func(reason string) error {
-		return &gitstore.InvalidInputError{Field: "link name", Value: name, Reason: reason}
+		return &memerr.InvalidInputError{Field: "link name", Value: name, Reason: reason}
 	}
 	switch {
 	case name == "":
@@ -95,7 +96,7 @@ func CheckURL(raw string) error {
 		return err
 	}
 	bad := func(reason string) error {
-		return &gitstore.InvalidInputError{Field: "link url", Value: gitstore.RedactURL(raw), Reason: reason}
+		return &memerr.InvalidInputError{Field: "link url", Value: gitstore.RedactURL(raw), Reason: reason}
 	}
 	if scheme, rest, ok := strings.Cut(raw, "://"); ok {
 		auth := rest
@@ -145,7 +146,7 @@ func NormalizeURL(raw, dir string) (string, error) {
 	}
 	p = filepath.Clean(p)
 	if st, err := os.Stat(p); err != nil || !st.IsDir() {
-		return "", &gitstore.InvalidInputError{Field: "link url", Value: raw,
+		return "", &memerr.InvalidInputError{Field: "link url", Value: raw,
 			Reason: fmt.Sprintf("%s is neither a URL nor a directory", p)}
 	}
 	return p, nil
@@ -194,15 +195,15 @@ func Find(r *gitstore.Repo, name string) (Link, error) {
 }
 
 // NotLinkedError: the repository has no link of that name. It is a
-// gitstore.ErrNotFound.
+// memerr.ErrNotFound.
 type NotLinkedError struct{ Name string }
 
 func (e *NotLinkedError) Error() string {
 	return fmt.Sprintf("no linked store named %q", clip(e.Name))
 }
 
-// Is makes errors.Is(err, gitstore.ErrNotFound) true.
-func (e *NotLinkedError) Is(target error) bool { return target == gitstore.ErrNotFound }
+// Is makes errors.Is(err, memerr.ErrNotFound) true.
+func (e *NotLinkedError) Is(target error) bool { return target == memerr.ErrNotFound }
 
 func isTrue(v string) bool {
 	switch strings.ToLower(strings.TrimSpace(v)) {
@@ -265,7 +266,7 @@ func Forget(ctx context.Context, r *gitstore.Repo, name string) error {
 // gitConfig runs git config in the repository (its own file).
 func gitConfig(ctx context.Context, r *gitstore.Repo, args ...string) error {
 	if r.GitDir == "" {
-		return fmt.Errorf("%w: links are recorded in a repository's configuration", gitstore.ErrNoRepo)
+		return fmt.Errorf("%w: links are recorded in a repository's configuration", memerr.ErrNoRepo)
 	}
 	full := append([]string{"--git-dir=" + r.GitDir}, args...)
 	_, err := runGitCmd(ctx, r.GitEnv(), full...)

@@ -17,6 +17,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/internal/lockfile"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // world is an org memory remote (bare), a maintainer's clone of it, and
@@ -123,7 +124,7 @@ func TestCheckName(t *testing.T) {
 		if tc.ok {
 			require.NoError(t, err, tc.name)
 		} else {
-			require.ErrorIs(t, err, gitstore.ErrInvalid, "%q", tc.name)
+			require.ErrorIs(t, err, memerr.ErrInvalid, "%q", tc.name)
 		}
 	}
 }
@@ -154,7 +155,7 @@ func TestCheckURL(t *testing.T) {
 		if tc.ok {
 			require.NoError(t, err, tc.url)
 		} else {
-			require.ErrorIs(t, err, gitstore.ErrInvalid, "%q", tc.url)
+			require.ErrorIs(t, err, memerr.ErrInvalid, "%q", tc.url)
 			require.NotContains(t, err.Error(), "ghp_abc", "a refusal never repeats a credential")
 			require.NotContains(t, err.Error(), "hunter2")
 		}
@@ -195,7 +196,7 @@ func TestRecordListForget(t *testing.T) {
 	p = w.open(p.WorkTree)
 	links, _ = linkstore.Links(p)
 	require.Equal(t, []linkstore.Link{{Name: "acme", URL: w.org}}, links)
-	require.ErrorIs(t, linkstore.Forget(ctx, p, "platform"), gitstore.ErrNotFound)
+	require.ErrorIs(t, linkstore.Forget(ctx, p, "platform"), memerr.ErrNotFound)
 
 	// a hand-edited configuration with a hostile URL is read as no link
 	w.git(p.WorkTree, "config", "mem.link.evil.url", "ext::sh -c id")
@@ -207,7 +208,7 @@ func TestRecordListForget(t *testing.T) {
 
 	// hostile input never reaches the configuration
 	for _, l := range []linkstore.Link{{Name: "x", URL: "ext::sh -c id"}, {Name: "-x", URL: w.org}, {Name: "a.b", URL: w.org}, {Name: "t", URL: "https://tok@github.com/a/b"}} {
-		require.ErrorIs(t, linkstore.Record(ctx, p, l, false), gitstore.ErrInvalid, "%+v", l)
+		require.ErrorIs(t, linkstore.Record(ctx, p, l, false), memerr.ErrInvalid, "%+v", l)
 	}
 	require.NotContains(t, w.git(p.WorkTree, "config", "--list", "--local"), "tok@")
 }
@@ -231,7 +232,7 @@ func TestNormalizeURL(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "git@github.com:acme/m.git", got)
 	_, err = linkstore.NormalizeURL("nowhere.git", w.root)
-	require.ErrorIs(t, err, gitstore.ErrInvalid)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 }
 
 // Two projects linking one URL share one local copy, fetched once; a
@@ -338,7 +339,7 @@ func TestRefreshOffline(t *testing.T) {
 	require.NoError(t, os.Rename(w.org, w.org+".away"))
 	defer os.Rename(w.org+".away", w.org)
 	_, err = c.Refresh(ctx, linkstore.RefreshOptions{})
-	require.ErrorIs(t, err, gitstore.ErrRemote)
+	require.ErrorIs(t, err, memerr.ErrRemote)
 	st := c.ReadState()
 	require.Equal(t, fetched, st.Fetched)
 	require.NotEmpty(t, st.Error)
@@ -437,7 +438,7 @@ func TestPushWithoutRights(t *testing.T) {
 	require.False(t, ok, "the list is of the tip before the write")
 
 	_, err = c.Push(ctx, gitstore.Writer{Agent: "cli"}, gitstore.TransportOptions{})
-	require.ErrorIs(t, err, gitstore.ErrRemote)
+	require.ErrorIs(t, err, memerr.ErrRemote)
 	require.Contains(t, err.Error(), "refused the memory push")
 	require.Contains(t, err.Error(), "you do not have write access to acme/memory", "the host's own words")
 	un, err := c.Unpushed(ctx)

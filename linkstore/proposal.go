@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Proposals and review go through the local copy: its repository writes
@@ -22,7 +23,7 @@ func (c *Copy) ensure(ctx context.Context, o RefreshOptions) error {
 	o.Wait, o.Interval = true, 0
 	_, err := c.Refresh(ctx, o)
 	if err == nil && c.Repo == nil {
-		err = fmt.Errorf("%w: the local copy of %s could not be made", gitstore.ErrEmptyStore, gitstore.RedactURL(c.URL))
+		err = fmt.Errorf("%w: the local copy of %s could not be made", memerr.ErrEmptyStore, gitstore.RedactURL(c.URL))
 	}
 	return err
 }

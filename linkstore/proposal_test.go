@@ -12,6 +12,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 const (
@@ -168,7 +169,7 @@ func TestProposeRefusedByHost(t *testing.T) {
 	require.NoError(t, err)
 
 	_, _, err = c.Propose(ctx, m, alice, linkstore.RefreshOptions{})
-	require.ErrorIs(t, err, gitstore.ErrRemote)
+	require.ErrorIs(t, err, memerr.ErrRemote)
 	require.Contains(t, err.Error(), "acme: proposals are closed this week", "the host's message is shown")
 	after, err := gitstore.NewStore(p, gitstore.RefMain, gitstore.ScopeProject).Tip()
 	require.NoError(t, err)
@@ -198,7 +199,7 @@ func TestAcceptRefusedKeepsProposalAndCopyAsItWas(t *testing.T) {
 	rd, err := gitstore.NewStore(c.Repo, gitstore.RefMain, gitstore.ScopeProject).Read()
 	require.NoError(t, err)
 	_, err = rd.Get(m.ID)
-	require.ErrorIs(t, err, gitstore.ErrNotFound)
+	require.ErrorIs(t, err, memerr.ErrNotFound)
 }
 
 func TestHostileProposals(t *testing.T) {
@@ -235,7 +236,7 @@ func TestHostileProposals(t *testing.T) {
 	}
 	secret, err := gitstore.FindProposal(rv.Proposals, m.ID)
 	require.NoError(t, err)
-	require.ErrorIs(t, secret.Err, gitstore.ErrSecret)
+	require.ErrorIs(t, secret.Err, memerr.ErrSecret)
 	_, err = c.Reject(ctx, bob, m.ID, "carries a token", linkstore.RefreshOptions{})
 	require.NoError(t, err, "a bad proposal can be rejected")
 	require.NotContains(t, w.orgRefs(), "refs/memory/proposals/mallory/"+m.ID)

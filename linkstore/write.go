@@ -6,12 +6,13 @@ import (
 	"sort"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // remote is the org store as a remote of the copy.
 func (c *Copy) remote(ctx context.Context) (*gitstore.Remote, error) {
 	if c.Repo == nil {
-		return nil, fmt.Errorf("%w: the local copy of %s was never fetched", gitstore.ErrEmptyStore, gitstore.RedactURL(c.URL))
+		return nil, fmt.Errorf("%w: the local copy of %s was never fetched", memerr.ErrEmptyStore, gitstore.RedactURL(c.URL))
 	}
 	return c.Repo.ResolveRemote(ctx, c.URL)
 }

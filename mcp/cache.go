@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // maxCached bounds the document cache; past it the cache starts over. The
@@ -73,7 +74,7 @@ func (c *docCache) read(st *gitstore.Store) ([]*gitstore.Memory, error) {
 		c.mu.Unlock()
 		if m == nil {
 			m, err = rd.Get(id)
-			if errors.Is(err, gitstore.ErrBadDocument) {
+			if errors.Is(err, memerr.ErrBadDocument) {
 				continue // an invalid document is skipped; git mem doctor lists it
 			}
 			if err != nil {

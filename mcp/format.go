@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/memview"
 )
 
@@ -140,9 +141,9 @@ func toolError(err error) error {
 	var (
 		amb     *gitstore.AmbiguousError
 		doc     *gitstore.DocumentError
-		sec     *gitstore.SecretError
-		invalid *gitstore.InvalidInputError
-		noRepo  *gitstore.NoRepoError
+		sec     *memerr.SecretError
+		invalid *memerr.InvalidInputError
+		noRepo  *memerr.NoRepoError
 	)
 	switch {
 	case errors.As(err, &amb):
@@ -154,17 +155,17 @@ func toolError(err error) error {
 		return errors.New(b.String())
 	case errors.As(err, &doc):
 		return fmt.Errorf("%s: remove it with memory_forget %s (memory_history %s shows its earlier versions)", doc.Error(), doc.ID, doc.ID)
-	case errors.Is(err, gitstore.ErrNotFound):
+	case errors.Is(err, memerr.ErrNotFound):
 		return errors.New("no memory has that id in this repository's memory or your personal store; use an id exactly as memory_recall, memory_list or memory_boot shows it")
 	case errors.As(err, &sec):
 		return fmt.Errorf("refused: the text contains a secret (%s), and memory is shared through git, so nothing was saved. Call again without the value: say where the secret lives (e.g. 'the Stripe key is in the team vault, entry payments-prod'), never the secret itself", sec.Kinds())
-	case errors.Is(err, gitstore.ErrRetired):
+	case errors.Is(err, memerr.ErrRetired):
 		return fmt.Errorf("%w; memory_show it to see what replaced it", err)
-	case errors.Is(err, gitstore.ErrBusy):
+	case errors.Is(err, memerr.ErrBusy):
 		return fmt.Errorf("the memory is busy (other writers kept it locked); nothing was saved: call the tool again")
 	case errors.As(err, &noRepo):
 		return fmt.Errorf("%w; the server serves the repository it was started in (or the client's root): open a git repository", err)
-	case errors.As(err, &invalid) && invalid.Field == gitstore.FieldID:
+	case errors.As(err, &invalid) && invalid.Field == memerr.FieldID:
 		return fmt.Errorf("%w shown by memory_list or memory_recall", err)
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/handoff"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // maxForm bounds an action's form: a memory's text and keys, well under.
@@ -26,7 +27,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
-		s.fail(w, fmt.Errorf("%w: the form could not be read: %v", gitstore.ErrInvalid, err))
+		s.fail(w, fmt.Errorf("%w: the form could not be read: %v", memerr.ErrInvalid, err))
 		return
 	}
 	op := r.PathValue("op")
@@ -34,7 +35,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	s.writeMu.Lock()
 	done, err := s.act(r.Context(), op, id, r.PostForm)
 	s.writeMu.Unlock()
-	if errors.Is(err, gitstore.ErrChanged) {
+	if errors.Is(err, memerr.ErrChanged) {
 		// show the memory as it is now, and say why nothing was written
 		set, oerr := s.open()
 		if oerr == nil {
@@ -59,7 +60,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 // makes the change; done names it for the next page.
 func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done string, err error) {
 	if id == "" {
-		return "", &gitstore.InvalidInputError{Field: gitstore.FieldID, Reason: "no memory named"}
+		return "", &memerr.InvalidInputError{Field: memerr.FieldID, Reason: "no memory named"}
 	}
 	set, err := s.open()
 	if err != nil {
@@ -73,10 +74,10 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 	// an agent's change made since the check would otherwise be written over
 	shown := form.Get("version")
 	if shown == "" {
-		return "", &gitstore.InvalidInputError{Field: "version", Reason: "the form names no version of the memory; reload the page"}
+		return "", &memerr.InvalidInputError{Field: "version", Reason: "the form names no version of the memory; reload the page"}
 	}
 	if shown != m.Version() {
-		return "", gitstore.ErrChanged
+		return "", memerr.ErrChanged
 	}
 	ifShown := gitstore.IfVersion(shown)
 	w := s.opts.Writer(set)
@@ -110,12 +111,12 @@ func (s *Server) act(ctx context.Context, op, id string, form url.Values) (done 
 	case "purge":
 		// typed confirmation: the memory's id as the page shows it
 		if typed := strings.TrimSpace(form.Get("confirm")); typed == "" || !strings.HasPrefix(m.ID, strings.ToLower(typed)) || len(typed) < gitstore.MinShownPrefix {
-			return "", &gitstore.InvalidInputError{Field: "confirm", Reason: "type the memory's id (" + shortID(set, m.ID) + ") to purge it; nothing was erased"}
+			return "", &memerr.InvalidInputError{Field: "confirm", Reason: "type the memory's id (" + shortID(set, m.ID) + ") to purge it; nothing was erased"}
 		}
 		err = purge(ctx, set, store, m.ID)
 		done = "purged"
 	default:
-		return "", &gitstore.InvalidInputError{Field: "action", Value: op, Reason: "unknown action; use confirm, dispute, revise, forget or purge"}
+		return "", &memerr.InvalidInputError{Field: "action", Value: op, Reason: "unknown action; use confirm, dispute, revise, forget or purge"}
 	}
 	if err != nil {
 		return "", err
@@ -147,7 +148,7 @@ func purge(ctx context.Context, set *gitstore.Set, store *gitstore.Store, id str
 		return err
 	}
 	rep, err := repo.Purge(ctx, id)
-	if errors.Is(err, gitstore.ErrNotFound) {
+	if errors.Is(err, memerr.ErrNotFound) {
 		_ = repo.PurgeFinished(id) // nothing was purged: nothing to finish
 	}
 	if err != nil {
@@ -161,7 +162,7 @@ func purge(ctx context.Context, set *gitstore.Set, store *gitstore.Store, id str
 		return fmt.Errorf("purged, but could not verify it with git: %w", err)
 	}
 	if len(leaks) > 0 {
-		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*", gitstore.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
+		return fmt.Errorf("%w: purged, but git still reaches %d object(s) holding the text (%s); they belong to refs outside refs/memory/*", memerr.ErrCorrupt, len(leaks), strings.Join(leaks, ", "))
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 //go:embed assets
@@ -98,13 +99,13 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, p *page)
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	switch {
-	case errors.Is(err, gitstore.ErrChanged):
+	case errors.Is(err, memerr.ErrChanged):
 		status = http.StatusConflict
-	case errors.Is(err, gitstore.ErrNotFound):
+	case errors.Is(err, memerr.ErrNotFound):
 		status = http.StatusNotFound
-	case errors.Is(err, gitstore.ErrInvalid), errors.Is(err, gitstore.ErrSecret):
+	case errors.Is(err, memerr.ErrInvalid), errors.Is(err, memerr.ErrSecret):
 		status = http.StatusBadRequest
-	case errors.Is(err, gitstore.ErrBusy):
+	case errors.Is(err, memerr.ErrBusy):
 		status = http.StatusServiceUnavailable
 	case errors.Is(err, errReadOnly):
 		status = http.StatusForbidden
@@ -120,19 +121,19 @@ var (
 // do next with the page rather than with the CLI's commands.
 func words(err error) string {
 	msg := err.Error()
-	var secret *gitstore.SecretError
+	var secret *memerr.SecretError
 	notFound := err
-	for notFound != nil && errors.Unwrap(notFound) != gitstore.ErrNoMemory {
+	for notFound != nil && errors.Unwrap(notFound) != memerr.ErrNoMemory {
 		notFound = errors.Unwrap(notFound)
 	}
 	switch {
-	case errors.Is(err, gitstore.ErrChanged):
+	case errors.Is(err, memerr.ErrChanged):
 		return "the memory changed since the page showed it (an agent, a pull or another tab changed it): nothing was written. The page now shows its current state; look at it and act again."
 	case errors.As(err, &secret):
 		return secret.Error() + ". Memory is shared through git, so it never stores credentials: nothing was written. Remove it from the text (say where the secret lives instead)."
 	case notFound != nil:
 		return notFound.Error() + ": it was forgotten or purged, or the id is wrong. Go back to Memories."
-	case errors.Is(err, gitstore.ErrBusy):
+	case errors.Is(err, memerr.ErrBusy):
 		return msg + ": nothing is broken; try again in a moment."
 	}
 	return msg

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Options are what the ui verb wires in: how to open the stores and who a
@@ -58,7 +59,7 @@ func New(opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	if opts.Port < 0 || opts.Port > 65535 {
-		return nil, fmt.Errorf("%w: port %d: give a port from 1 to 65535, or 0 for a free one", gitstore.ErrInvalid, opts.Port)
+		return nil, fmt.Errorf("%w: port %d: give a port from 1 to 65535, or 0 for a free one", memerr.ErrInvalid, opts.Port)
 	}
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/indextest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // fixture is a server over a real repository in a temporary directory
@@ -414,7 +415,7 @@ func TestActionsAreTheStoreCalls(t *testing.T) {
 		w := post("forget", m.ID, nil)
 		require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
 		_, _, err := f.srv.mustOpen(t).Find(m.ID)
-		require.ErrorIs(t, err, gitstore.ErrNotFound)
+		require.ErrorIs(t, err, memerr.ErrNotFound)
 		require.NotContains(t, f.get(""), "Playwright tests time out")
 	})
 	t.Run("purge needs the typed id", func(t *testing.T) {

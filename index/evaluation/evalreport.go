@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/index/evaluation/dataset"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // splitsOf lists the splits present, tune first, then the others by name.
@@ -154,7 +154,7 @@ func loadJSON[T any](path string) (T, error) {
 		return v, err
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
-		return v, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
+		return v, fmt.Errorf("%w: %s: %v", memerr.ErrInvalid, path, err)
 	}
 	return v, nil
 }

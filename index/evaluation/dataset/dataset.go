@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // Query kinds (shapes), in report order.
@@ -80,7 +81,7 @@ const distractorsDir = "distractors"
 func LoadSuite(dir string) (*Suite, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", memerr.ErrInvalid, err)
 	}
 	s := &Suite{}
 	for _, e := range ents {
@@ -104,7 +105,7 @@ func LoadSuite(dir string) (*Suite, error) {
 		s.Projects = append(s.Projects, ds)
 	}
 	if len(s.Projects) == 0 {
-		return nil, fmt.Errorf("%w: %s holds no project (a directory with memories.jsonl and queries.jsonl)", gitstore.ErrInvalid, dir)
+		return nil, fmt.Errorf("%w: %s holds no project (a directory with memories.jsonl and queries.jsonl)", memerr.ErrInvalid, dir)
 	}
 	return s, nil
 }
@@ -136,7 +137,7 @@ func LoadDataset(dir string) (*Dataset, error) {
 	for _, q := range ds.Queries {
 		for _, k := range append(slices.Clone(q.Expect), q.Forbid...) {
 			if !keys[k] {
-				return nil, fmt.Errorf("%w: %s: query %q names unknown memory %s", gitstore.ErrInvalid, ds.Name, q.Query, k)
+				return nil, fmt.Errorf("%w: %s: query %q names unknown memory %s", memerr.ErrInvalid, ds.Name, q.Query, k)
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func readMemories(dir string) ([]Memory, error) {
 func readJSONL(path string, fn func([]byte) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", memerr.ErrInvalid, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -172,7 +173,7 @@ func readJSONL(path string, fn func([]byte) error) error {
 			continue
 		}
 		if err := fn(b); err != nil {
-			return fmt.Errorf("%w: %s line %d: %v", gitstore.ErrInvalid, filepath.Base(path), line, err)
+			return fmt.Errorf("%w: %s line %d: %v", memerr.ErrInvalid, filepath.Base(path), line, err)
 		}
 	}
 	return sc.Err()
@@ -198,7 +199,7 @@ func loadMemories(ctx context.Context, st *gitstore.Store, mems []Memory) error 
 		docs := map[string]*gitstore.Memory{}
 		for _, e := range mems {
 			if _, dup := docs[e.Key]; dup {
-				return fmt.Errorf("%w: memory key %s appears twice", gitstore.ErrInvalid, e.Key)
+				return fmt.Errorf("%w: memory key %s appears twice", memerr.ErrInvalid, e.Key)
 			}
 			n := gitstore.NewMemory{Type: e.Type, Text: e.Text, Tags: e.Tags, Paths: e.Paths, Keys: e.Keys, Source: e.Source, AllowSecret: true}
 			if err := n.Validate(); err != nil {
@@ -220,7 +221,7 @@ func loadMemories(ctx context.Context, st *gitstore.Store, mems []Memory) error 
 			}
 			old, ok := docs[e.Supersedes]
 			if !ok {
-				return fmt.Errorf("%w: memory %s supersedes unknown %s", gitstore.ErrInvalid, e.Key, e.Supersedes)
+				return fmt.Errorf("%w: memory %s supersedes unknown %s", memerr.ErrInvalid, e.Key, e.Supersedes)
 			}
 			end := docs[e.Key].Created
 			old.ValidTo = &end

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // setFile is a set as written on disk.
@@ -85,10 +85,10 @@ func LoadSets(root string) ([]*Dataset, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", memerr.ErrInvalid, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s holds no recall set (*.json) and no eval project (a directory with memories.jsonl and queries.jsonl)", gitstore.ErrInvalid, root)
+		return nil, fmt.Errorf("%w: %s holds no recall set (*.json) and no eval project (a directory with memories.jsonl and queries.jsonl)", memerr.ErrInvalid, root)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Source != out[j].Source {
@@ -105,11 +105,11 @@ func LoadSets(root string) ([]*Dataset, error) {
 func LoadSet(path, source string) (*Dataset, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", gitstore.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", memerr.ErrInvalid, err)
 	}
 	var f setFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", gitstore.ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", memerr.ErrInvalid, path, err)
 	}
 	name := f.Name
 	if name == "" {
@@ -125,12 +125,12 @@ func LoadSet(path, source string) (*Dataset, error) {
 	sameTime := map[time.Time]int{}
 	for i, m := range f.Memories {
 		if m.ID == "" || ids[m.ID] {
-			return nil, fmt.Errorf("%w: %s: memory %d has no id or a repeated one", gitstore.ErrInvalid, path, i)
+			return nil, fmt.Errorf("%w: %s: memory %d has no id or a repeated one", memerr.ErrInvalid, path, i)
 		}
 		ids[m.ID] = true
 		at, err := parseSetDate(m.Date)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: memory %s: %v", gitstore.ErrInvalid, path, m.ID, err)
+			return nil, fmt.Errorf("%w: %s: memory %s: %v", memerr.ErrInvalid, path, m.ID, err)
 		}
 		if strings.Contains(m.Date, "T") {
 			n := sameTime[at]
@@ -146,12 +146,12 @@ func LoadSet(path, source string) (*Dataset, error) {
 	for _, q := range f.Queries {
 		for _, r := range q.Relevant {
 			if !ids[r] {
-				return nil, fmt.Errorf("%w: %s: query %s names unknown memory %s", gitstore.ErrInvalid, path, q.ID, r)
+				return nil, fmt.Errorf("%w: %s: query %s names unknown memory %s", memerr.ErrInvalid, path, q.ID, r)
 			}
 		}
 		at, err := parseSetDate(q.Date)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: query %s: %v", gitstore.ErrInvalid, path, q.ID, err)
+			return nil, fmt.Errorf("%w: %s: query %s: %v", memerr.ErrInvalid, path, q.ID, err)
 		}
 		ds.Queries = append(ds.Queries, Query{ID: q.ID, Query: q.Text, Kind: q.Kind, Expect: q.Relevant, Split: setSplit(name, q.ID), At: at})
 	}

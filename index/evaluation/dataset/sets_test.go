@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
-
-	"github.com/git-mem/git-mem/gitstore"
 )
 
 func exampleSetsDir() string { return filepath.Join("..", "..", "..", "fixtures", "evalsets") }
@@ -45,7 +44,7 @@ func TestLoadSetRejects(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "s.json"), []byte(tc.body), 0o644))
 			_, err := LoadSets(dir)
-			require.ErrorIs(t, err, gitstore.ErrInvalid)
+			require.ErrorIs(t, err, memerr.ErrInvalid)
 			require.Contains(t, err.Error(), tc.want)
 		})
 	}
