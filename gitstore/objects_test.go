@@ -144,7 +144,7 @@ func TestPackIndexVersion1(t *testing.T) {
 	require.NotEqual(t, []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}, head[:8], "a version 1 index")
 
 	all := catFileAll(t, dir)
-	db := gitobj.OpenDisk(filepath.Join(dir, ".git", "objects"), 1)
+	db := gitobj.OpenDiskWithAlternates(filepath.Join(dir, ".git", "objects"), 1, nil)
 	defer db.Close()
 	for h, want := range all {
 		got, err := db.Read(h)

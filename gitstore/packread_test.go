@@ -77,7 +77,7 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 
 			all := catFileAll(t, dir)
 			require.Greater(t, len(all), 200)
-			db := gitobj.OpenDisk(filepath.Join(dir, ".git", "objects"), 1)
+			db := gitobj.OpenDiskWithAlternates(filepath.Join(dir, ".git", "objects"), 1, nil)
 			defer db.Close()
 			for h, want := range all {
 				got, err := db.Read(h)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -726,4 +727,18 @@ func TestEachFanChange(t *testing.T) {
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.want, got, tc.name)
 	}
+}
+
+// sortedTombstones lists the ids purged according to the tree of commit, sorted.
+func (r *Repo) sortedTombstones(commit Hash) ([]string, error) {
+	set, err := r.tombstones(commit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
@@ -37,20 +36,6 @@ const trailerPurged = "Memory-Purged"
 
 // tombstoneDoc is the blob of purged/<id>.
 func tombstoneDoc(id string) []byte { return []byte(`{"id":"` + id + `"}` + "\n") }
-
-// sortedTombstones lists the ids purged according to the tree of commit, sorted.
-func (r *Repo) sortedTombstones(commit Hash) ([]string, error) {
-	set, err := r.tombstones(commit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(set))
-	for id := range set {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out, nil
-}
 
 func (r *Repo) tombstones(commit Hash) (map[string]bool, error) {
 	out := map[string]bool{}

@@ -26,10 +26,6 @@ type Summary struct {
 	key     string
 }
 
-// Retired reports whether the memory is superseded or expired at t, as
-// gitstore.Memory.Retired does.
-func (s Summary) Retired(t time.Time) bool { return !s.ValidTo.IsZero() && !t.Before(s.ValidTo) }
-
 // Catalog is the set's memories as the recall snapshot summarizes them;
 // Newest lists the first of them, Count counts them and Load reads one in
 // full.

@@ -19,6 +19,15 @@ for goos in windows darwin; do
 	GOOS=$goos go build ./...
 done
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# production code that only tests reach is dead code: the commands' main
+# packages are the roots (test support packages exist for the tests alone)
+unreached=$(go run golang.org/x/tools/cmd/deadcode@v0.38.0 ./...)
+dead=$(grep -vE '^(embedding/embedtest|gitstore/gitstoretest|index/indextest)/' <<<"$unreached" || true)
+if [ -n "$dead" ]; then
+	echo "no command reaches these functions; remove them, or move what tests need into a _test.go file:" >&2
+	echo "$dead" >&2
+	exit 1
+fi
 # Hooks are held to their real deadlines (700 ms for session end), and the
 # cmd package's process tests (8 clones syncing at once, writers killed
 # mid-write) load every core: packages run one at a time, and the real-agent

@@ -165,15 +165,10 @@ type DiskDB struct {
 // git does.
 const maxAlternateDepth = 5
 
-// OpenDisk opens the object database of the objects directory dir; the
-// loose objects it writes are zlib-compressed at level (-1 to 9, as git's
-// core.looseCompression).
-func OpenDisk(dir string, level int) *DiskDB {
-	return openDisk(dir, 0, level)
-}
-
-// OpenDiskWithAlternates is OpenDisk with more object directories to read
-// from, before those objects/info/alternates names: what git's
+// OpenDiskWithAlternates opens the object database of the objects directory
+// dir; the loose objects it writes are zlib-compressed at level (-1 to 9, as
+// git's core.looseCompression). It reads from the alternates too, before
+// those objects/info/alternates names: what git's
 // GIT_ALTERNATE_OBJECT_DIRECTORIES adds (a pre-receive hook's repository,
 // beside the quarantine its objects directory is).
 func OpenDiskWithAlternates(dir string, level int, alternates []string) *DiskDB {

@@ -21,7 +21,7 @@ func TestManyPacks(t *testing.T) {
 	require.Len(t, packs, 5)
 	defer func(n int) { maxPacks = n }(maxPacks)
 	maxPacks = 2
-	db := OpenDisk(objectsDir(dir), 1)
+	db := OpenDiskWithAlternates(objectsDir(dir), 1, nil)
 	defer db.Close()
 	all := catFileAll(t, dir)
 	for h, want := range all {

@@ -167,7 +167,7 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 		if packed {
 			runGit(t, dir, "gc", "-q", "--prune=now")
 		}
-		db := OpenDisk(objectsDir(dir), 1)
+		db := OpenDiskWithAlternates(objectsDir(dir), 1, nil)
 		trees := 0
 		for h, o := range catFileAll(t, dir) {
 			if o.typ != objTree {
@@ -245,7 +245,7 @@ func goGitEntries(es []object.TreeEntry) []TreeEntry {
 // go-git would write; commits that are not in git's format are errors.
 func TestCommitsAsGoGit(t *testing.T) {
 	dir := gitRepo(t)
-	db := OpenDisk(objectsDir(dir), 1)
+	db := OpenDiskWithAlternates(objectsDir(dir), 1, nil)
 	// five commits as git-mem writes them: a tree, a parent, a subject and
 	// trailers
 	var parent []Hash
