@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,14 @@ type Change struct {
 	Author  string
 	Subject string
 	Merge   bool
+	// AuthorTime is when Author wrote it (Time is the committer's);
+	// Committer is who committed it, "Name <email>".
+	AuthorTime time.Time
+	Committer  string
+	// Parents are the commit's parents, the first first; Message its
+	// whole message.
+	Parents []Hash
+	Message string
 }
 
 // trailers parses the "Key: value" lines of a commit message's last paragraph.
@@ -74,6 +83,8 @@ func changeOf(c *gitCommit) Change {
 		Agent: first(t[trailerAgent]), Session: first(t[trailerSession]),
 		Author:  c.Author.Name + " <" + c.Author.Email + ">",
 		Subject: subject, Merge: len(c.ParentHashes) > 1,
+		AuthorTime: c.Author.When, Committer: c.Committer.Name + " <" + c.Committer.Email + ">",
+		Parents: slices.Clone(c.ParentHashes), Message: c.Message,
 	}
 }
 

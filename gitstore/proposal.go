@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/memerr"
 )
 
@@ -144,23 +143,13 @@ func CheckProposal(m *Memory, now time.Time) error {
 	if m == nil || !validID(m.ID) {
 		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 	}
-	if err := m.check(); err != nil {
-		return err
-	}
 	if m.Type == TypeHandoff || m.Type == TypeSession {
 		return fmt.Errorf("%w: a %s belongs to its repository's sessions; propose facts, decisions, gotchas, conventions, commands or preferences", memerr.ErrInvalid, m.Type)
 	}
 	if m.SupersededBy != "" || m.Retired(now) {
 		return fmt.Errorf("%w: %s is no longer current; propose the memory that replaced it", memerr.ErrRetired, Clip(m.ID, MinShownPrefix))
 	}
-	if err := CheckSecrets(m.Text); err != nil {
-		return fmt.Errorf("text: %w", err)
-	}
-	n := NewMemory{Keys: m.Keys, Paths: m.Paths, Tags: m.Tags, Origin: m.Origin, Anchor: m.Anchor}
-	if err := n.checkRawSecrets(); err != nil {
-		return err
-	}
-	return CheckRestoreSecrets(m)
+	return m.Check()
 }
 
 // CheckReason refuses a rejection's reason that is empty, too long, not
@@ -186,29 +175,16 @@ func CheckReason(reason string) error {
 	return CheckSecrets(r)
 }
 
-// reviewerIdent reads a reviewer's "Name <email>"; nil for "".
-func reviewerIdent(s string) (*ident, error) {
+// checkReviewer refuses a reviewer that is not "Name <email>" ("": this
+// repository's identity).
+func checkReviewer(s string) error {
 	if s == "" {
-		return nil, nil
+		return nil
 	}
-	id, ok := identOf(s)
-	if !ok {
-		return nil, &memerr.InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+	if _, ok := identOf(s); !ok {
+		return &memerr.InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
-	return &id, nil
-}
-
-// identOf reads "Name <email>".
-func identOf(s string) (ident, bool) {
-	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
-	if i < 0 || j < i || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return ident{}, false
-	}
-	id := ident{name: strings.TrimSpace(s[:i]), email: strings.TrimSpace(s[i+1 : j])}
-	if id.name == "" || strings.ContainsAny(id.name+id.email, "<>") {
-		return ident{}, false
-	}
-	return id, true
+	return nil
 }
 
 // Propose writes m as a proposal by proposer ("Name <email>") in this
@@ -221,8 +197,7 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	if err := CheckProposal(m, r.Now()); err != nil {
 		return Proposal{}, false, err
 	}
-	who, ok := identOf(proposer)
-	if !ok {
+	if _, ok := identOf(proposer); !ok {
 		return Proposal{}, false, &memerr.InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
 	slug := authorSlug(proposer)
@@ -233,105 +208,22 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	// store's readers do not have
 	sent := *m
 	sent.Anchor = nil
-	doc, err := sent.Encode()
-	if err != nil {
-		return Proposal{}, false, err
-	}
-	snap, err := r.snapshotAt(zeroHash)
-	if err != nil {
-		return Proposal{}, false, err
-	}
-	tree, err := snap.buildTree(map[string][]byte{m.ID: doc})
-	if err != nil {
-		return Proposal{}, false, err
-	}
 	msg := "mem: " + opPropose + " " + Clip(m.ID, MinShownPrefix) + " " + Summary(m.Type+": "+m.Text, 72) + "\n\n" +
 		trailerID + ": " + m.ID + "\n" + trailerOp + ": " + opPropose + "\n"
 	now := r.Now().UTC().Truncate(time.Second)
-	commit, err := r.writeCommitAs(tree, nil, msg, now, &who, &who)
+	commit, err := r.WriteCommit(nil, []*Memory{&sent}, msg, now, proposer, proposer)
 	if err != nil {
 		return Proposal{}, false, err
 	}
 	p = Proposal{Ref: proposalRef(slug, m.ID), Author: slug, ID: m.ID, Commit: commit, Proposer: proposer, Date: now, Memory: &sent}
-	old, err := r.lsRemoteRef(ctx, rem, p.Ref, t)
+	old, err := r.RemoteRef(ctx, rem, p.Ref, t)
 	if err != nil {
 		return Proposal{}, false, err
 	}
-	if err := r.pushRef(ctx, rem, t, commit.String()+":"+p.Ref, p.Ref, &old); err != nil {
+	if err := r.PushRef(ctx, rem, p.Ref, old, commit, t); err != nil {
 		return Proposal{}, false, err
 	}
 	return p, !old.IsZero(), nil
-}
-
-// writeCommitAs writes a commit by author and committer (nil: the
-// repository's identity).
-func (r *Repo) writeCommitAs(tree Hash, parents []Hash, msg string, when time.Time, author, committer *ident) (Hash, error) {
-	o, err := r.commitObjectAs(tree, parents, msg, when, author, committer)
-	if err != nil {
-		return zeroHash, err
-	}
-	return r.writeObject(o)
-}
-
-// lsRemoteRef asks the remote where ref points; zero when it has none.
-func (r *Repo) lsRemoteRef(ctx context.Context, rem *Remote, ref string, t TransportOptions) (Hash, error) {
-	out, err := r.runGit(ctx, t, rem.remoteConfig(), "ls-remote", "--", rem.arg, ref)
-	if err != nil {
-		return zeroHash, fmt.Errorf("%w: cannot reach %s (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		h, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
-		if ok && name == ref {
-			if hash, valid := parseHash(h); valid {
-				return hash, nil
-			}
-		}
-	}
-	return zeroHash, nil
-}
-
-// errRemoteMoved: a push was refused because the remote's ref moved.
-var errRemoteMoved = errors.New("the remote's ref moved")
-
-// pushRef pushes one refspec to the remote. With lease, the remote's ref
-// must still be *lease (zero: must not exist), as git push
-// --force-with-lease checks; without, the push must fast-forward. A
-// refusal is a memerr.ErrRemote holding the host's message (hostWords); a ref
-// that moved is errRemoteMoved.
-func (r *Repo) pushRef(ctx context.Context, rem *Remote, t TransportOptions, refspec, ref string, lease *Hash) error {
-	args := []string{"push", "--porcelain", "--no-verify", "--no-follow-tags", "--recurse-submodules=no"}
-	if lease != nil {
-		expect := ""
-		if !lease.IsZero() {
-			expect = lease.String()
-		}
-		args = append(args, "--force-with-lease="+ref+":"+expect)
-	}
-	args = append(args, "--", rem.arg, refspec)
-	out, err := r.runGit(ctx, t, rem.remoteConfig(), args...)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.SplitN(line, "\t", 3)
-		if len(f) < 3 || !strings.HasSuffix(f[1], ":"+ref) {
-			continue
-		}
-		flag, summary := f[0], f[2]
-		switch {
-		case flag == "!" && (strings.Contains(summary, "stale info") || strings.Contains(summary, "fetch first") || strings.Contains(summary, "non-fast-forward")):
-			return errRemoteMoved
-		case flag == "!":
-			return fmt.Errorf("%w: %s refused the push to %s: %s%s", memerr.ErrRemote, rem.Display, ref, RedactURL(summary), hostWords(err))
-		}
-		if err == nil {
-			return nil
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%w: pushing %s to %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, ref, rem.Display, err, rem.Display)
-	}
-	return nil
 }
 
 // proposalsTracking is where a remote's proposals are fetched to.
@@ -348,14 +240,12 @@ func (rem *Remote) reviewsTracking() string {
 // and its record of rejections (refs/memory/reviews/*) under
 // refs/memory/remotes/<remote>/, removing those the remote no longer has.
 func (r *Repo) fetchProposals(ctx context.Context, rem *Remote, t TransportOptions) error {
-	args := []string{"fetch", "--quiet", "--no-tags", "--prune", "--refmap=", "--no-write-fetch-head",
-		"--recurse-submodules=no", "--no-auto-gc", "--no-filter", "--", rem.arg,
-		"+" + proposalsPrefix + "*:" + rem.proposalsTracking() + "*",
-		"+" + reviewsPrefix + "*:" + rem.reviewsTracking() + "*"}
-	if _, err := r.runGit(ctx, t, rem.remoteConfig(), args...); err != nil {
+	err := r.FetchRefs(ctx, rem, t,
+		"+"+proposalsPrefix+"*:"+rem.proposalsTracking()+"*",
+		"+"+reviewsPrefix+"*:"+rem.reviewsTracking()+"*")
+	if err != nil {
 		return fmt.Errorf("%w: fetching the proposals of %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
-	r.reopenObjects()
 	return nil
 }
 
@@ -400,7 +290,7 @@ type Proposal struct {
 // each is checked as a write is (CheckProposal), and one that fails says
 // why in Err. Refs whose names are no proposal's are left out.
 func (r *Repo) proposals(rem *Remote) ([]Proposal, error) {
-	refs, err := r.refs.list(rem.proposalsTracking())
+	refs, err := r.ListRefs(rem.proposalsTracking())
 	if err != nil {
 		return nil, err
 	}
@@ -424,14 +314,14 @@ func (r *Repo) proposals(rem *Remote) ([]Proposal, error) {
 
 func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 	p := Proposal{Ref: ref, Author: author, ID: id, Commit: h}
-	c, err := r.readCommit(h)
+	c, err := r.ReadCommit(h)
 	if err != nil {
 		p.Err = err
 		return p
 	}
-	p.Proposer = c.Author.Name + " <" + c.Author.Email + ">"
-	p.Date = c.Author.When.UTC()
-	if len(c.ParentHashes) != 0 {
+	p.Proposer = c.Author
+	p.Date = c.AuthorTime.UTC()
+	if len(c.Parents) != 0 {
 		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", memerr.ErrInvalid)
 		return p
 	}
@@ -523,25 +413,25 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 	if p.Memory == nil {
 		return nil, fmt.Errorf("%w: the proposal %s holds no memory", memerr.ErrInvalid, Clip(p.ID, MinShownPrefix))
 	}
-	who, ok := identOf(p.Proposer)
-	if !ok {
+	if _, ok := identOf(p.Proposer); !ok {
 		return nil, fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 	}
-	rev, err := reviewerIdent(reviewer)
-	if err != nil {
+	if err := checkReviewer(reviewer); err != nil {
 		return nil, err
 	}
 	st := NewStore(r, RefMain, ScopeProject)
 	res := &Accepted{}
 	commit, err := st.Update(ctx, w, func(tx *Tx) error {
 		m := *p.Memory
-		m.scope = ""
+		m.InScope("")
 		res.Superseded = nil
-		tx.commitAuthor, tx.committer = &who, rev
+		if err := tx.CommitAs(p.Proposer, reviewer); err != nil {
+			return err
+		}
 		op := OpAdd
 		ids := []string{m.ID}
 		if m.Supersedes != "" {
-			old, err := tx.get(m.Supersedes)
+			old, err := tx.Get(m.Supersedes)
 			switch {
 			case errors.Is(err, memerr.ErrNotFound):
 				m.Supersedes = ""
@@ -563,8 +453,8 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 			}
 		}
 		tx.Describe(op, m.Type+": "+m.Text, ids...)
-		tx.trailer(trailerProposedBy, p.Author)
-		tx.trailer(trailerProposal, p.Commit.String())
+		tx.Trailer(trailerProposedBy, p.Author)
+		tx.Trailer(trailerProposal, p.Commit.String())
 		tx.Put(&m)
 		res.Memory = &m
 		return nil
@@ -583,28 +473,24 @@ func (r *Repo) UndoAccept(acc *Accepted, prev Hash) (bool, error) {
 	if acc == nil || acc.commit.IsZero() {
 		return false, nil
 	}
-	err := r.refs.update(RefMain, prev, acc.commit)
-	if errors.Is(err, errRefMoved) {
-		return false, nil
-	}
-	return err == nil, err
+	return NewStore(r, RefMain, ScopeProject).SetTip(prev, acc.commit)
 }
 
 // CloseProposal deletes the proposal's ref on the remote, only while it
 // still points at the proposal reviewed (a proposer who replaced it in
 // between keeps the new one), and its fetched copy here.
 func (r *Repo) CloseProposal(ctx context.Context, rem *Remote, p Proposal, t TransportOptions) error {
-	c := p.Commit
-	err := r.pushRef(ctx, rem, t, ":"+p.Ref, p.Ref, &c)
-	if errors.Is(err, errRemoteMoved) {
+	err := r.PushRef(ctx, rem, p.Ref, p.Commit, zeroHash, t)
+	var moved *memerr.BusyError
+	if errors.As(err, &moved) {
 		return fmt.Errorf("%w: the proposal %s changed on %s while it was reviewed; run git mem review again", memerr.ErrRemote, Clip(p.ID, MinShownPrefix), rem.Display)
 	}
 	if err != nil {
 		return err
 	}
-	local := rem.proposalsTracking() + p.Author + "/" + p.ID
-	if cur, err := r.refs.read(local); err == nil && !cur.IsZero() {
-		_ = r.refs.update(local, zeroHash, cur)
+	local := NewStore(r, rem.proposalsTracking()+p.Author+"/"+p.ID, ScopeProject)
+	if cur, err := local.Tip(); err == nil && !cur.IsZero() {
+		_, _ = local.SetTip(zeroHash, cur)
 	}
 	return nil
 }
@@ -630,29 +516,20 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 	if err := CheckReason(reason); err != nil {
 		return zeroHash, err
 	}
-	rev, err := reviewerIdent(reviewer)
-	if err != nil {
+	if err := checkReviewer(reviewer); err != nil {
 		return zeroHash, err
 	}
 	if !validID(p.ID) || checkAuthorSlug(p.Author) != nil {
 		return zeroHash, fmt.Errorf("%w: not a proposal", memerr.ErrInvalid)
 	}
 	reason = strings.TrimSpace(reason)
-	snap, err := r.snapshotAt(zeroHash)
-	if err != nil {
-		return zeroHash, err
-	}
-	empty, err := snap.writeTree(nil)
-	if err != nil {
-		return zeroHash, err
-	}
 	msg := "mem: " + opReject + " " + Clip(p.ID, MinShownPrefix) + " proposed by " + p.Author + "\n\n" +
 		trailerID + ": " + p.ID + "\n" + trailerOp + ": " + opReject + "\n" +
 		trailerProposedBy + ": " + p.Author + "\n" + trailerProposal + ": " + p.Commit.String() + "\n" +
 		trailerReason + ": " + reason + "\n"
-	tracking := rem.reviewsTracking() + strings.TrimPrefix(refRejected, reviewsPrefix)
+	tracking := NewStore(r, rem.reviewsTracking()+strings.TrimPrefix(refRejected, reviewsPrefix), ScopeProject)
 	for attempt := 0; ; attempt++ {
-		tip, err := r.refs.read(tracking)
+		tip, err := tracking.Tip()
 		if err != nil {
 			return zeroHash, err
 		}
@@ -660,19 +537,20 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 		if !tip.IsZero() {
 			parents = []Hash{tip}
 		}
-		commit, err := r.writeCommitAs(empty, parents, msg, r.Now().UTC().Truncate(time.Second), rev, rev)
+		commit, err := r.WriteCommit(parents, nil, msg, r.Now().UTC().Truncate(time.Second), reviewer, reviewer)
 		if err != nil {
 			return zeroHash, err
 		}
-		err = r.pushRef(ctx, rem, t, commit.String()+":"+refRejected, refRejected, &tip)
+		err = r.PushRef(ctx, rem, refRejected, tip, commit, t)
 		if err == nil {
-			if uerr := r.refs.update(tracking, commit, tip); uerr != nil && !errors.Is(uerr, errRefMoved) {
+			if _, uerr := tracking.SetTip(commit, tip); uerr != nil {
 				return commit, uerr
 			}
 			return commit, nil
 		}
-		if !errors.Is(err, errRemoteMoved) || attempt >= 20 {
-			if errors.Is(err, errRemoteMoved) {
+		var moved *memerr.BusyError
+		if !errors.As(err, &moved) || attempt >= 20 {
+			if moved != nil {
 				err = &memerr.BusyError{Op: memerr.BusyPush, Remote: rem.Display, Reason: "the record of rejections kept moving"}
 			}
 			return zeroHash, err
@@ -694,13 +572,13 @@ const maxRejections = 1000
 // without a valid id and author is left out; the reason is returned as
 // recorded (a surface escapes it).
 func (r *Repo) rejections(rem *Remote) ([]RejectedProposal, error) {
-	h, err := r.refs.read(rem.reviewsTracking() + strings.TrimPrefix(refRejected, reviewsPrefix))
+	h, err := NewStore(r, rem.reviewsTracking()+strings.TrimPrefix(refRejected, reviewsPrefix), ScopeProject).Tip()
 	if err != nil || h.IsZero() {
 		return nil, err
 	}
 	var out []RejectedProposal
 	for n := 0; !h.IsZero() && n < maxRejections; n++ {
-		c, err := r.readCommit(h)
+		c, err := r.ReadCommit(h)
 		if err != nil {
 			return out, err
 		}
@@ -708,15 +586,15 @@ func (r *Repo) rejections(rem *Remote) ([]RejectedProposal, error) {
 			out = append(out, rj)
 		}
 		h = zeroHash
-		if len(c.ParentHashes) > 0 {
-			h = Hash(c.ParentHashes[0])
+		if len(c.Parents) > 0 {
+			h = c.Parents[0]
 		}
 	}
 	return out, nil
 }
 
-func parseRejection(c *gitCommit) (RejectedProposal, bool) {
-	rj := RejectedProposal{Commit: Hash(c.Hash), Reviewer: c.Committer.Name + " <" + c.Committer.Email + ">", Date: c.Committer.When.UTC()}
+func parseRejection(c Change) (RejectedProposal, bool) {
+	rj := RejectedProposal{Commit: c.Commit, Reviewer: c.Committer, Date: c.Time.UTC()}
 	op := ""
 	for _, line := range strings.Split(c.Message, "\n") {
 		k, v, ok := strings.Cut(line, ": ")
@@ -741,23 +619,4 @@ func parseRejection(c *gitCommit) (RejectedProposal, bool) {
 		return RejectedProposal{}, false
 	}
 	return rj, true
-}
-
-// commitObjectAs is commitObject with the author and the committer given
-// (nil: the repository's identity).
-func (r *Repo) commitObjectAs(tree Hash, parents []Hash, msg string, when time.Time, author, committer *ident) (*gitobj.Object, error) {
-	ids := r.identities()
-	if author == nil {
-		author = &ids.author
-	}
-	if committer == nil {
-		committer = &ids.committer
-	}
-	sig := signature{Name: author.name, Email: author.email, When: when}
-	csig := signature{Name: committer.name, Email: committer.email, When: when}
-	if r.committerNow != nil {
-		csig.When = r.committerNow().Truncate(time.Second)
-	}
-	c := &gitCommit{Author: sig, Committer: csig, Message: msg, TreeHash: tree, ParentHashes: parents}
-	return r.encodedObject(gitobj.CommitObject, c.Encode())
 }

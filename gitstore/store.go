@@ -143,8 +143,8 @@ func (tx *Tx) Describe(op, subject string, ids ...string) {
 	tx.op, tx.subject, tx.ids = op, subject, ids
 }
 
-// trailer adds a "Key: value" trailer to the commit message.
-func (tx *Tx) trailer(key, value string) { tx.extra = append(tx.extra, key+": "+value) }
+// Trailer adds a "Key: value" trailer to the commit message.
+func (tx *Tx) Trailer(key, value string) { tx.extra = append(tx.extra, key+": "+value) }
 
 // Update runs fn on the current tip and commits what it staged, moving the ref
 // with compare-and-swap. When another writer moved the ref first, fn runs again

@@ -65,6 +65,27 @@ func (n *NewMemory) Validate() error {
 	return nil
 }
 
+// Check refuses a memory that a reader would refuse (its id, or a field
+// beyond its limits) or that holds a secret in any field that reaches git,
+// with no exception for a harmless example: what may be written to another
+// store, whose readers are other people.
+func (m *Memory) Check() error {
+	if m == nil || !validID(m.ID) {
+		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
+	}
+	if err := m.check(); err != nil {
+		return err
+	}
+	if err := CheckSecrets(m.Text); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	n := NewMemory{Keys: m.Keys, Paths: m.Paths, Tags: m.Tags, Origin: m.Origin, Anchor: m.Anchor}
+	if err := n.checkRawSecrets(); err != nil {
+		return err
+	}
+	return CheckRestoreSecrets(m)
+}
+
 // secretField is one field of a memory, by the name an error gives it.
 type secretField struct {
 	name   string
