@@ -11,7 +11,6 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
-	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/memview"
 )
 
@@ -101,7 +100,7 @@ every write go through review.`,
 				return err
 			}
 			if o.reject != "" {
-				if err := gitstore.CheckReason(o.reason); err != nil {
+				if err := linkstore.CheckReason(o.reason); err != nil {
 					return err
 				}
 			}
@@ -173,7 +172,7 @@ func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Cop
 // listHint says where the open proposals are listed, after an error that
 // found none of the id.
 func listHint(err error, name string) string {
-	if errors.Is(err, memerr.ErrNoProposal) {
+	if errors.Is(err, linkstore.ErrNoProposal) {
 		return "; git mem review " + name + " lists the open ones"
 	}
 	return ""
@@ -257,7 +256,7 @@ func writeProposals(env *Env, o *reviewOptions, rv *linkstore.Review) error {
 	return nil
 }
 
-func writeRejections(env *Env, o *reviewOptions, rs []gitstore.RejectedProposal) error {
+func writeRejections(env *Env, o *reviewOptions, rs []linkstore.RejectedProposal) error {
 	out := []rejectionJSON{}
 	for _, r := range rs {
 		out = append(out, rejectionJSON{ID: r.ID, Author: r.Author, Reason: r.Reason, Reviewer: r.Reviewer,

@@ -24,6 +24,11 @@ import (
 // memoryRefsPrefix holds every ref Verify checks; others pass untouched.
 const memoryRefsPrefix = "refs/memory/"
 
+// proposalsPrefix holds the proposals made to a store (linkstore's,
+// refs/memory/proposals/<author>/<id>): a push there is checked like the
+// rest, but deleting one is how a review closes it.
+const proposalsPrefix = "refs/memory/proposals/"
+
 // RefUpdate is one ref a push moves, as git's pre-receive hook reads it
 // (ParseRefUpdates), or as a CI job finds it after the push (UpdateSince).
 type RefUpdate struct {

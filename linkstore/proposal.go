@@ -12,7 +12,7 @@ import (
 
 // Proposals and review go through the local copy: its repository writes
 // the objects and runs git against the org store, as its refresh and push
-// do. See gitstore/proposal.go for the refs.
+// do. See review.go for the refs.
 
 // ensure gives the copy a repository, fetching the org store once when it
 // was never fetched (a link made before its store was reachable).
@@ -34,8 +34,8 @@ func (c *Copy) ensure(ctx context.Context, o RefreshOptions) error {
 // no right to write the org store's refs/memory/main, only its proposals;
 // a host that refuses says so in the error, and nothing of the project
 // changes either way.
-func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string, o RefreshOptions) (p gitstore.Proposal, replaced bool, err error) {
-	if err := gitstore.CheckProposal(m, now(o)); err != nil {
+func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string, o RefreshOptions) (p Proposal, replaced bool, err error) {
+	if err := CheckProposal(m, now(o)); err != nil {
 		return p, false, err
 	}
 	if err := c.ensure(ctx, o); err != nil {
@@ -45,13 +45,13 @@ func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string,
 	if err != nil {
 		return p, false, err
 	}
-	return c.Repo.Propose(ctx, rem, m, proposer, o.TransportOptions)
+	return propose(ctx, c.Repo, rem, m, proposer, o.TransportOptions)
 }
 
 // Review is the org store's proposals and rejections as just fetched.
 type Review struct {
-	Proposals []gitstore.Proposal
-	Rejected  []gitstore.RejectedProposal
+	Proposals []Proposal
+	Rejected  []RejectedProposal
 	// Store is the copy's refs/memory/main as refreshed: what a proposal
 	// would join.
 	Store *gitstore.Store
@@ -68,7 +68,7 @@ func (c *Copy) Review(ctx context.Context, o RefreshOptions) (*Review, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, rj, err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions)
+	ps, rj, err := fetchProposals(ctx, c.Repo, rem, o.TransportOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +77,8 @@ func (c *Copy) Review(ctx context.Context, o RefreshOptions) (*Review, error) {
 
 // AcceptResult says what Accept did.
 type AcceptResult struct {
-	Proposal gitstore.Proposal
-	*gitstore.Accepted
+	Proposal Proposal
+	*Accepted
 	Push *gitstore.PushResult
 }
 
@@ -100,7 +100,7 @@ func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id strin
 	if err != nil {
 		return nil, err
 	}
-	p, err := gitstore.FindProposal(rv.Proposals, id)
+	p, err := FindProposal(rv.Proposals, id)
 	if err != nil {
 		return nil, err
 	}
@@ -108,13 +108,13 @@ func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id strin
 	if err != nil {
 		return nil, err
 	}
-	acc, err := c.Repo.AcceptProposal(ctx, w, p, reviewer)
+	acc, err := acceptProposal(ctx, c.Repo, w, p, reviewer)
 	if err != nil {
 		return nil, err
 	}
 	res := &AcceptResult{Proposal: p, Accepted: acc}
 	if res.Push, err = c.Push(ctx, w, o.TransportOptions); err != nil {
-		if _, uerr := c.Repo.UndoAccept(acc, prev); uerr != nil {
+		if _, uerr := undoAccept(c.Repo, acc, prev); uerr != nil {
 			err = errors.Join(err, uerr)
 		}
 		return res, fmt.Errorf("%w: %w", ErrNotAccepted, err)
@@ -123,35 +123,35 @@ func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id strin
 	if err != nil {
 		return res, err
 	}
-	return res, c.Repo.CloseProposal(ctx, rem, p, o.TransportOptions)
+	return res, closeProposal(ctx, c.Repo, rem, p, o.TransportOptions)
 }
 
 // Reject records why reviewer ("Name <email>") rejects the proposal of the
 // memory id (or unique prefix) on the org store's refs/memory/reviews/rejected, then deletes
 // the proposal's ref there.
-func (c *Copy) Reject(ctx context.Context, reviewer, id, reason string, o RefreshOptions) (gitstore.Proposal, error) {
-	if err := gitstore.CheckReason(reason); err != nil {
-		return gitstore.Proposal{}, err
+func (c *Copy) Reject(ctx context.Context, reviewer, id, reason string, o RefreshOptions) (Proposal, error) {
+	if err := CheckReason(reason); err != nil {
+		return Proposal{}, err
 	}
 	if err := c.ensure(ctx, o); err != nil {
-		return gitstore.Proposal{}, err
+		return Proposal{}, err
 	}
 	rem, err := c.remote(ctx)
 	if err != nil {
-		return gitstore.Proposal{}, err
+		return Proposal{}, err
 	}
-	ps, _, err := c.Repo.FetchProposals(ctx, rem, o.TransportOptions)
+	ps, _, err := fetchProposals(ctx, c.Repo, rem, o.TransportOptions)
 	if err != nil {
-		return gitstore.Proposal{}, err
+		return Proposal{}, err
 	}
-	p, err := gitstore.FindProposal(ps, id)
+	p, err := FindProposal(ps, id)
 	if err != nil {
-		return gitstore.Proposal{}, err
+		return Proposal{}, err
 	}
-	if _, err := c.Repo.RecordRejection(ctx, rem, p, reviewer, reason, o.TransportOptions); err != nil {
+	if _, err := recordRejection(ctx, c.Repo, rem, p, reviewer, reason, o.TransportOptions); err != nil {
 		return p, err
 	}
-	return p, c.Repo.CloseProposal(ctx, rem, p, o.TransportOptions)
+	return p, closeProposal(ctx, c.Repo, rem, p, o.TransportOptions)
 }
 
 func now(o RefreshOptions) time.Time {

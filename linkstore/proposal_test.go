@@ -234,7 +234,7 @@ func TestHostileProposals(t *testing.T) {
 		_, err := c.Accept(ctx, gitstore.Writer{}, bob, p.ID, linkstore.RefreshOptions{})
 		require.Error(t, err, "%s cannot be accepted", p.Ref)
 	}
-	secret, err := gitstore.FindProposal(rv.Proposals, m.ID)
+	secret, err := linkstore.FindProposal(rv.Proposals, m.ID)
 	require.NoError(t, err)
 	require.ErrorIs(t, secret.Err, memerr.ErrSecret)
 	_, err = c.Reject(ctx, bob, m.ID, "carries a token", linkstore.RefreshOptions{})

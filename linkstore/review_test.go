@@ -1,11 +1,13 @@
-package gitstore
+package linkstore
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 func TestAuthorSlug(t *testing.T) {
@@ -92,12 +94,12 @@ func TestCheckReason(t *testing.T) {
 }
 
 func TestCheckProposal(t *testing.T) {
-	r := NewMemoryRepo()
-	st := NewStore(r, RefMain, ScopeProject)
+	r := gitstore.NewMemoryRepo()
+	st := gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject)
 	ctx := t.Context()
-	ok, err := st.Add(ctx, Writer{}, NewMemory{Type: TypeFact, Text: "Releases are cut on Tuesdays", Source: SourceUser})
+	ok, err := st.Add(ctx, gitstore.Writer{}, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Releases are cut on Tuesdays", Source: gitstore.SourceUser})
 	require.NoError(t, err)
-	newer, err := st.Add(ctx, Writer{}, NewMemory{Type: TypeFact, Text: "Releases are cut on Wednesdays", Source: SourceUser, Supersedes: ok.ID})
+	newer, err := st.Add(ctx, gitstore.Writer{}, gitstore.NewMemory{Type: gitstore.TypeFact, Text: "Releases are cut on Wednesdays", Source: gitstore.SourceUser, Supersedes: ok.ID})
 	require.NoError(t, err)
 	rd, err := st.Read()
 	require.NoError(t, err)
@@ -108,12 +110,12 @@ func TestCheckProposal(t *testing.T) {
 	secretKey := *newer
 	secretKey.Keys = []string{"ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"}
 	handoff := *newer
-	handoff.Type = TypeHandoff
+	handoff.Type = gitstore.TypeHandoff
 	badID := *newer
 	badID.ID = "xyz"
 	for _, tc := range []struct {
 		name string
-		m    *Memory
+		m    *gitstore.Memory
 		want error
 	}{
 		{"current", newer, nil},
@@ -131,4 +133,39 @@ func TestCheckProposal(t *testing.T) {
 			require.ErrorIs(t, err, tc.want, tc.name)
 		}
 	}
+}
+
+func TestFindProposal(t *testing.T) {
+	a := Proposal{ID: "0123456789abcdef", Proposer: "Alice <alice@example.com>"}
+	b := Proposal{ID: "0123ffff89abcdef", Proposer: "Bob <bob@example.com>"}
+	ps := []Proposal{a, b}
+	for _, tc := range []struct {
+		prefix string
+		want   string
+		err    error
+	}{
+		{"0123456", a.ID, nil},
+		{" 0123FFFF ", b.ID, nil},
+		{"0123", "", &gitstore.AmbiguousError{}},
+		{"4567", "", ErrNoProposal},
+		{"012", "", memerr.ErrInvalid},
+		{"0123456789abcdef0", "", memerr.ErrInvalid},
+		{"zzzz", "", memerr.ErrInvalid},
+	} {
+		p, err := FindProposal(ps, tc.prefix)
+		switch want := tc.err.(type) {
+		case nil:
+			require.NoError(t, err, tc.prefix)
+			require.Equal(t, tc.want, p.ID)
+		case *gitstore.AmbiguousError:
+			require.ErrorAs(t, err, &want, tc.prefix)
+			require.Len(t, want.Candidates, 2)
+			require.Equal(t, b.Proposer, want.Candidates[1].Author, "a candidate names its proposer")
+		default:
+			require.ErrorIs(t, err, tc.err, tc.prefix)
+		}
+	}
+	_, err := FindProposal(nil, "4567")
+	require.ErrorIs(t, err, memerr.ErrNotFound, "no proposal is not found")
+	require.NotErrorIs(t, memerr.ErrNotFound, ErrNoProposal)
 }

@@ -1,13 +1,18 @@
-package gitstore
+package linkstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/memerr"
 )
 
@@ -19,7 +24,7 @@ import (
 //     commit whose tree is a memory store's layout holding that one
 //     document (memories/ab/<id>.json), authored by the proposer. <author>
 //     is a slug of the proposer's email (authorSlug). Deleting the ref is
-//     how a review closes it.
+//     how a review closes it (gitstore's Verify lets it).
 //   - refs/memory/reviews/rejected: the record of rejections, one commit
 //     per rejection on the last, each with the empty tree (a store holding
 //     nothing, so a server's check reads it as any memory ref), the reason
@@ -31,8 +36,7 @@ import (
 
 const (
 	// proposalsPrefix holds the proposals of a store
-	// (refs/memory/proposals/<author>/<id>): a push there is checked like
-	// the rest, but deleting one is how a review closes it.
+	// (refs/memory/proposals/<author>/<id>).
 	proposalsPrefix = "refs/memory/proposals/"
 	// refRejected records the rejected proposals.
 	refRejected = reviewsPrefix + "rejected"
@@ -41,11 +45,18 @@ const (
 )
 
 // Memory-Op values of the commits of proposals and rejections, and the
-// trailers that name a proposal.
+// trailers that name a proposal. trailerID and trailerOp are gitstore's
+// commit trailers (git mem log reads them): the memory a commit is about,
+// and what it did.
 const (
 	opPropose = "propose"
 	opReject  = "reject"
+	// opSupersede is the Memory-Op of a write that replaces a memory, as
+	// git mem add --supersedes records it.
+	opSupersede = "supersede"
 
+	trailerID         = "Memory-Id"
+	trailerOp         = "Memory-Op"
 	trailerProposedBy = "Proposed-By"
 	trailerProposal   = "Proposal"
 	trailerReason     = "Reason"
@@ -54,8 +65,16 @@ const (
 // maxSlugBytes bounds the <author> of a proposal's ref.
 const maxSlugBytes = 64
 
+// maxFieldBytes bounds a proposer's identity and a rejection's reason, as
+// gitstore bounds a memory's short text fields.
+const maxFieldBytes = 512
+
 // maxReasonBytes bounds a rejection's reason.
 const maxReasonBytes = maxFieldBytes
+
+// ErrNoProposal: no open proposal is of a memory with the id or prefix. It
+// is a memerr.ErrNotFound.
+var ErrNoProposal = fmt.Errorf("%w", memerr.ErrNotFound)
 
 // proposalRef is the ref of a proposal.
 func proposalRef(author, id string) string { return proposalsPrefix + author + "/" + id }
@@ -134,20 +153,41 @@ func parseProposalName(name string) (author, id string, err error) {
 	return author, id, nil
 }
 
+// validID reports a full memory id: gitstore.IDHexLen lower-case hex
+// digits.
+func validID(id string) bool { return len(id) == gitstore.IDHexLen && isHex(id) }
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteShort quotes a value for an error message: escaped, and cut to 40 bytes.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		s = strings.ToValidUTF8(s[:40], "") + "…"
+	}
+	return strconv.Quote(s)
+}
+
 // CheckProposal refuses a memory that may not be proposed: an invalid
 // document, a retired one, or one that holds a secret in any field that
 // reaches the other store (the secret rules of every write, with no
 // exception for a harmless example: the text goes to other people's
 // repositories).
-func CheckProposal(m *Memory, now time.Time) error {
+func CheckProposal(m *gitstore.Memory, now time.Time) error {
 	if m == nil || !validID(m.ID) {
 		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 	}
-	if m.Type == TypeHandoff || m.Type == TypeSession {
+	if m.Type == gitstore.TypeHandoff || m.Type == gitstore.TypeSession {
 		return fmt.Errorf("%w: a %s belongs to its repository's sessions; propose facts, decisions, gotchas, conventions, commands or preferences", memerr.ErrInvalid, m.Type)
 	}
 	if m.SupersededBy != "" || m.Retired(now) {
-		return fmt.Errorf("%w: %s is no longer current; propose the memory that replaced it", memerr.ErrRetired, Clip(m.ID, MinShownPrefix))
+		return fmt.Errorf("%w: %s is no longer current; propose the memory that replaced it", memerr.ErrRetired, gitstore.Clip(m.ID, gitstore.MinShownPrefix))
 	}
 	return m.Check()
 }
@@ -158,7 +198,7 @@ func CheckProposal(m *Memory, now time.Time) error {
 func CheckReason(reason string) error {
 	r := strings.TrimSpace(reason)
 	bad := func(why string) error {
-		return &memerr.InvalidInputError{Field: "reason", Value: Clip(reason, 60), Reason: why}
+		return &memerr.InvalidInputError{Field: "reason", Value: gitstore.Clip(reason, 60), Reason: why}
 	}
 	switch {
 	case r == "":
@@ -166,38 +206,65 @@ func CheckReason(reason string) error {
 	case len(r) > maxReasonBytes:
 		return bad(fmt.Sprintf("the reason is %d bytes, over the %d-byte maximum", len(r), maxReasonBytes))
 	}
-	if err := checkText("the reason", r, false); err != nil {
+	if err := checkText("the reason", r); err != nil {
 		return err
 	}
 	if strings.ContainsAny(r, "\n\t") {
 		return bad("the reason is one line of text")
 	}
-	return CheckSecrets(r)
+	return gitstore.CheckSecrets(r)
 }
 
-// checkReviewer refuses a reviewer that is not "Name <email>" ("": this
-// repository's identity).
-func checkReviewer(s string) error {
-	if s == "" {
-		return nil
+// checkText checks the characters of a text as gitstore checks a memory's
+// new text: valid UTF-8, no NUL, carriage return or other control
+// character but tab and newline.
+func checkText(name, text string) error {
+	if !utf8.ValidString(text) {
+		return fmt.Errorf("%w: %s is not valid UTF-8; re-encode it as UTF-8", memerr.ErrInvalid, name)
 	}
-	if _, ok := identOf(s); !ok {
-		return &memerr.InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+	for i, r := range text {
+		switch {
+		case r == 0:
+			return fmt.Errorf("%w: %s contains a NUL byte at byte %d; binary content cannot be stored", memerr.ErrInvalid, name, i)
+		case r == '\r':
+			return fmt.Errorf("%w: %s contains a carriage return (CR) at byte %d; use plain newlines (convert CRLF line endings to LF)", memerr.ErrInvalid, name, i)
+		case unicode.IsControl(r) && r != '\n' && r != '\t':
+			return fmt.Errorf("%w: %s contains control character %U at byte %d; only tab and newline are allowed: remove it (terminal escape sequences cannot be stored)", memerr.ErrInvalid, name, r, i)
+		}
 	}
 	return nil
 }
 
-// Propose writes m as a proposal by proposer ("Name <email>") in this
-// repository (its objects, no ref) and pushes it to the remote's
+// checkReviewer refuses a reviewer that is not "Name <email>" ("": the
+// repository's identity).
+func checkReviewer(s string) error {
+	if s == "" || isIdent(s) {
+		return nil
+	}
+	return &memerr.InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
+}
+
+// isIdent reports "Name <email>", as gitstore reads a commit's identity.
+func isIdent(s string) bool {
+	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
+	if i < 0 || j < i || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return false
+	}
+	name, email := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:j])
+	return name != "" && !strings.ContainsAny(name+email, "<>")
+}
+
+// propose writes m as a proposal by proposer ("Name <email>") in r (its
+// objects, no ref) and pushes it to the remote's
 // refs/memory/proposals/<author>/<id>, replacing only the proposer's own
 // earlier proposal of the same memory, and returns the proposal as sent;
 // replaced says whether it replaced one. The memory's anchor is left out.
 // When the remote refuses, the error holds the host's message.
-func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer string, t TransportOptions) (p Proposal, replaced bool, err error) {
+func propose(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, m *gitstore.Memory, proposer string, t gitstore.TransportOptions) (p Proposal, replaced bool, err error) {
 	if err := CheckProposal(m, r.Now()); err != nil {
 		return Proposal{}, false, err
 	}
-	if _, ok := identOf(proposer); !ok {
+	if !isIdent(proposer) {
 		return Proposal{}, false, &memerr.InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
 	slug := authorSlug(proposer)
@@ -208,10 +275,10 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 	// store's readers do not have
 	sent := *m
 	sent.Anchor = nil
-	msg := "mem: " + opPropose + " " + Clip(m.ID, MinShownPrefix) + " " + Summary(m.Type+": "+m.Text, 72) + "\n\n" +
+	msg := "mem: " + opPropose + " " + gitstore.Clip(m.ID, gitstore.MinShownPrefix) + " " + gitstore.Summary(m.Type+": "+m.Text, 72) + "\n\n" +
 		trailerID + ": " + m.ID + "\n" + trailerOp + ": " + opPropose + "\n"
 	now := r.Now().UTC().Truncate(time.Second)
-	commit, err := r.WriteCommit(nil, []*Memory{&sent}, msg, now, proposer, proposer)
+	commit, err := r.WriteCommit(nil, []*gitstore.Memory{&sent}, msg, now, proposer, proposer)
 	if err != nil {
 		return Proposal{}, false, err
 	}
@@ -227,41 +294,47 @@ func (r *Repo) Propose(ctx context.Context, rem *Remote, m *Memory, proposer str
 }
 
 // proposalsTracking is where a remote's proposals are fetched to.
-func (rem *Remote) proposalsTracking() string {
+func proposalsTracking(rem *gitstore.Remote) string {
 	return "refs/memory/remotes/" + rem.Slug + "/proposals/"
 }
 
 // reviewsTracking is where a remote's record of reviews is fetched to.
-func (rem *Remote) reviewsTracking() string {
+func reviewsTracking(rem *gitstore.Remote) string {
 	return "refs/memory/remotes/" + rem.Slug + "/reviews/"
 }
 
-// fetchProposals brings the remote's proposals (refs/memory/proposals/*)
-// and its record of rejections (refs/memory/reviews/*) under
-// refs/memory/remotes/<remote>/, removing those the remote no longer has.
-func (r *Repo) fetchProposals(ctx context.Context, rem *Remote, t TransportOptions) error {
+// rejectedTracking is the fetched record of rejections of a remote.
+func rejectedTracking(r *gitstore.Repo, rem *gitstore.Remote) *gitstore.Store {
+	return gitstore.NewStore(r, reviewsTracking(rem)+strings.TrimPrefix(refRejected, reviewsPrefix), gitstore.ScopeProject)
+}
+
+// fetchProposalRefs brings the remote's proposals
+// (refs/memory/proposals/*) and its record of rejections
+// (refs/memory/reviews/*) under refs/memory/remotes/<remote>/, removing
+// those the remote no longer has.
+func fetchProposalRefs(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, t gitstore.TransportOptions) error {
 	err := r.FetchRefs(ctx, rem, t,
-		"+"+proposalsPrefix+"*:"+rem.proposalsTracking()+"*",
-		"+"+reviewsPrefix+"*:"+rem.reviewsTracking()+"*")
+		"+"+proposalsPrefix+"*:"+proposalsTracking(rem)+"*",
+		"+"+reviewsPrefix+"*:"+reviewsTracking(rem)+"*")
 	if err != nil {
 		return fmt.Errorf("%w: fetching the proposals of %s failed (%v); check the remote with git ls-remote %s", memerr.ErrRemote, rem.Display, err, rem.Display)
 	}
 	return nil
 }
 
-// FetchProposals brings the remote's proposals and its record of
-// rejections (fetchProposals) and returns them: the proposals oldest
+// fetchProposals brings the remote's proposals and its record of
+// rejections (fetchProposalRefs) and returns them: the proposals oldest
 // first, each checked as a write is (CheckProposal; one that fails says
 // why in its Err), and the rejected ones newest first.
-func (r *Repo) FetchProposals(ctx context.Context, rem *Remote, t TransportOptions) ([]Proposal, []RejectedProposal, error) {
-	if err := r.fetchProposals(ctx, rem, t); err != nil {
+func fetchProposals(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, t gitstore.TransportOptions) ([]Proposal, []RejectedProposal, error) {
+	if err := fetchProposalRefs(ctx, r, rem, t); err != nil {
 		return nil, nil, err
 	}
-	ps, err := r.proposals(rem)
+	ps, err := proposals(r, rem)
 	if err != nil {
 		return nil, nil, err
 	}
-	rj, err := r.rejections(rem)
+	rj, err := rejections(r, rem)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,33 +348,33 @@ type Proposal struct {
 	// Author is the <author> of the ref.
 	Author string
 	ID     string
-	Commit Hash
+	Commit gitstore.Hash
 	// Proposer is the commit's author, "Name <email>"; Date its time.
 	Proposer string
 	Date     time.Time
 	// Memory is the proposed memory; nil when Err says why it cannot be
 	// read or accepted.
-	Memory *Memory
+	Memory *gitstore.Memory
 	Err    error
 }
 
 // proposals returns the remote's proposals as last fetched
-// (fetchProposals), oldest first. Everything in them is others' input:
+// (fetchProposalRefs), oldest first. Everything in them is others' input:
 // each is checked as a write is (CheckProposal), and one that fails says
 // why in Err. Refs whose names are no proposal's are left out.
-func (r *Repo) proposals(rem *Remote) ([]Proposal, error) {
-	refs, err := r.ListRefs(rem.proposalsTracking())
+func proposals(r *gitstore.Repo, rem *gitstore.Remote) ([]Proposal, error) {
+	refs, err := r.ListRefs(proposalsTracking(rem))
 	if err != nil {
 		return nil, err
 	}
 	var out []Proposal
 	for name, h := range refs {
-		rest := strings.TrimPrefix(name, rem.proposalsTracking())
+		rest := strings.TrimPrefix(name, proposalsTracking(rem))
 		author, id, err := parseProposalName(rest)
 		if err != nil {
 			continue
 		}
-		out = append(out, r.readProposal(proposalRef(author, id), author, id, h))
+		out = append(out, readProposal(r, proposalRef(author, id), author, id, h))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Date.Equal(out[j].Date) {
@@ -312,7 +385,7 @@ func (r *Repo) proposals(rem *Remote) ([]Proposal, error) {
 	return out, nil
 }
 
-func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
+func readProposal(r *gitstore.Repo, ref, author, id string, h gitstore.Hash) Proposal {
 	p := Proposal{Ref: ref, Author: author, ID: id, Commit: h}
 	c, err := r.ReadCommit(h)
 	if err != nil {
@@ -325,15 +398,15 @@ func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", memerr.ErrInvalid)
 		return p
 	}
-	if _, ok := identOf(p.Proposer); !ok || len(p.Proposer) > maxFieldBytes {
+	if !isIdent(p.Proposer) || len(p.Proposer) > maxFieldBytes {
 		p.Err = fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 		return p
 	}
-	if err := CheckSecrets(p.Proposer); err != nil {
+	if err := gitstore.CheckSecrets(p.Proposer); err != nil {
 		p.Err = fmt.Errorf("the proposal's author: %w", err)
 		return p
 	}
-	rd, err := NewStore(r, RefMain, ScopeProject).ReadAt(h)
+	rd, err := gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject).ReadAt(h)
 	if err != nil {
 		p.Err = err
 		return p
@@ -344,7 +417,7 @@ func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 		return p
 	}
 	if _, ok := blobs[id]; !ok || len(blobs) != 1 {
-		p.Err = fmt.Errorf("%w: a proposal holds its one memory, %s; this one holds %d documents", memerr.ErrInvalid, Clip(id, MinShownPrefix), len(blobs))
+		p.Err = fmt.Errorf("%w: a proposal holds its one memory, %s; this one holds %d documents", memerr.ErrInvalid, gitstore.Clip(id, gitstore.MinShownPrefix), len(blobs))
 		return p
 	}
 	m, err := rd.Get(id)
@@ -363,9 +436,10 @@ func (r *Repo) readProposal(ref, author, id string, h Hash) Proposal {
 // FindProposal returns the proposal of the memory with the id or unique
 // prefix among ps.
 func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
-	norm, err := normalizePrefix(prefix)
-	if err != nil {
-		return Proposal{}, err
+	norm := strings.ToLower(strings.TrimSpace(prefix))
+	if len(norm) < gitstore.MinPrefixLen || len(norm) > gitstore.IDHexLen || !isHex(norm) {
+		return Proposal{}, &memerr.InvalidInputError{Field: memerr.FieldID, Value: prefix,
+			Reason: fmt.Sprintf("%q is not a memory id; give at least %d hex digits of an id", prefix, gitstore.MinPrefixLen)}
 	}
 	var hits []Proposal
 	for _, p := range ps {
@@ -375,13 +449,13 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", memerr.ErrNoProposal, Clip(prefix, 40))
+		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", ErrNoProposal, gitstore.Clip(prefix, 40))
 	case 1:
 		return hits[0], nil
 	}
-	amb := &AmbiguousError{Prefix: prefix}
+	amb := &gitstore.AmbiguousError{Prefix: prefix}
 	for _, p := range hits {
-		m := Memory{ID: p.ID, Type: TypeInvalid, Text: InvalidText}
+		m := gitstore.Memory{ID: p.ID, Type: gitstore.TypeInvalid, Text: gitstore.InvalidText}
 		if p.Memory != nil {
 			m = *p.Memory
 		}
@@ -391,44 +465,43 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	return Proposal{}, amb
 }
 
-// Accepted says what AcceptProposal wrote.
+// Accepted says what acceptProposal wrote.
 type Accepted struct {
-	Memory *Memory
+	Memory *gitstore.Memory
 	// Superseded are the memories of the store the proposal replaced.
 	Superseded []string
-	commit     Hash
+	commit     gitstore.Hash
 }
 
-// AcceptProposal writes a proposal's memory to this repository's
-// refs/memory/main as one commit whose author is the proposer and
-// committer the reviewer ("Name <email>"; "": this repository's
-// identity), with the proposal
-// named in its trailers. A proposal that supersedes a current memory of
-// the store closes it, as git mem add --supersedes does; a supersedes link
-// to a memory the store lacks (the proposer's project's) is dropped.
-func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewer string) (*Accepted, error) {
+// acceptProposal writes a proposal's memory to r's refs/memory/main as one
+// commit whose author is the proposer and committer the reviewer ("Name
+// <email>"; "": r's identity), with the proposal named in its trailers. A
+// proposal that supersedes a current memory of the store closes it, as git
+// mem add --supersedes does; a supersedes link to a memory the store lacks
+// (the proposer's project's) is dropped.
+func acceptProposal(ctx context.Context, r *gitstore.Repo, w gitstore.Writer, p Proposal, reviewer string) (*Accepted, error) {
 	if p.Err != nil {
-		return nil, fmt.Errorf("the proposal %s cannot be accepted: %w", Clip(p.ID, MinShownPrefix), p.Err)
+		return nil, fmt.Errorf("the proposal %s cannot be accepted: %w", gitstore.Clip(p.ID, gitstore.MinShownPrefix), p.Err)
 	}
 	if p.Memory == nil {
-		return nil, fmt.Errorf("%w: the proposal %s holds no memory", memerr.ErrInvalid, Clip(p.ID, MinShownPrefix))
+		return nil, fmt.Errorf("%w: the proposal %s holds no memory", memerr.ErrInvalid, gitstore.Clip(p.ID, gitstore.MinShownPrefix))
 	}
-	if _, ok := identOf(p.Proposer); !ok {
+	if !isIdent(p.Proposer) {
 		return nil, fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 	}
 	if err := checkReviewer(reviewer); err != nil {
 		return nil, err
 	}
-	st := NewStore(r, RefMain, ScopeProject)
+	st := gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject)
 	res := &Accepted{}
-	commit, err := st.Update(ctx, w, func(tx *Tx) error {
+	commit, err := st.Update(ctx, w, func(tx *gitstore.Tx) error {
 		m := *p.Memory
 		m.InScope("")
 		res.Superseded = nil
 		if err := tx.CommitAs(p.Proposer, reviewer); err != nil {
 			return err
 		}
-		op := OpAdd
+		op := gitstore.OpAdd
 		ids := []string{m.ID}
 		if m.Supersedes != "" {
 			old, err := tx.Get(m.Supersedes)
@@ -438,14 +511,14 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 			case err != nil:
 				return err
 			case old.SupersededBy != "" && old.SupersededBy != m.ID:
-				return fmt.Errorf("%w: %s, which the proposal replaces, was already superseded by %s", memerr.ErrRetired, Clip(old.ID, MinShownPrefix), Clip(old.SupersededBy, MinShownPrefix))
+				return fmt.Errorf("%w: %s, which the proposal replaces, was already superseded by %s", memerr.ErrRetired, gitstore.Clip(old.ID, gitstore.MinShownPrefix), gitstore.Clip(old.SupersededBy, gitstore.MinShownPrefix))
 			case old.SupersededBy == "":
 				now := tx.Now()
 				end := now
 				old.ValidTo = &end
 				old.SupersededBy = m.ID
 				old.Updated = now
-				old.Events = append(old.Events, Event{Op: EventSupersede, At: now, Agent: w.Agent, Author: p.Proposer, Reason: "superseded by " + m.ID})
+				old.Events = append(old.Events, gitstore.Event{Op: gitstore.EventSupersede, At: now, Agent: w.Agent, Author: p.Proposer, Reason: "superseded by " + m.ID})
 				tx.Put(old)
 				op = opSupersede
 				ids = append(ids, old.ID)
@@ -466,31 +539,32 @@ func (r *Repo) AcceptProposal(ctx context.Context, w Writer, p Proposal, reviewe
 	return res, nil
 }
 
-// UndoAccept moves refs/memory/main back from what AcceptProposal wrote to
-// prev, when nothing moved it since (a push that failed after merging
-// others' memory leaves it as it is). It reports whether it moved it.
-func (r *Repo) UndoAccept(acc *Accepted, prev Hash) (bool, error) {
+// undoAccept moves r's refs/memory/main back from what acceptProposal
+// wrote to prev, when nothing moved it since (a push that failed after
+// merging others' memory leaves it as it is). It reports whether it moved
+// it.
+func undoAccept(r *gitstore.Repo, acc *Accepted, prev gitstore.Hash) (bool, error) {
 	if acc == nil || acc.commit.IsZero() {
 		return false, nil
 	}
-	return NewStore(r, RefMain, ScopeProject).SetTip(prev, acc.commit)
+	return gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject).SetTip(prev, acc.commit)
 }
 
-// CloseProposal deletes the proposal's ref on the remote, only while it
+// closeProposal deletes the proposal's ref on the remote, only while it
 // still points at the proposal reviewed (a proposer who replaced it in
-// between keeps the new one), and its fetched copy here.
-func (r *Repo) CloseProposal(ctx context.Context, rem *Remote, p Proposal, t TransportOptions) error {
-	err := r.PushRef(ctx, rem, p.Ref, p.Commit, zeroHash, t)
+// between keeps the new one), and its fetched copy in r.
+func closeProposal(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, p Proposal, t gitstore.TransportOptions) error {
+	err := r.PushRef(ctx, rem, p.Ref, p.Commit, gitstore.Hash{}, t)
 	var moved *memerr.BusyError
 	if errors.As(err, &moved) {
-		return fmt.Errorf("%w: the proposal %s changed on %s while it was reviewed; run git mem review again", memerr.ErrRemote, Clip(p.ID, MinShownPrefix), rem.Display)
+		return fmt.Errorf("%w: the proposal %s changed on %s while it was reviewed; run git mem review again", memerr.ErrRemote, gitstore.Clip(p.ID, gitstore.MinShownPrefix), rem.Display)
 	}
 	if err != nil {
 		return err
 	}
-	local := NewStore(r, rem.proposalsTracking()+p.Author+"/"+p.ID, ScopeProject)
+	local := gitstore.NewStore(r, proposalsTracking(rem)+p.Author+"/"+p.ID, gitstore.ScopeProject)
 	if cur, err := local.Tip(); err == nil && !cur.IsZero() {
-		_, _ = local.SetTip(zeroHash, cur)
+		_, _ = local.SetTip(gitstore.Hash{}, cur)
 	}
 	return nil
 }
@@ -500,46 +574,46 @@ type RejectedProposal struct {
 	ID     string
 	Author string
 	// Proposal is the rejected proposal's commit.
-	Proposal Hash
+	Proposal gitstore.Hash
 	Reason   string
 	// Reviewer is who rejected it ("Name <email>"), Date when.
 	Reviewer string
 	Date     time.Time
-	Commit   Hash
+	Commit   gitstore.Hash
 }
 
-// RecordRejection appends the rejection of p by reviewer ("Name <email>";
-// "": this repository's identity), with reason, to the remote's
-// refRejected (fetched by fetchProposals), and pushes it; when another
-// review landed first it is written again on top of it.
-func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, reviewer, reason string, t TransportOptions) (Hash, error) {
+// recordRejection appends the rejection of p by reviewer ("Name <email>";
+// "": r's identity), with reason, to the remote's refRejected (fetched by
+// fetchProposalRefs), and pushes it; when another review landed first it
+// is written again on top of it.
+func recordRejection(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, p Proposal, reviewer, reason string, t gitstore.TransportOptions) (gitstore.Hash, error) {
 	if err := CheckReason(reason); err != nil {
-		return zeroHash, err
+		return gitstore.Hash{}, err
 	}
 	if err := checkReviewer(reviewer); err != nil {
-		return zeroHash, err
+		return gitstore.Hash{}, err
 	}
 	if !validID(p.ID) || checkAuthorSlug(p.Author) != nil {
-		return zeroHash, fmt.Errorf("%w: not a proposal", memerr.ErrInvalid)
+		return gitstore.Hash{}, fmt.Errorf("%w: not a proposal", memerr.ErrInvalid)
 	}
 	reason = strings.TrimSpace(reason)
-	msg := "mem: " + opReject + " " + Clip(p.ID, MinShownPrefix) + " proposed by " + p.Author + "\n\n" +
+	msg := "mem: " + opReject + " " + gitstore.Clip(p.ID, gitstore.MinShownPrefix) + " proposed by " + p.Author + "\n\n" +
 		trailerID + ": " + p.ID + "\n" + trailerOp + ": " + opReject + "\n" +
 		trailerProposedBy + ": " + p.Author + "\n" + trailerProposal + ": " + p.Commit.String() + "\n" +
 		trailerReason + ": " + reason + "\n"
-	tracking := NewStore(r, rem.reviewsTracking()+strings.TrimPrefix(refRejected, reviewsPrefix), ScopeProject)
+	tracking := rejectedTracking(r, rem)
 	for attempt := 0; ; attempt++ {
 		tip, err := tracking.Tip()
 		if err != nil {
-			return zeroHash, err
+			return gitstore.Hash{}, err
 		}
-		var parents []Hash
+		var parents []gitstore.Hash
 		if !tip.IsZero() {
-			parents = []Hash{tip}
+			parents = []gitstore.Hash{tip}
 		}
 		commit, err := r.WriteCommit(parents, nil, msg, r.Now().UTC().Truncate(time.Second), reviewer, reviewer)
 		if err != nil {
-			return zeroHash, err
+			return gitstore.Hash{}, err
 		}
 		err = r.PushRef(ctx, rem, refRejected, tip, commit, t)
 		if err == nil {
@@ -553,26 +627,46 @@ func (r *Repo) RecordRejection(ctx context.Context, rem *Remote, p Proposal, rev
 			if moved != nil {
 				err = &memerr.BusyError{Op: memerr.BusyPush, Remote: rem.Display, Reason: "the record of rejections kept moving"}
 			}
-			return zeroHash, err
+			return gitstore.Hash{}, err
 		}
-		if err := sleepCtx(ctx, pushBackoff(attempt, 50*time.Millisecond)); err != nil {
-			return zeroHash, err
+		if err := sleepCtx(ctx, rejectBackoff(attempt)); err != nil {
+			return gitstore.Hash{}, err
 		}
-		if err := r.fetchProposals(ctx, rem, t); err != nil {
-			return zeroHash, err
+		if err := fetchProposalRefs(ctx, r, rem, t); err != nil {
+			return gitstore.Hash{}, err
 		}
 	}
 }
 
-// maxRejections bounds what Rejections reads of the record.
+// rejectBackoff is the wait before retry attempt (0-based) after another
+// review moved the record of rejections first: full jitter over a window
+// of 1, 2, 4 then 8 slots of 50ms, as gitstore's push backs off.
+func rejectBackoff(attempt int) time.Duration {
+	window := 50 * time.Millisecond << min(attempt, 3)
+	return time.Duration(rand.Int64N(int64(window)))
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// maxRejections bounds what rejections reads of the record.
 const maxRejections = 1000
 
 // rejections returns the remote's rejected proposals as last fetched
-// (fetchProposals), newest first. The record is others' input: an entry
+// (fetchProposalRefs), newest first. The record is others' input: an entry
 // without a valid id and author is left out; the reason is returned as
 // recorded (a surface escapes it).
-func (r *Repo) rejections(rem *Remote) ([]RejectedProposal, error) {
-	h, err := NewStore(r, rem.reviewsTracking()+strings.TrimPrefix(refRejected, reviewsPrefix), ScopeProject).Tip()
+func rejections(r *gitstore.Repo, rem *gitstore.Remote) ([]RejectedProposal, error) {
+	h, err := rejectedTracking(r, rem).Tip()
 	if err != nil || h.IsZero() {
 		return nil, err
 	}
@@ -585,7 +679,7 @@ func (r *Repo) rejections(rem *Remote) ([]RejectedProposal, error) {
 		if rj, ok := parseRejection(c); ok {
 			out = append(out, rj)
 		}
-		h = zeroHash
+		h = gitstore.Hash{}
 		if len(c.Parents) > 0 {
 			h = c.Parents[0]
 		}
@@ -593,7 +687,7 @@ func (r *Repo) rejections(rem *Remote) ([]RejectedProposal, error) {
 	return out, nil
 }
 
-func parseRejection(c Change) (RejectedProposal, bool) {
+func parseRejection(c gitstore.Change) (RejectedProposal, bool) {
 	rj := RejectedProposal{Commit: c.Commit, Reviewer: c.Committer, Date: c.Time.UTC()}
 	op := ""
 	for _, line := range strings.Split(c.Message, "\n") {
@@ -610,9 +704,9 @@ func parseRejection(c Change) (RejectedProposal, bool) {
 		case trailerProposedBy:
 			rj.Author = v
 		case trailerProposal:
-			rj.Proposal, _ = parseHash(v)
+			rj.Proposal, _ = gitstore.HashOf(v)
 		case trailerReason:
-			rj.Reason = Clip(v, maxReasonBytes)
+			rj.Reason = gitstore.Clip(v, maxReasonBytes)
 		}
 	}
 	if op != opReject || !validID(rj.ID) || checkAuthorSlug(rj.Author) != nil {
