@@ -13,12 +13,13 @@
 //   - refs/memory/main: the project memory, shared when pushed.
 //   - refs/memory/private: same layout, never pushed.
 //   - refs/memory/remotes/<remote>/main: a fetched remote memory, before merge.
-//   - refs/memory/proposals/<author>/<id>: a memory proposed to a store for
-//     review, one root commit holding its one document (proposal.go);
-//     fetched to refs/memory/remotes/<remote>/proposals/.
-//   - refs/memory/reviews/rejected: the record of rejected proposals, one
-//     commit with the empty tree per rejection, the reason in its message;
-//     fetched to refs/memory/remotes/<remote>/reviews/.
+//   - refs/memory/proposals/<author>/<id> and refs/memory/reviews/rejected:
+//     the proposals made to a store and the record of rejected ones, which
+//     package linkstore writes and reads (its review.go) through gitstore's
+//     commits (WriteCommit, ReadCommit, Tx.CommitAs, Store.SetTip) and
+//     remote refs (RemoteRef, PushRef, FetchRefs). Both hold a store's
+//     layout, so Verify checks them as any memory ref; deleting a proposal
+//     is how a review closes it.
 //   - the personal store: a bare repository at $XDG_DATA_HOME/git-mem/personal.git
 //     (default ~/.local/share/git-mem/personal.git), created on first write, with
 //     the same layout on its refs/memory/main; read in every project.

@@ -59,9 +59,10 @@
 // a refused push puts the copy back as it was) or rejects it (Copy.Reject:
 // the reason appended to refs/memory/reviews/rejected, then the proposal's
 // ref deleted). Identities come from the project repository, never from the
-// copy's configuration. The refs and their checks are gitstore's
-// (gitstore/proposal.go); a host protects refs/memory/main to make every
-// write go through review.
+// copy's configuration. The refs, their commits and their checks are
+// linkstore's (review.go: everything fetched is others' input, checked as
+// a write is), written and read through gitstore's commits and remote refs;
+// a host protects refs/memory/main to make every write go through review.
 //
 // # Refreshing
 //

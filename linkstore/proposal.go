@@ -35,7 +35,7 @@ func (c *Copy) ensure(ctx context.Context, o RefreshOptions) error {
 // a host that refuses says so in the error, and nothing of the project
 // changes either way.
 func (c *Copy) Propose(ctx context.Context, m *gitstore.Memory, proposer string, o RefreshOptions) (p Proposal, replaced bool, err error) {
-	if err := CheckProposal(m, now(o)); err != nil {
+	if err := checkProposal(m, now(o)); err != nil {
 		return p, false, err
 	}
 	if err := c.ensure(ctx, o); err != nil {

@@ -174,12 +174,12 @@ func quoteShort(s string) string {
 	return strconv.Quote(s)
 }
 
-// CheckProposal refuses a memory that may not be proposed: an invalid
+// checkProposal refuses a memory that may not be proposed: an invalid
 // document, a retired one, or one that holds a secret in any field that
 // reaches the other store (the secret rules of every write, with no
 // exception for a harmless example: the text goes to other people's
 // repositories).
-func CheckProposal(m *gitstore.Memory, now time.Time) error {
+func checkProposal(m *gitstore.Memory, now time.Time) error {
 	if m == nil || !validID(m.ID) {
 		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 	}
@@ -261,7 +261,7 @@ func isIdent(s string) bool {
 // replaced says whether it replaced one. The memory's anchor is left out.
 // When the remote refuses, the error holds the host's message.
 func propose(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, m *gitstore.Memory, proposer string, t gitstore.TransportOptions) (p Proposal, replaced bool, err error) {
-	if err := CheckProposal(m, r.Now()); err != nil {
+	if err := checkProposal(m, r.Now()); err != nil {
 		return Proposal{}, false, err
 	}
 	if !isIdent(proposer) {
@@ -324,7 +324,7 @@ func fetchProposalRefs(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remo
 
 // fetchProposals brings the remote's proposals and its record of
 // rejections (fetchProposalRefs) and returns them: the proposals oldest
-// first, each checked as a write is (CheckProposal; one that fails says
+// first, each checked as a write is (checkProposal; one that fails says
 // why in its Err), and the rejected ones newest first.
 func fetchProposals(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, t gitstore.TransportOptions) ([]Proposal, []RejectedProposal, error) {
 	if err := fetchProposalRefs(ctx, r, rem, t); err != nil {
@@ -360,7 +360,7 @@ type Proposal struct {
 
 // proposals returns the remote's proposals as last fetched
 // (fetchProposalRefs), oldest first. Everything in them is others' input:
-// each is checked as a write is (CheckProposal), and one that fails says
+// each is checked as a write is (checkProposal), and one that fails says
 // why in Err. Refs whose names are no proposal's are left out.
 func proposals(r *gitstore.Repo, rem *gitstore.Remote) ([]Proposal, error) {
 	refs, err := r.ListRefs(proposalsTracking(rem))
@@ -425,7 +425,7 @@ func readProposal(r *gitstore.Repo, ref, author, id string, h gitstore.Hash) Pro
 		p.Err = err
 		return p
 	}
-	if err := CheckProposal(m, p.Date); err != nil {
+	if err := checkProposal(m, p.Date); err != nil {
 		p.Err = err
 		return p
 	}

@@ -126,7 +126,7 @@ func TestCheckProposal(t *testing.T) {
 		{"bad id", &badID, memerr.ErrInvalid},
 		{"nil", nil, memerr.ErrInvalid},
 	} {
-		err := CheckProposal(tc.m, r.Now())
+		err := checkProposal(tc.m, r.Now())
 		if tc.want == nil {
 			require.NoError(t, err, tc.name)
 		} else {
