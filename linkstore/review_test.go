@@ -3,6 +3,7 @@ package linkstore
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -168,4 +169,23 @@ func TestFindProposal(t *testing.T) {
 	_, err := FindProposal(nil, "4567")
 	require.ErrorIs(t, err, memerr.ErrNotFound, "no proposal is not found")
 	require.NotErrorIs(t, memerr.ErrNotFound, ErrNoProposal)
+}
+
+func TestRejectBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		attempt int
+		window  time.Duration
+	}{
+		{0, 50 * time.Millisecond}, {1, 100 * time.Millisecond}, {2, 200 * time.Millisecond},
+		{3, 400 * time.Millisecond}, {20, 400 * time.Millisecond},
+	} {
+		var longest time.Duration
+		for i := 0; i < 500; i++ {
+			d := rejectBackoff(tc.attempt)
+			require.GreaterOrEqual(t, d, time.Duration(0))
+			require.Less(t, d, tc.window, "attempt %d", tc.attempt)
+			longest = max(longest, d)
+		}
+		require.Greater(t, longest, tc.window/2, "attempt %d spreads over its window", tc.attempt)
+	}
 }
