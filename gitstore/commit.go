@@ -39,7 +39,7 @@ func (tx *Tx) CommitAs(author, committer string) error {
 // SetTip moves the store's ref from `from` to `to` (zero: deletes it), only
 // while it still points at from. It reports whether it moved it: false,
 // with no error, when another writer moved it first.
-func (s *Store) SetTip(to, from Hash) (bool, error) {
+func (s *Store) SetTip(from, to Hash) (bool, error) {
 	if s.ReadOnly {
 		return false, &memerr.ReadOnlyError{Scope: string(s.Scope)}
 	}

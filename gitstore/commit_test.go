@@ -90,23 +90,33 @@ func TestSetTip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, second, tip)
 
-	moved, err = st.SetTip(first, second)
+	moved, err = st.SetTip(second, first)
 	require.NoError(t, err)
 	require.True(t, moved)
 	tip, err = st.Tip()
 	require.NoError(t, err)
 	require.Equal(t, first, tip)
 
-	moved, err = st.SetTip(zeroHash, first)
+	moved, err = st.SetTip(first, zeroHash)
 	require.NoError(t, err)
 	require.True(t, moved)
 	tip, err = st.Tip()
 	require.NoError(t, err)
 	require.True(t, tip.IsZero(), "a zero tip deletes the ref")
 
+	moved, err = st.SetTip(zeroHash, second)
+	require.NoError(t, err)
+	require.True(t, moved, "a zero from creates the ref")
+	tip, err = st.Tip()
+	require.NoError(t, err)
+	require.Equal(t, second, tip)
+	moved, err = st.SetTip(zeroHash, first)
+	require.NoError(t, err)
+	require.False(t, moved, "a zero from only while there is no ref")
+
 	ro := NewStore(r, RefMain, ScopeProject)
 	ro.ReadOnly = true
-	_, err = ro.SetTip(first, zeroHash)
+	_, err = ro.SetTip(zeroHash, first)
 	var roe *memerr.ReadOnlyError
 	require.ErrorAs(t, err, &roe)
 }

@@ -547,7 +547,7 @@ func undoAccept(r *gitstore.Repo, acc *Accepted, prev gitstore.Hash) (bool, erro
 	if acc == nil || acc.commit.IsZero() {
 		return false, nil
 	}
-	return gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject).SetTip(prev, acc.commit)
+	return gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject).SetTip(acc.commit, prev)
 }
 
 // closeProposal deletes the proposal's ref on the remote, only while it
@@ -564,7 +564,7 @@ func closeProposal(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, 
 	}
 	local := gitstore.NewStore(r, proposalsTracking(rem)+p.Author+"/"+p.ID, gitstore.ScopeProject)
 	if cur, err := local.Tip(); err == nil && !cur.IsZero() {
-		_, _ = local.SetTip(gitstore.Hash{}, cur)
+		_, _ = local.SetTip(cur, gitstore.Hash{})
 	}
 	return nil
 }
@@ -617,7 +617,7 @@ func recordRejection(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote
 		}
 		err = r.PushRef(ctx, rem, refRejected, tip, commit, t)
 		if err == nil {
-			if _, uerr := tracking.SetTip(commit, tip); uerr != nil {
+			if _, uerr := tracking.SetTip(tip, commit); uerr != nil {
 				return commit, uerr
 			}
 			return commit, nil
