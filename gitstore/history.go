@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +83,7 @@ func changeOf(c *gitCommit) Change {
 		Author:  c.Author.Name + " <" + c.Author.Email + ">",
 		Subject: subject, Merge: len(c.ParentHashes) > 1,
 		AuthorTime: c.Author.When, Committer: c.Committer.Name + " <" + c.Committer.Email + ">",
-		Parents: slices.Clone(c.ParentHashes), Message: c.Message,
+		Parents: c.ParentHashes, Message: c.Message,
 	}
 }
 
