@@ -11,6 +11,7 @@ import (
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/index"
 	"github.com/git-mem/git-mem/linkstore"
+	"github.com/git-mem/git-mem/memerr"
 	"github.com/git-mem/git-mem/memview"
 )
 
@@ -100,7 +101,7 @@ every write go through review.`,
 				return err
 			}
 			if o.reject != "" {
-				if err := linkstore.CheckReason(o.reason); err != nil {
+				if err := gitstore.CheckReason(o.reason); err != nil {
 					return err
 				}
 			}
@@ -172,7 +173,7 @@ func runAccept(ctx context.Context, env *Env, o *reviewOptions, c *linkstore.Cop
 // listHint says where the open proposals are listed, after an error that
 // found none of the id.
 func listHint(err error, name string) string {
-	if errors.Is(err, linkstore.ErrNoProposal) {
+	if errors.Is(err, memerr.ErrNoProposal) {
 		return "; git mem review " + name + " lists the open ones"
 	}
 	return ""

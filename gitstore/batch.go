@@ -102,7 +102,7 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 			return nil, fmt.Errorf("entry %d: %w", i+1, err)
 		}
 		if e.Restore != nil {
-			if !validID(e.Restore.ID) {
+			if !ValidID(e.Restore.ID) {
 				return nil, fmt.Errorf("%w: entry %d: memory id %s is malformed", memerr.ErrInvalid, i+1, quoteShort(e.Restore.ID))
 			}
 			if !e.New.AllowSecret {
@@ -118,7 +118,7 @@ func (s *Store) WriteBatch(ctx context.Context, w Writer, op, subject string, en
 		if e.ID == "" && e.Restore == nil && e.Reinforce == "" {
 			e.ID = NewID()
 		}
-		if e.ID != "" && !validID(e.ID) {
+		if e.ID != "" && !ValidID(e.ID) {
 			return nil, fmt.Errorf("%w: entry %d: memory id %s is malformed", memerr.ErrInvalid, i+1, quoteShort(e.ID))
 		}
 	}

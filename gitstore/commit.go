@@ -73,7 +73,7 @@ func (r *Repo) WriteCommit(parents []Hash, ms []*Memory, msg string, when time.T
 	} else {
 		docs := make(map[string][]byte, len(ms))
 		for _, m := range ms {
-			if m == nil || !validID(m.ID) {
+			if m == nil || !ValidID(m.ID) {
 				return zeroHash, fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 			}
 			if err := m.check(); err != nil {
@@ -118,6 +118,13 @@ func identArg(role, s string) (*ident, error) {
 }
 
 // identOf reads "Name <email>".
+// IsIdentity reports whether s is a git identity, "Name <email>", as a
+// commit's author and committer are written.
+func IsIdentity(s string) bool {
+	_, ok := identOf(s)
+	return ok
+}
+
 func identOf(s string) (ident, bool) {
 	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
 	if i < 0 || j < i || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {

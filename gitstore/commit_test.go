@@ -206,3 +206,30 @@ func TestMemoryCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckReason: a rejection's reason is one line of text, bounded, and
+// holds no secret: it is recorded in a history everyone fetches.
+func TestCheckReason(t *testing.T) {
+	for _, tc := range []struct {
+		reason string
+		want   error
+	}{
+		{"only true for the billing service", nil},
+		{"  padded  ", nil},
+		{"", memerr.ErrInvalid},
+		{"   ", memerr.ErrInvalid},
+		{"two\nlines", memerr.ErrInvalid},
+		{"a\ttab", memerr.ErrInvalid},
+		{"bell\x07", memerr.ErrInvalid},
+		{strings.Repeat("x", maxFieldBytes+1), memerr.ErrInvalid},
+		{"\xff\xfe", memerr.ErrInvalid},
+		{"it leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu", memerr.ErrSecret},
+	} {
+		err := CheckReason(tc.reason)
+		if tc.want == nil {
+			require.NoError(t, err, tc.reason)
+		} else {
+			require.ErrorIs(t, err, tc.want, "%q", tc.reason)
+		}
+	}
+}

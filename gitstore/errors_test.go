@@ -19,10 +19,7 @@ func TestTypedErrors(t *testing.T) {
 		target   any
 	}{
 		{"not found", func() error { _, _, err := (&Set{Repo: NewMemoryRepo()}).Find("ffff"); return err }(), memerr.ErrNoMemory, nil},
-		{"no memory is not found", memerr.ErrNoMemory, memerr.ErrNotFound, nil},
-		{"not linked is not found", memerr.ErrNotLinked, memerr.ErrNotFound, nil},
-		{"no proposal is not found", memerr.ErrNoProposal, memerr.ErrNotFound, nil},
-		{"invalid id", func() error { _, err := normalizePrefix("zz"); return err }(), memerr.ErrInvalid, new(*memerr.InvalidInputError)},
+		{"invalid id", func() error { _, err := NormalizePrefix("zz"); return err }(), memerr.ErrInvalid, new(*memerr.InvalidInputError)},
 		{"empty text", validateText("  "), memerr.ErrInvalid, new(*memerr.InvalidInputError)},
 		{"secret", CheckSecrets("deploy token is ghp_R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu"), memerr.ErrSecret, new(*memerr.SecretError)},
 		{"no repo", func() error { _, err := OpenIn(t.TempDir()); return err }(), memerr.ErrNoRepo, new(*memerr.NoRepoError)},

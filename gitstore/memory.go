@@ -236,7 +236,7 @@ func validateDocument(data []byte, fileID string) (*Memory, error) {
 	if m.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%w: memory schema %d is not supported by this git-mem (schema %d): upgrade git-mem", memerr.ErrInvalid, m.Schema, SchemaVersion)
 	}
-	if !validID(m.ID) {
+	if !ValidID(m.ID) {
 		return nil, fmt.Errorf("%w: memory id %s is malformed (want %d lower-case hex digits)", memerr.ErrInvalid, quoteShort(m.ID), IDHexLen)
 	}
 	if fileID != "" && m.ID != fileID {
@@ -317,7 +317,7 @@ func (m *Memory) check() error {
 		}
 	}
 	for _, f := range [...]struct{ name, v string }{{"supersedes", m.Supersedes}, {"superseded_by", m.SupersededBy}} {
-		if f.v != "" && !validID(f.v) {
+		if f.v != "" && !ValidID(f.v) {
 			return bad("%s %s is not a full memory id (%d lower-case hex digits)", f.name, quoteShort(f.v), IDHexLen)
 		}
 	}
@@ -384,7 +384,8 @@ func Clip(s string, n int) string {
 	return s[:n]
 }
 
-func validID(id string) bool {
+// ValidID reports a full memory id: IDHexLen lower-case hex digits.
+func ValidID(id string) bool {
 	if len(id) != IDHexLen {
 		return false
 	}
@@ -592,4 +593,27 @@ func Summary(text string, n int) string {
 	}
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// CheckReason refuses a rejection's reason that is empty, too long, not
+// one line of text, or that holds a secret: it is recorded in a history
+// everyone fetches.
+func CheckReason(reason string) error {
+	r := strings.TrimSpace(reason)
+	bad := func(why string) error {
+		return &memerr.InvalidInputError{Field: "reason", Value: Clip(reason, 60), Reason: why}
+	}
+	switch {
+	case r == "":
+		return bad("give the reason for the rejection with --reason")
+	case len(r) > maxFieldBytes:
+		return bad(fmt.Sprintf("the reason is %d bytes, over the %d-byte maximum", len(r), maxFieldBytes))
+	}
+	if err := checkText("the reason", r, false); err != nil {
+		return err
+	}
+	if strings.ContainsAny(r, "\n\t") {
+		return bad("the reason is one line of text")
+	}
+	return CheckSecrets(r)
 }

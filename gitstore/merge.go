@@ -190,7 +190,7 @@ func (r *Repo) planMerge(ctx context.Context, ours, theirs Hash, drop []string) 
 		changes[id] = h
 	}
 	for _, id := range drop {
-		if !validID(id) {
+		if !ValidID(id) {
 			continue
 		}
 		if h, err := snap.blobHash(id); err != nil {

@@ -47,7 +47,7 @@ type PurgeReport struct {
 // refs/memory/main, so that pulls and teammates' clones drop the memory too
 // (see honourTombstones).
 func (r *Repo) Purge(ctx context.Context, id string) (*PurgeReport, error) {
-	if !validID(id) {
+	if !ValidID(id) {
 		return nil, fmt.Errorf("%w: purge needs a full memory id", memerr.ErrInvalid)
 	}
 	texts := map[string]bool{}
@@ -111,7 +111,7 @@ func (r *Repo) purgeRefs(ctx context.Context, id string, texts map[string]bool) 
 // that was stopped before it finished (FinishPurge finishes it).
 func (r *Repo) MarkPurge(id string) (pending bool, err error) {
 	marker := r.Mem().PurgeMarker(id)
-	if marker == "" || !validID(id) {
+	if marker == "" || !ValidID(id) {
 		return false, nil
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -127,7 +127,7 @@ func (r *Repo) MarkPurge(id string) (pending bool, err error) {
 // history (Purge then finds the memory nowhere): it records the tombstone,
 // if the stopped purge did not, and reports Resumed.
 func (r *Repo) FinishPurge(ctx context.Context, id string) (*PurgeReport, error) {
-	if !validID(id) {
+	if !ValidID(id) {
 		return nil, fmt.Errorf("%w: purge needs a full memory id", memerr.ErrInvalid)
 	}
 	if err := r.recordTombstone(ctx, id); err != nil {
@@ -140,7 +140,7 @@ func (r *Repo) FinishPurge(ctx context.Context, id string) (*PurgeReport, error)
 // caches are scrubbed: a run of it again is then an ordinary one.
 func (r *Repo) PurgeFinished(id string) error {
 	marker := r.Mem().PurgeMarker(id)
-	if marker == "" || !validID(id) {
+	if marker == "" || !ValidID(id) {
 		return nil
 	}
 	if err := os.Remove(marker); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -166,7 +166,7 @@ func (r *Repo) PendingPurges() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if validID(e.Name()) {
+		if ValidID(e.Name()) {
 			ids = append(ids, e.Name())
 		}
 	}

@@ -542,7 +542,7 @@ func (r *Repo) shared(ctx context.Context, rem *Remote) (bool, error) {
 // so that a later pull never merges it back from a remote or a teammate that
 // still has it (see Pull). git mem forget --purge should call it.
 func (r *Repo) RecordPurged(ctx context.Context, id string) error {
-	if !validID(id) {
+	if !ValidID(id) {
 		return fmt.Errorf("%w: %q is not a full memory id", memerr.ErrInvalid, id)
 	}
 	have, err := r.gitConfigAll(ctx, "mem.purged")

@@ -146,7 +146,7 @@ func (s *Set) Find(prefix string) (*Store, *Memory, error) {
 // full id, from the file names of the memory trees: it finds a memory whose
 // document is invalid too (git mem forget and history use it).
 func (s *Set) Locate(prefix string) (*Store, string, error) {
-	if _, err := normalizePrefix(prefix); err != nil {
+	if _, err := NormalizePrefix(prefix); err != nil {
 		return nil, "", err
 	}
 	type hit struct {

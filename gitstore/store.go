@@ -215,7 +215,7 @@ func (s *Store) attempt(tip Hash, w Writer, fn func(tx *Tx) error) (Hash, error)
 			continue
 		}
 		// Never write a document that a reader would refuse.
-		if !validID(m.ID) || m.ID != id {
+		if !ValidID(m.ID) || m.ID != id {
 			return zeroHash, fmt.Errorf("%w: memory id %s is malformed", memerr.ErrInvalid, quoteShort(m.ID))
 		}
 		if err := m.check(); err != nil {
@@ -353,14 +353,16 @@ func (rd *Reader) BlobHashes() (map[string]Hash, error) {
 // resolve returns the full ids starting with prefix (lower-cased, at least
 // MinPrefixLen hex digits).
 func (rd *Reader) resolve(prefix string) ([]string, error) {
-	p, err := normalizePrefix(prefix)
+	p, err := NormalizePrefix(prefix)
 	if err != nil {
 		return nil, err
 	}
 	return rd.snap.idsWithPrefix(p)
 }
 
-func normalizePrefix(prefix string) (string, error) {
+// NormalizePrefix is an id or id prefix as ids are kept (lower-case, trimmed),
+// or an InvalidInputError of memerr.FieldID when it is not one.
+func NormalizePrefix(prefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if len(p) < MinPrefixLen || len(p) > IDHexLen || !isHex(p) {
 		return "", &memerr.InvalidInputError{Field: memerr.FieldID, Value: prefix, Reason: fmt.Sprintf("%q is not a memory id; give at least %d hex digits of an id", prefix, MinPrefixLen)}

@@ -59,7 +59,7 @@ func (r *Repo) tombstones(commit Hash) (map[string]bool, error) {
 		return nil, err
 	}
 	for _, te := range t.Entries {
-		if validID(te.Name) {
+		if ValidID(te.Name) {
 			out[te.Name] = true
 		}
 	}
@@ -91,7 +91,7 @@ func (r *Repo) withTombstones(root Hash, ids map[string]bool) (Hash, error) {
 	}
 	added := false
 	for id := range ids {
-		if have[id] || !validID(id) {
+		if have[id] || !ValidID(id) {
 			continue
 		}
 		h, err := r.writeBlob(tombstoneDoc(id))
@@ -226,7 +226,7 @@ func (r *Repo) honourTombstones(ctx context.Context, fetched Hash, extra []strin
 		}
 	}
 	for _, id := range extra {
-		if validID(id) {
+		if ValidID(id) {
 			all[id] = true
 		}
 	}
@@ -300,7 +300,7 @@ func (r *Repo) ScrubPending() []string {
 	}
 	var ids []string
 	for _, id := range strings.Fields(string(data)) {
-		if validID(id) {
+		if ValidID(id) {
 			ids = append(ids, id)
 		}
 	}

@@ -372,7 +372,7 @@ func (s *snapshot) entries(fn func(id string, h Hash) error) error {
 // directory's two digits (other files are not memories and are ignored).
 func docID(fan, name string) (string, bool) {
 	id, ok := strings.CutSuffix(name, ".json")
-	if !ok || !validID(id) || !strings.HasPrefix(id, fan) {
+	if !ok || !ValidID(id) || !strings.HasPrefix(id, fan) {
 		return "", false
 	}
 	return id, true

@@ -70,7 +70,7 @@ func (n *NewMemory) Validate() error {
 // with no exception for a harmless example: what may be written to another
 // store, whose readers are other people.
 func (m *Memory) Check() error {
-	if m == nil || !validID(m.ID) {
+	if m == nil || !ValidID(m.ID) {
 		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 	}
 	if err := m.check(); err != nil {

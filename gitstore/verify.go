@@ -511,7 +511,7 @@ func (v *verifier) purgedTree(ref string, commit Hash, h Hash) {
 	}
 	good := true
 	for _, e := range t.Entries {
-		if !validID(e.Name) || e.Mode != gitobj.ModeRegular {
+		if !ValidID(e.Name) || e.Mode != gitobj.ModeRegular {
 			v.reject(ref, commit, "", RejectLayout, "%s/%s is not a tombstone (a file named by a memory id)", purgedDir, quoteShort(e.Name))
 			good = false
 			continue

@@ -130,7 +130,7 @@ func (c *Copy) Accept(ctx context.Context, w gitstore.Writer, reviewer, id strin
 // memory id (or unique prefix) on the org store's refs/memory/reviews/rejected, then deletes
 // the proposal's ref there.
 func (c *Copy) Reject(ctx context.Context, reviewer, id, reason string, o RefreshOptions) (Proposal, error) {
-	if err := CheckReason(reason); err != nil {
+	if err := gitstore.CheckReason(reason); err != nil {
 		return Proposal{}, err
 	}
 	if err := c.ensure(ctx, o); err != nil {

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/memerr"
@@ -71,10 +69,6 @@ const maxFieldBytes = 512
 
 // maxReasonBytes bounds a rejection's reason.
 const maxReasonBytes = maxFieldBytes
-
-// ErrNoProposal: no open proposal is of a memory with the id or prefix. It
-// is a memerr.ErrNotFound.
-var ErrNoProposal = fmt.Errorf("%w", memerr.ErrNotFound)
 
 // proposalRef is the ref of a proposal.
 func proposalRef(author, id string) string { return proposalsPrefix + author + "/" + id }
@@ -147,23 +141,10 @@ func parseProposalName(name string) (author, id string, err error) {
 	if err := checkAuthorSlug(author); err != nil {
 		return "", "", err
 	}
-	if !validID(id) {
+	if !gitstore.ValidID(id) {
 		return "", "", &memerr.InvalidInputError{Field: "proposal", Value: name, Reason: fmt.Sprintf("%s does not end in a memory id", quoteShort(name))}
 	}
 	return author, id, nil
-}
-
-// validID reports a full memory id: gitstore.IDHexLen lower-case hex
-// digits.
-func validID(id string) bool { return len(id) == gitstore.IDHexLen && isHex(id) }
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // quoteShort quotes a value for an error message: escaped, and cut to 40 bytes.
@@ -180,7 +161,7 @@ func quoteShort(s string) string {
 // exception for a harmless example: the text goes to other people's
 // repositories).
 func checkProposal(m *gitstore.Memory, now time.Time) error {
-	if m == nil || !validID(m.ID) {
+	if m == nil || !gitstore.ValidID(m.ID) {
 		return fmt.Errorf("%w: not a memory", memerr.ErrInvalid)
 	}
 	if m.Type == gitstore.TypeHandoff || m.Type == gitstore.TypeSession {
@@ -192,66 +173,13 @@ func checkProposal(m *gitstore.Memory, now time.Time) error {
 	return m.Check()
 }
 
-// CheckReason refuses a rejection's reason that is empty, too long, not
-// one line of text, or that holds a secret: it is recorded in a history
-// everyone fetches.
-func CheckReason(reason string) error {
-	r := strings.TrimSpace(reason)
-	bad := func(why string) error {
-		return &memerr.InvalidInputError{Field: "reason", Value: gitstore.Clip(reason, 60), Reason: why}
-	}
-	switch {
-	case r == "":
-		return bad("give the reason for the rejection with --reason")
-	case len(r) > maxReasonBytes:
-		return bad(fmt.Sprintf("the reason is %d bytes, over the %d-byte maximum", len(r), maxReasonBytes))
-	}
-	if err := checkText("the reason", r); err != nil {
-		return err
-	}
-	if strings.ContainsAny(r, "\n\t") {
-		return bad("the reason is one line of text")
-	}
-	return gitstore.CheckSecrets(r)
-}
-
-// checkText checks the characters of a text as gitstore checks a memory's
-// new text: valid UTF-8, no NUL, carriage return or other control
-// character but tab and newline.
-func checkText(name, text string) error {
-	if !utf8.ValidString(text) {
-		return fmt.Errorf("%w: %s is not valid UTF-8; re-encode it as UTF-8", memerr.ErrInvalid, name)
-	}
-	for i, r := range text {
-		switch {
-		case r == 0:
-			return fmt.Errorf("%w: %s contains a NUL byte at byte %d; binary content cannot be stored", memerr.ErrInvalid, name, i)
-		case r == '\r':
-			return fmt.Errorf("%w: %s contains a carriage return (CR) at byte %d; use plain newlines (convert CRLF line endings to LF)", memerr.ErrInvalid, name, i)
-		case unicode.IsControl(r) && r != '\n' && r != '\t':
-			return fmt.Errorf("%w: %s contains control character %U at byte %d; only tab and newline are allowed: remove it (terminal escape sequences cannot be stored)", memerr.ErrInvalid, name, r, i)
-		}
-	}
-	return nil
-}
-
 // checkReviewer refuses a reviewer that is not "Name <email>" ("": the
 // repository's identity).
 func checkReviewer(s string) error {
-	if s == "" || isIdent(s) {
+	if s == "" || gitstore.IsIdentity(s) {
 		return nil
 	}
 	return &memerr.InvalidInputError{Field: "reviewer", Value: s, Reason: "the reviewer's identity is not \"Name <email>\"; set git config user.name and user.email"}
-}
-
-// isIdent reports "Name <email>", as gitstore reads a commit's identity.
-func isIdent(s string) bool {
-	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
-	if i < 0 || j < i || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return false
-	}
-	name, email := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:j])
-	return name != "" && !strings.ContainsAny(name+email, "<>")
 }
 
 // propose writes m as a proposal by proposer ("Name <email>") in r (its
@@ -264,7 +192,7 @@ func propose(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, m *git
 	if err := checkProposal(m, r.Now()); err != nil {
 		return Proposal{}, false, err
 	}
-	if !isIdent(proposer) {
+	if !gitstore.IsIdentity(proposer) {
 		return Proposal{}, false, &memerr.InvalidInputError{Field: "proposer", Value: proposer, Reason: "the proposer's identity is not \"Name <email>\"; set git config user.name and user.email"}
 	}
 	slug := authorSlug(proposer)
@@ -398,7 +326,7 @@ func readProposal(r *gitstore.Repo, ref, author, id string, h gitstore.Hash) Pro
 		p.Err = fmt.Errorf("%w: the proposal's commit has parents; a proposal is one commit", memerr.ErrInvalid)
 		return p
 	}
-	if !isIdent(p.Proposer) || len(p.Proposer) > maxFieldBytes {
+	if !gitstore.IsIdentity(p.Proposer) || len(p.Proposer) > maxFieldBytes {
 		p.Err = fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 		return p
 	}
@@ -436,10 +364,9 @@ func readProposal(r *gitstore.Repo, ref, author, id string, h gitstore.Hash) Pro
 // FindProposal returns the proposal of the memory with the id or unique
 // prefix among ps.
 func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
-	norm := strings.ToLower(strings.TrimSpace(prefix))
-	if len(norm) < gitstore.MinPrefixLen || len(norm) > gitstore.IDHexLen || !isHex(norm) {
-		return Proposal{}, &memerr.InvalidInputError{Field: memerr.FieldID, Value: prefix,
-			Reason: fmt.Sprintf("%q is not a memory id; give at least %d hex digits of an id", prefix, gitstore.MinPrefixLen)}
+	norm, err := gitstore.NormalizePrefix(prefix)
+	if err != nil {
+		return Proposal{}, err
 	}
 	var hits []Proposal
 	for _, p := range ps {
@@ -449,7 +376,7 @@ func FindProposal(ps []Proposal, prefix string) (Proposal, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", ErrNoProposal, gitstore.Clip(prefix, 40))
+		return Proposal{}, fmt.Errorf("%w: no open proposal of a memory with id %q", memerr.ErrNoProposal, gitstore.Clip(prefix, 40))
 	case 1:
 		return hits[0], nil
 	}
@@ -486,7 +413,7 @@ func acceptProposal(ctx context.Context, r *gitstore.Repo, w gitstore.Writer, p 
 	if p.Memory == nil {
 		return nil, fmt.Errorf("%w: the proposal %s holds no memory", memerr.ErrInvalid, gitstore.Clip(p.ID, gitstore.MinShownPrefix))
 	}
-	if !isIdent(p.Proposer) {
+	if !gitstore.IsIdentity(p.Proposer) {
 		return nil, fmt.Errorf("%w: the proposal's author is not \"Name <email>\"", memerr.ErrInvalid)
 	}
 	if err := checkReviewer(reviewer); err != nil {
@@ -587,13 +514,13 @@ type RejectedProposal struct {
 // fetchProposalRefs), and pushes it; when another review landed first it
 // is written again on top of it.
 func recordRejection(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote, p Proposal, reviewer, reason string, t gitstore.TransportOptions) (gitstore.Hash, error) {
-	if err := CheckReason(reason); err != nil {
+	if err := gitstore.CheckReason(reason); err != nil {
 		return gitstore.Hash{}, err
 	}
 	if err := checkReviewer(reviewer); err != nil {
 		return gitstore.Hash{}, err
 	}
-	if !validID(p.ID) || checkAuthorSlug(p.Author) != nil {
+	if !gitstore.ValidID(p.ID) || checkAuthorSlug(p.Author) != nil {
 		return gitstore.Hash{}, fmt.Errorf("%w: not a proposal", memerr.ErrInvalid)
 	}
 	reason = strings.TrimSpace(reason)
@@ -709,7 +636,7 @@ func parseRejection(c gitstore.Change) (RejectedProposal, bool) {
 			rj.Reason = gitstore.Clip(v, maxReasonBytes)
 		}
 	}
-	if op != opReject || !validID(rj.ID) || checkAuthorSlug(rj.Author) != nil {
+	if op != opReject || !gitstore.ValidID(rj.ID) || checkAuthorSlug(rj.Author) != nil {
 		return RejectedProposal{}, false
 	}
 	return rj, true

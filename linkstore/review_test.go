@@ -69,31 +69,6 @@ func TestParseProposalName(t *testing.T) {
 	}
 }
 
-func TestCheckReason(t *testing.T) {
-	for _, tc := range []struct {
-		reason string
-		want   error
-	}{
-		{"only true for the billing service", nil},
-		{"  padded  ", nil},
-		{"", memerr.ErrInvalid},
-		{"   ", memerr.ErrInvalid},
-		{"two\nlines", memerr.ErrInvalid},
-		{"a\ttab", memerr.ErrInvalid},
-		{"bell\x07", memerr.ErrInvalid},
-		{strings.Repeat("x", maxReasonBytes+1), memerr.ErrInvalid},
-		{"\xff\xfe", memerr.ErrInvalid},
-		{"it leaks ghp_" + "R8kZt2VqW9xLmN4pB7sD1fH6jK3cY5eA0gTu", memerr.ErrSecret},
-	} {
-		err := CheckReason(tc.reason)
-		if tc.want == nil {
-			require.NoError(t, err, tc.reason)
-		} else {
-			require.ErrorIs(t, err, tc.want, "%q", tc.reason)
-		}
-	}
-}
-
 func TestCheckProposal(t *testing.T) {
 	r := gitstore.NewMemoryRepo()
 	st := gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject)
@@ -148,7 +123,7 @@ func TestFindProposal(t *testing.T) {
 		{"0123456", a.ID, nil},
 		{" 0123FFFF ", b.ID, nil},
 		{"0123", "", &gitstore.AmbiguousError{}},
-		{"4567", "", ErrNoProposal},
+		{"4567", "", memerr.ErrNoProposal},
 		{"012", "", memerr.ErrInvalid},
 		{"0123456789abcdef0", "", memerr.ErrInvalid},
 		{"zzzz", "", memerr.ErrInvalid},
@@ -168,7 +143,7 @@ func TestFindProposal(t *testing.T) {
 	}
 	_, err := FindProposal(nil, "4567")
 	require.ErrorIs(t, err, memerr.ErrNotFound, "no proposal is not found")
-	require.NotErrorIs(t, memerr.ErrNotFound, ErrNoProposal)
+	require.NotErrorIs(t, memerr.ErrNotFound, memerr.ErrNoProposal)
 }
 
 func TestRejectBackoff(t *testing.T) {
