@@ -117,7 +117,6 @@ func identArg(role, s string) (*ident, error) {
 	return &id, nil
 }
 
-// identOf reads "Name <email>".
 // IsIdentity reports whether s is a git identity, "Name <email>", as a
 // commit's author and committer are written.
 func IsIdentity(s string) bool {
@@ -125,6 +124,7 @@ func IsIdentity(s string) bool {
 	return ok
 }
 
+// identOf reads "Name <email>".
 func identOf(s string) (ident, bool) {
 	i, j := strings.LastIndexByte(s, '<'), strings.LastIndexByte(s, '>')
 	if i < 0 || j < i || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {

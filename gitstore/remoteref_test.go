@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -66,4 +67,32 @@ func TestRemoteRefPushRefFetchRefs(t *testing.T) {
 	_, err = r.RemoteRef(ctx, gone, ref, TransportOptions{})
 	require.ErrorIs(t, err, memerr.ErrRemote)
 	require.Error(t, r.FetchRefs(ctx, gone, TransportOptions{}, "+refs/memory/proposals/*:"+tracking+"*"))
+}
+
+// TestRemoteRefsStayUnderMemory: the remote calls touch refs under
+// refs/memory/ only, whatever a caller passes; nothing is run for others.
+func TestRemoteRefsStayUnderMemory(t *testing.T) {
+	w := newRemoteWorld(t)
+	ctx := context.Background()
+	_, r := w.clone("Ann")
+	rem := w.origin(r)
+	one, err := r.WriteCommit(nil, nil, "mem: one\n", time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), "", "")
+	require.NoError(t, err)
+	refsOf := func(dir string) string {
+		t.Helper()
+		out, err := exec.Command("git", "-C", dir, "for-each-ref", "--format=%(refname) %(objectname)").Output()
+		require.NoError(t, err)
+		return string(out)
+	}
+	remoteBefore, localBefore := refsOf(w.remote), refsOf(r.GitDir)
+	for _, ref := range []string{"refs/heads/main", "HEAD", "refs/memory", "refs/memory/../heads/main", "refs/tags/v1"} {
+		_, err := r.RemoteRef(ctx, rem, ref, TransportOptions{})
+		require.ErrorIs(t, err, memerr.ErrInvalid, ref)
+		require.ErrorIs(t, r.PushRef(ctx, rem, ref, zeroHash, one, TransportOptions{}), memerr.ErrInvalid, ref)
+		require.ErrorIs(t, r.FetchRefs(ctx, rem, TransportOptions{}, "+"+ref+":refs/memory/remotes/x/y"), memerr.ErrInvalid, ref)
+		require.ErrorIs(t, r.FetchRefs(ctx, rem, TransportOptions{}, "+refs/memory/main:"+ref), memerr.ErrInvalid, ref)
+	}
+	require.ErrorIs(t, r.FetchRefs(ctx, rem, TransportOptions{}, "refs/memory/main"), memerr.ErrInvalid, "no destination")
+	require.Equal(t, remoteBefore, refsOf(w.remote), "nothing pushed")
+	require.Equal(t, localBefore, refsOf(r.GitDir), "nothing fetched")
 }
