@@ -92,6 +92,7 @@ var importers = map[string][]string{
 	"index/indextest":       {},
 	"gitstore/gitstoretest": {"index/indextest"},
 	"embedding/embedtest":   {},
+	"internal/gittest":      {},
 	// the search index and the MCP server are wired by the MCP server's
 	// binary alone, so that git-mem links neither (TestCLIBinaryStaysLight)
 	"index/bleveindex": {"cmd/git-mem-mcp"},
@@ -135,6 +136,9 @@ var imports = map[string][]string{
 	// lock files and atomic writes stand alone: every package that keeps
 	// files takes its locks there
 	"internal/lockfile": {},
+	// the git layer's tests run git through it; it imports nothing of the
+	// module, so that gitobj's own tests can use it
+	"internal/gittest": {},
 	// the layout of <git dir>/mem and the doctor's vocabulary stand alone too
 	"internal/memdir": {},
 	"internal/health": {},

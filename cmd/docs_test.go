@@ -222,7 +222,7 @@ func TestArchitectureDocNamesExist(t *testing.T) {
 
 // testsOwn are the packages only tests import or run: what they read of the
 // environment is a test's business, not a user's.
-var testsOwn = []string{"e2e", "embedding/embedtest", "gitstore/gitstoretest", "index/indextest"}
+var testsOwn = []string{"e2e", "embedding/embedtest", "gitstore/gitstoretest", "index/indextest", "internal/gittest"}
 
 // environmentReaders lists the packages of the module whose production code
 // calls os.Getenv, os.LookupEnv or os.Environ; the test support packages and

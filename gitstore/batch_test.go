@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/git-mem/git-mem/memerr"
 	"github.com/stretchr/testify/require"
 )
@@ -126,11 +127,11 @@ func TestWriteBatchWritesOnePack(t *testing.T) {
 	}
 	res, err := s.WriteBatch(context.Background(), Writer{Agent: "test"}, OpImport, "600 memories", entries)
 	require.NoError(t, err)
-	count := runGit(t, dir, "count-objects", "-v")
+	count := gittest.Run(t, dir, "count-objects", "-v")
 	require.True(t, strings.HasPrefix(count, "count: 0\n"), "no loose objects: %s", count)
 	require.Contains(t, count, "\npacks: 1\n")
-	runGit(t, dir, "fsck", "--strict", "--no-dangling")
-	require.Equal(t, "1\n", runGit(t, dir, "rev-list", "--count", RefMain))
+	gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
+	require.Equal(t, "1\n", gittest.Run(t, dir, "rev-list", "--count", RefMain))
 	all, err := s.List(Filter{})
 	require.NoError(t, err)
 	require.Len(t, all, 600)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,11 +24,11 @@ func TestMemSettingsFollowIncludes(t *testing.T) {
 		want map[string]string // "section.subsection.key" -> value
 	}{
 		{"no include", func(t *testing.T, dir, _ string) {
-			runGit(t, dir, "config", "mem.agent", "local")
+			gittest.Run(t, dir, "config", "mem.agent", "local")
 		}, map[string]string{"mem..agent": "local"}},
 		{"include in the repository", func(t *testing.T, dir, _ string) {
 			writeFile(t, filepath.Join(dir, ".git", "mem.inc"), "[mem]\n\tagent = included\n\tinjectChars = 1234\n[mem \"embed\"]\n\turl = http://127.0.0.1:9/v1\n")
-			runGit(t, dir, "config", "include.path", "mem.inc")
+			gittest.Run(t, dir, "config", "include.path", "mem.inc")
 		}, map[string]string{"mem..agent": "included", "mem..injectchars": "1234", "mem.embed.url": "http://127.0.0.1:9/v1"}},
 		{"includeIf gitdir in the global file", func(t *testing.T, dir, global string) {
 			writeFile(t, filepath.Join(filepath.Dir(global), "work.inc"), "[mem]\n\tagent = work-agent\n\tpromptChars = 99\n")
@@ -39,11 +40,11 @@ func TestMemSettingsFollowIncludes(t *testing.T) {
 		}, map[string]string{"mem..agent": "home-agent"}},
 		{"a later setting wins over the include", func(t *testing.T, dir, _ string) {
 			writeFile(t, filepath.Join(dir, ".git", "mem.inc"), "[mem]\n\tagent = included\n\tpushVerify = true\n")
-			runGit(t, dir, "config", "include.path", "mem.inc")
-			runGit(t, dir, "config", "mem.agent", "local")
+			gittest.Run(t, dir, "config", "include.path", "mem.inc")
+			gittest.Run(t, dir, "config", "mem.agent", "local")
 		}, map[string]string{"mem..agent": "local", "mem..pushverify": "true"}},
 		{"git -c of a calling git", func(t *testing.T, dir, _ string) {
-			runGit(t, dir, "config", "mem.agent", "local")
+			gittest.Run(t, dir, "config", "mem.agent", "local")
 			t.Setenv("GIT_CONFIG_COUNT", "1")
 			t.Setenv("GIT_CONFIG_KEY_0", "mem.agent")
 			t.Setenv("GIT_CONFIG_VALUE_0", "from-git-c")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/git-mem/git-mem/memerr"
 )
 
@@ -39,7 +40,7 @@ func sameObjectsAsGit(t *testing.T, dir string, r *Repo) {
 func sameRefsAsGit(t *testing.T, dir string, r *Repo) {
 	t.Helper()
 	want := map[string]Hash{}
-	for _, line := range strings.Split(strings.TrimSpace(runGit(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(gittest.Run(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")), "\n") {
 		if line == "" {
 			continue
 		}
@@ -86,12 +87,12 @@ func TestPackLargeOffsetsAsGit(t *testing.T) {
 		_, err := st.Revise(context.Background(), Writer{}, id, "Far fact "+id+", revised: a delta now.")
 		require.NoError(t, err)
 	}
-	runGit(t, dir, "gc", "-q", "--prune=now")
+	gittest.Run(t, dir, "gc", "-q", "--prune=now")
 	packDir := filepath.Join(dir, ".git", "objects", "pack")
 	pack := mustGlobOne(t, filepath.Join(packDir, "*.pack"))
 	idx := filepath.Join(packDir, strings.TrimSuffix(pack, ".pack")+".idx")
 	require.NoError(t, os.Remove(idx))
-	runGit(t, dir, "index-pack", "--index-version=2,0x100", "-o", idx, filepath.Join(packDir, pack))
+	gittest.Run(t, dir, "index-pack", "--index-version=2,0x100", "-o", idx, filepath.Join(packDir, pack))
 	// the offset table's entries with the high bit set point into the
 	// large table: at least one object lies past the threshold
 	data, err := os.ReadFile(idx)
@@ -123,10 +124,10 @@ func TestMultiPackIndexAndCommitGraph(t *testing.T) {
 	dir, st := projectStoreOnDisk(t)
 	for i := 0; i < 3; i++ {
 		addFacts(t, st, 4, fmt.Sprintf("Pack %d fact %%d: maintained by git.", i))
-		runGit(t, dir, "repack", "-q", "-d")
+		gittest.Run(t, dir, "repack", "-q", "-d")
 	}
-	runGit(t, dir, "multi-pack-index", "write")
-	runGit(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+	gittest.Run(t, dir, "multi-pack-index", "write")
+	gittest.Run(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
 	require.FileExists(t, filepath.Join(dir, ".git", "objects", "pack", "multi-pack-index"))
 	require.FileExists(t, filepath.Join(dir, ".git", "objects", "info", "commit-graph"))
 
@@ -141,11 +142,11 @@ func TestMultiPackIndexAndCommitGraph(t *testing.T) {
 	log, err := s.Log(context.Background(), 0)
 	require.NoError(t, err)
 	require.Len(t, log, 14)
-	runGit(t, dir, "commit-graph", "verify")
+	gittest.Run(t, dir, "commit-graph", "verify")
 
-	runGit(t, dir, "multi-pack-index", "repack", "--batch-size=0")
-	runGit(t, dir, "multi-pack-index", "expire")
-	runGit(t, dir, "prune-packed")
+	gittest.Run(t, dir, "multi-pack-index", "repack", "--batch-size=0")
+	gittest.Run(t, dir, "multi-pack-index", "expire")
+	gittest.Run(t, dir, "prune-packed")
 	r, err = Open(dir)
 	require.NoError(t, err)
 	sameObjectsAsGit(t, dir, r)
@@ -160,8 +161,8 @@ func TestMultiPackIndexAndCommitGraph(t *testing.T) {
 // and from a linked worktree, whose refs live in the common directory.
 func TestRefsAsGitReadsThem(t *testing.T) {
 	dir, st := projectStoreOnDisk(t)
-	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
-	runGit(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "tag", "-a", "-m", "a tag", "v1")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	gittest.Run(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "tag", "-a", "-m", "a tag", "v1")
 	add(t, st, "a memory before the refs are packed")
 	open := func(at string) *Repo {
 		r, err := Open(at)
@@ -174,22 +175,22 @@ func TestRefsAsGitReadsThem(t *testing.T) {
 		})
 	}
 	check("loose")
-	runGit(t, dir, "pack-refs", "--all")
+	gittest.Run(t, dir, "pack-refs", "--all")
 	packed, err := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
 	require.NoError(t, err)
 	require.Contains(t, string(packed), "\n^", "a peeled line")
 	check("packed")
 	add(t, st, "a memory after: a loose ref newer than the packed one")
 	check("loose over packed")
-	runGit(t, dir, "update-ref", "refs/memory/private", "refs/memory/main")
-	runGit(t, dir, "update-ref", "-d", "refs/memory/private")
+	gittest.Run(t, dir, "update-ref", "refs/memory/private", "refs/memory/main")
+	gittest.Run(t, dir, "update-ref", "-d", "refs/memory/private")
 	check("deleted")
-	runGit(t, dir, "checkout", "-q", "--detach")
+	gittest.Run(t, dir, "checkout", "-q", "--detach")
 	check("detached HEAD")
-	runGit(t, dir, "checkout", "-q", "main")
+	gittest.Run(t, dir, "checkout", "-q", "main")
 
 	wt := filepath.Join(t.TempDir(), "wt")
-	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	gittest.Run(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 	add(t, NewStore(open(wt), RefMain, ScopeProject), "a memory written from the linked worktree")
 	t.Run("linked worktree", func(t *testing.T) {
 		sameRefsAsGit(t, wt, open(wt))
@@ -203,15 +204,15 @@ func TestRefsAsGitReadsThem(t *testing.T) {
 // promisor remote, and reports them missing when that remote is gone.
 func TestShallowAndPartialClones(t *testing.T) {
 	src, st := projectStoreOnDisk(t)
-	runGit(t, src, "commit", "-q", "--allow-empty", "-m", "code")
+	gittest.Run(t, src, "commit", "-q", "--allow-empty", "-m", "code")
 	addFacts(t, st, 5, "Shared fact %d: cloned shallow and partial.")
-	runGit(t, src, "config", "uploadpack.allowFilter", "true")
+	gittest.Run(t, src, "config", "uploadpack.allowFilter", "true")
 	url := "file://" + src
 
 	shallow := filepath.Join(t.TempDir(), "shallow")
-	runGit(t, filepath.Dir(shallow), "clone", "-q", "--depth=1", url, shallow)
+	gittest.Run(t, filepath.Dir(shallow), "clone", "-q", "--depth=1", url, shallow)
 	gitstoretest.CheckedByGit(t, shallow)
-	runGit(t, shallow, "fetch", "-q", "--depth=2", "origin", RefMain+":"+RefMain)
+	gittest.Run(t, shallow, "fetch", "-q", "--depth=2", "origin", RefMain+":"+RefMain)
 	r, err := Open(shallow)
 	require.NoError(t, err)
 	sameObjectsAsGit(t, shallow, r)
@@ -227,10 +228,10 @@ func TestShallowAndPartialClones(t *testing.T) {
 	// a blobless clone into which a plain git fetch brought the memory
 	// (git mem share's refspec): git fetches each document when it is read
 	partial := filepath.Join(t.TempDir(), "partial")
-	runGit(t, filepath.Dir(partial), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial)
+	gittest.Run(t, filepath.Dir(partial), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial)
 	gitstoretest.CheckedByGit(t, partial)
-	runGit(t, partial, "fetch", "-q", "origin", RefMain+":"+RefMain)
-	doc := strings.Fields(runGit(t, partial, "ls-tree", "-r", "--format=%(objectname)", RefMain, "memories/"))[0]
+	gittest.Run(t, partial, "fetch", "-q", "origin", RefMain+":"+RefMain)
+	doc := strings.Fields(gittest.Run(t, partial, "ls-tree", "-r", "--format=%(objectname)", RefMain, "memories/"))[0]
 	local := gitCmd(partial, "cat-file", "-e", doc)
 	local.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1")
 	require.Error(t, local.Run(), "the documents stayed on the remote")
@@ -242,10 +243,10 @@ func TestShallowAndPartialClones(t *testing.T) {
 
 	// with the promisor remote gone, the documents are missing, said once
 	partial2 := filepath.Join(t.TempDir(), "partial2")
-	runGit(t, filepath.Dir(partial2), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial2)
+	gittest.Run(t, filepath.Dir(partial2), "clone", "-q", "--filter=blob:none", "--no-checkout", url, partial2)
 	gitstoretest.CheckedByGit(t, partial2)
-	runGit(t, partial2, "fetch", "-q", "origin", RefMain+":"+RefMain)
-	runGit(t, partial2, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
+	gittest.Run(t, partial2, "fetch", "-q", "origin", RefMain+":"+RefMain)
+	gittest.Run(t, partial2, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone"))
 	r, err = Open(partial2)
 	require.NoError(t, err)
 	_, err = NewStore(r, RefMain, ScopeProject).List(Filter{})
@@ -269,9 +270,9 @@ func TestConfigAsGitReadsIt(t *testing.T) {
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	dir := gitInit(t)
-	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 	wt := filepath.Join(t.TempDir(), "wt")
-	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	gittest.Run(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 	keys := [][3]string{{"mem", "", "agent"}, {"mem", "", "injectChars"}, {"mem", "", "promptChars"}, {"mem", "embed", "url"}, {"gc", "", "auto"}, {"core", "", "compression"}, {"user", "", "name"}}
 	same := func(t *testing.T, at string, memOnly bool) {
 		t.Helper()
@@ -295,19 +296,19 @@ func TestConfigAsGitReadsIt(t *testing.T) {
 	}{
 		{"global only", func() {}},
 		{"repository", func() {
-			runGit(t, dir, "config", "mem.agent", "repo-agent")
-			runGit(t, dir, "config", "mem.embed.url", "http://127.0.0.1:9/v1")
+			gittest.Run(t, dir, "config", "mem.agent", "repo-agent")
+			gittest.Run(t, dir, "config", "mem.embed.url", "http://127.0.0.1:9/v1")
 		}},
 		{"worktree config", func() {
-			runGit(t, dir, "config", "extensions.worktreeConfig", "true")
-			runGit(t, dir, "config", "--worktree", "mem.agent", "main-worktree-agent")
-			runGit(t, dir, "config", "--worktree", "gc.auto", "5")
-			runGit(t, wt, "config", "--worktree", "mem.agent", "side-worktree-agent")
-			runGit(t, wt, "config", "--worktree", "mem.promptChars", "321")
+			gittest.Run(t, dir, "config", "extensions.worktreeConfig", "true")
+			gittest.Run(t, dir, "config", "--worktree", "mem.agent", "main-worktree-agent")
+			gittest.Run(t, dir, "config", "--worktree", "gc.auto", "5")
+			gittest.Run(t, wt, "config", "--worktree", "mem.agent", "side-worktree-agent")
+			gittest.Run(t, wt, "config", "--worktree", "mem.promptChars", "321")
 		}},
 		{"include", func() {
 			require.NoError(t, os.WriteFile(filepath.Join(home, "more.inc"), []byte("[mem]\n\tinjectChars = 999\n[user]\n\tname = Included Name\n"), 0o644))
-			runGit(t, dir, "config", "include.path", filepath.Join(home, "more.inc"))
+			gittest.Run(t, dir, "config", "include.path", filepath.Join(home, "more.inc"))
 		}},
 	} {
 		step.do()

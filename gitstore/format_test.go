@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/git-mem/git-mem/memerr"
 )
 
@@ -24,8 +25,8 @@ func TestOpenRefusesFormatsItCannotWrite(t *testing.T) {
 		return func(t *testing.T) string {
 			dir := gitInit(t)
 			keepGitReadable(t, dir)
-			runGit(t, dir, "config", "core.repositoryformatversion", "1")
-			runGit(t, dir, "config", "extensions."+key, value)
+			gittest.Run(t, dir, "config", "core.repositoryformatversion", "1")
+			gittest.Run(t, dir, "config", "extensions."+key, value)
 			return dir
 		}
 	}
@@ -39,7 +40,7 @@ func TestOpenRefusesFormatsItCannotWrite(t *testing.T) {
 		{"reftable and sha256", func(t *testing.T) string {
 			dir := sha256(t)
 			keepGitReadable(t, dir)
-			runGit(t, dir, "config", "extensions.refStorage", "reftable")
+			gittest.Run(t, dir, "config", "extensions.refStorage", "reftable")
 			return dir
 		}, "objectformat"},
 		{"compat object format", withExt("compatObjectFormat", "sha256"), "compatobjectformat"},

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/gittest"
 )
 
 // gcRepo is a repository with n reachable loose objects in objects/17 (the
@@ -23,10 +24,10 @@ import (
 func gcRepo(t *testing.T, n int, config ...string) *Repo {
 	t.Helper()
 	dir := t.TempDir()
-	runGit(t, dir, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
 	gitstoretest.CheckedByGit(t, dir)
 	for i := 0; i+1 < len(config); i += 2 {
-		runGit(t, dir, "config", config[i], config[i+1])
+		gittest.Run(t, dir, "config", config[i], config[i+1])
 	}
 	var listing strings.Builder
 	for i, found := 0, 0; found < n; i++ {
@@ -35,14 +36,14 @@ func gcRepo(t *testing.T, n int, config ...string) *Repo {
 		if h := hex.EncodeToString(sum[:]); strings.HasPrefix(h, "17") {
 			p := filepath.Join(dir, "o")
 			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-			require.Equal(t, h, strings.TrimSpace(runGit(t, dir, "hash-object", "-w", p)))
+			require.Equal(t, h, strings.TrimSpace(gittest.Run(t, dir, "hash-object", "-w", p)))
 			fmt.Fprintf(&listing, "100644 blob %s\tf%d\n", h, found)
 			found++
 		}
 	}
 	tree := strings.TrimSpace(runGitStdin(t, dir, listing.String(), "mktree"))
-	commit := strings.TrimSpace(runGit(t, dir, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit-tree", "-m", "objects", tree))
-	runGit(t, dir, "update-ref", "refs/memory/main", commit)
+	commit := strings.TrimSpace(gittest.Run(t, dir, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit-tree", "-m", "objects", tree))
+	gittest.Run(t, dir, "update-ref", "refs/memory/main", commit)
 	r, err := Open(dir)
 	require.NoError(t, err)
 	return r

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/internal/gitrefs"
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/git-mem/git-mem/internal/lockfile"
 )
 
@@ -56,9 +57,9 @@ func TestAbandonedRefLock(t *testing.T) {
 	cancel()
 	require.True(t, lockfile.WaitReleased(none), "the writer holds no lock once its write is done")
 
-	tip := runGit(t, dir, "rev-parse", RefMain)
-	runGit(t, dir, "update-ref", RefMain, tip[:40])
-	runGit(t, dir, "fsck", "--no-progress")
+	tip := gittest.Run(t, dir, "rev-parse", RefMain)
+	gittest.Run(t, dir, "update-ref", RefMain, tip[:40])
+	gittest.Run(t, dir, "fsck", "--no-progress")
 }
 
 // TestWriteNeedsTimeBeforeDeadline: a write whose context ends too soon to

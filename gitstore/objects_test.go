@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/gittest"
 )
 
 // addFacts adds n memories to s and returns their ids.
@@ -33,9 +34,9 @@ func addFacts(t *testing.T, s *Store, n int, format string) []string {
 func TestLooseObjectsAsGitWrites(t *testing.T) {
 	dir, st := projectStoreOnDisk(t)
 	addFacts(t, st, 5, "Loose fact %d: the export runs nightly.")
-	count := runGit(t, dir, "count-objects", "-v")
+	count := gittest.Run(t, dir, "count-objects", "-v")
 	require.Contains(t, count, "count: 25\n", "a blob, a fan-out tree, the memories tree, the root and a commit per add")
-	runGit(t, dir, "fsck", "--strict", "--no-dangling")
+	gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
 	files := looseFiles(t, dir)
 	require.Len(t, files, 25)
 	for _, f := range files {
@@ -44,7 +45,7 @@ func TestLooseObjectsAsGitWrites(t *testing.T) {
 		require.Equal(t, os.FileMode(0o444), st.Mode().Perm(), f)
 		require.False(t, strings.HasPrefix(filepath.Base(f), "tmp_"), "no temporary file left: %s", f)
 		hash := filepath.Base(filepath.Dir(f)) + filepath.Base(f)
-		require.Contains(t, []string{"blob\n", "tree\n", "commit\n"}, runGit(t, dir, "cat-file", "-t", hash))
+		require.Contains(t, []string{"blob\n", "tree\n", "commit\n"}, gittest.Run(t, dir, "cat-file", "-t", hash))
 	}
 }
 
@@ -75,7 +76,7 @@ func TestLooseCompression(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := gitInit(t)
 			for k, v := range tt.config {
-				runGit(t, dir, "config", k, v)
+				gittest.Run(t, dir, "config", k, v)
 			}
 			repo, err := Open(dir)
 			require.NoError(t, err)
@@ -88,9 +89,9 @@ func TestLooseCompression(t *testing.T) {
 				require.Equal(t, tt.flevel, data[1]>>6, f)
 			}
 			for k := range tt.config { // git itself refuses to run with a level out of range
-				runGit(t, dir, "config", "--unset", k)
+				gittest.Run(t, dir, "config", "--unset", k)
 			}
-			runGit(t, dir, "fsck", "--strict", "--no-dangling")
+			gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
 		})
 	}
 }
@@ -104,14 +105,14 @@ func TestObjectsInAlternates(t *testing.T) {
 			dir, st := projectStoreOnDisk(t)
 			addFacts(t, st, 12, "Shared fact %d: the ledger closes at midnight.")
 			if packed {
-				runGit(t, dir, "gc", "-q", "--prune=now")
+				gittest.Run(t, dir, "gc", "-q", "--prune=now")
 			}
 			clone := filepath.Join(t.TempDir(), "clone")
-			runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
-			runGit(t, filepath.Dir(clone), "clone", "-q", "--shared", dir, clone)
+			gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+			gittest.Run(t, filepath.Dir(clone), "clone", "-q", "--shared", dir, clone)
 			gitstoretest.CheckedByGit(t, clone)
-			runGit(t, clone, "fetch", "-q", "origin", RefMain+":"+RefMain)
-			require.Contains(t, runGit(t, clone, "count-objects", "-v"), "count: 0\n", "the clone has no objects of its own")
+			gittest.Run(t, clone, "fetch", "-q", "origin", RefMain+":"+RefMain)
+			require.Contains(t, gittest.Run(t, clone, "count-objects", "-v"), "count: 0\n", "the clone has no objects of its own")
 			r, err := Open(clone)
 			require.NoError(t, err)
 			cs := NewStore(r, RefMain, ScopeProject)
@@ -119,8 +120,8 @@ func TestObjectsInAlternates(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, ms, 12)
 			addFacts(t, cs, 1, "Clone fact %d: written in the clone.")
-			require.Contains(t, runGit(t, clone, "count-objects", "-v"), "count: 5\n")
-			runGit(t, clone, "fsck", "--strict", "--no-dangling")
+			require.Contains(t, gittest.Run(t, clone, "count-objects", "-v"), "count: 5\n")
+			gittest.Run(t, clone, "fsck", "--strict", "--no-dangling")
 			ms, err = cs.List(Filter{})
 			require.NoError(t, err)
 			require.Len(t, ms, 13)
@@ -133,12 +134,12 @@ func TestObjectsInAlternates(t *testing.T) {
 func TestPackIndexVersion1(t *testing.T) {
 	dir, st := projectStoreOnDisk(t)
 	addFacts(t, st, 20, "Old fact %d: indexed the old way.")
-	runGit(t, dir, "gc", "-q", "--prune=now")
+	gittest.Run(t, dir, "gc", "-q", "--prune=now")
 	packDir := filepath.Join(dir, ".git", "objects", "pack")
 	pack := mustGlobOne(t, filepath.Join(packDir, "*.pack"))
 	idx := filepath.Join(packDir, strings.TrimSuffix(pack, ".pack")+".idx")
 	require.NoError(t, os.Remove(idx))
-	runGit(t, dir, "index-pack", "--index-version=1", "-o", idx, filepath.Join(packDir, pack))
+	gittest.Run(t, dir, "index-pack", "--index-version=1", "-o", idx, filepath.Join(packDir, pack))
 	head, err := os.ReadFile(idx)
 	require.NoError(t, err)
 	require.NotEqual(t, []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}, head[:8], "a version 1 index")
@@ -166,7 +167,7 @@ func TestManyPacks(t *testing.T) {
 	dir, st := projectStoreOnDisk(t)
 	for i := 0; i < 5; i++ {
 		addFacts(t, st, 3, fmt.Sprintf("Pack %d fact %%d: one pack each.", i))
-		runGit(t, dir, "repack", "-q", "-d")
+		gittest.Run(t, dir, "repack", "-q", "-d")
 	}
 	packs, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
 	require.NoError(t, err)
@@ -207,7 +208,7 @@ func TestWriteFreshensAnObjectThere(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, before, after)
-	require.Equal(t, "an old orphan\n", runGit(t, dir, "cat-file", "-p", h.String()))
+	require.Equal(t, "an old orphan\n", gittest.Run(t, dir, "cat-file", "-p", h.String()))
 }
 
 // TestObjectReaderBound: the object reader inflates documents up to 64

@@ -1,50 +1,28 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/internal/gitobj"
+	"github.com/git-mem/git-mem/internal/gittest"
 )
 
 // catFileAll is every object of the repository in dir as git itself reads
 // it: hash -> type and content.
 func catFileAll(t *testing.T, dir string) map[Hash]*gitobj.Object {
 	t.Helper()
-	c := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch")
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := c.Output()
-	require.NoError(t, err)
 	types := map[string]gitobj.ObjectType{"commit": gitobj.CommitObject, "tree": gitobj.TreeObject, "blob": gitobj.BlobObject, "tag": 4}
 	all := map[Hash]*gitobj.Object{}
-	r := bufio.NewReader(bytes.NewReader(out))
-	for {
-		line, err := r.ReadString('\n')
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		f := strings.Fields(line)
-		require.Len(t, f, 3, line)
-		h, ok := parseHash(f[0])
-		require.True(t, ok)
-		n, err := strconv.Atoi(f[2])
-		require.NoError(t, err)
-		data := make([]byte, n+1) // the content and its newline
-		_, err = io.ReadFull(r, data)
-		require.NoError(t, err)
-		all[h] = &gitobj.Object{Type: types[f[1]], Data: data[:n]}
+	for id, o := range gittest.CatFileAll(t, dir) {
+		h, ok := parseHash(id)
+		require.True(t, ok, id)
+		all[h] = &gitobj.Object{Type: types[o.Type], Data: o.Data}
 	}
 	return all
 }
@@ -69,10 +47,10 @@ func TestPackReaderReadsWhatGitReads(t *testing.T) {
 				_, err := st.Revise(ctx, w, id, fmt.Sprintf("Fact %d, revised: the nightly export of region %d runs at %02d:30 UTC and writes to bucket exports-%d-v2.", i, i%7, i%24, i))
 				require.NoError(t, err)
 			}
-			runGit(t, dir, "-c", "repack.useDeltaBaseOffset="+ofs, "gc", "-q", "--aggressive", "--prune=now")
+			gittest.Run(t, dir, "-c", "repack.useDeltaBaseOffset="+ofs, "gc", "-q", "--aggressive", "--prune=now")
 			loose, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
 			require.Empty(t, loose, "git gc packed everything")
-			verify := runGit(t, dir, "verify-pack", "-v", filepath.Join(dir, ".git", "objects", "pack", mustGlobOne(t, filepath.Join(dir, ".git", "objects", "pack", "*.idx"))))
+			verify := gittest.Run(t, dir, "verify-pack", "-v", filepath.Join(dir, ".git", "objects", "pack", mustGlobOne(t, filepath.Join(dir, ".git", "objects", "pack", "*.idx"))))
 			require.Contains(t, verify, "chain length", "the pack holds deltas")
 
 			all := catFileAll(t, dir)
@@ -116,7 +94,7 @@ func TestPackReaderAfterNewLooseObjects(t *testing.T) {
 		_, err := st.Add(ctx, w, NewMemory{Type: TypeFact, Text: fmt.Sprintf("Packed fact %d about the ledger.", i), Source: SourceUser})
 		require.NoError(t, err)
 	}
-	runGit(t, dir, "gc", "-q", "--prune=now")
+	gittest.Run(t, dir, "gc", "-q", "--prune=now")
 	repo, err := Open(dir)
 	require.NoError(t, err)
 	st = NewStore(repo, RefMain, ScopeProject)
@@ -130,7 +108,7 @@ func TestPackReaderAfterNewLooseObjects(t *testing.T) {
 	ms, err = st.List(Filter{})
 	require.NoError(t, err)
 	require.Len(t, ms, 80, "the new loose objects are read although their directories were listed empty")
-	runGit(t, dir, "gc", "-q", "--prune=now")
+	gittest.Run(t, dir, "gc", "-q", "--prune=now")
 	ms, err = st.List(Filter{})
 	require.NoError(t, err)
 	require.Len(t, ms, 80, "objects packed and pruned since are read")

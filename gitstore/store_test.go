@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/git-mem/git-mem/internal/gitobj"
 	"github.com/git-mem/git-mem/internal/gitrefs"
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/git-mem/git-mem/memerr"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
@@ -45,21 +45,9 @@ var backends = []backend{
 // gitInit makes a real repository with the git CLI and returns its work tree.
 func gitInit(t testing.TB, extra ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	runGit(t, dir, append([]string{"init", "-q", "-b", "main"}, extra...)...)
+	dir := gittest.Init(t, extra...)
 	gitstoretest.CheckedByGit(t, dir)
-	runGit(t, dir, "config", "user.name", "Test User")
-	runGit(t, dir, "config", "user.email", "test@example.com")
 	return dir
-}
-
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	return string(out)
 }
 
 // clock is a settable test clock.
@@ -467,7 +455,7 @@ func TestStoreCorruptObject(t *testing.T) {
 	require.NoError(t, err)
 	s := storeOn(r, newClock())
 	m := add(t, s, "A memory whose blob will vanish")
-	blob := runGit(t, dir, "rev-parse", "refs/memory/main:"+memoryPath(m.ID))
+	blob := gittest.Run(t, dir, "rev-parse", "refs/memory/main:"+memoryPath(m.ID))
 	blob = strings.TrimSpace(blob)
 	gitstoretest.Damaged(dir)
 	require.NoError(t, os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])))
@@ -500,14 +488,14 @@ func TestDiskStoreIsValidGit(t *testing.T) {
 	_, err = s.Forget(ctx, Writer{}, b.ID)
 	require.NoError(t, err)
 
-	runGit(t, dir, "fsck", "--strict", "--no-dangling")
-	log := runGit(t, dir, "log", "--format=%s%n%(trailers:key=Memory-Op,valueonly)", "refs/memory/main")
+	gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
+	log := gittest.Run(t, dir, "log", "--format=%s%n%(trailers:key=Memory-Op,valueonly)", "refs/memory/main")
 	require.Contains(t, log, "mem: revise "+a.ID[:6]+" fact: First memory, revised")
 	require.Contains(t, log, "mem: forget "+b.ID[:6])
-	doc := runGit(t, dir, "cat-file", "-p", "refs/memory/main:"+memoryPath(a.ID))
+	doc := gittest.Run(t, dir, "cat-file", "-p", "refs/memory/main:"+memoryPath(a.ID))
 	require.True(t, strings.HasPrefix(doc, `{"schema":1,"id":"`+a.ID+`","type":"fact","text":"First memory, revised"`), doc)
 	require.True(t, strings.HasSuffix(doc, "}\n"))
-	require.Equal(t, "Test User <test@example.com>", strings.TrimSpace(runGit(t, dir, "log", "-1", "--format=%an <%ae>", "refs/memory/main")))
+	require.Equal(t, "Test User <test@example.com>", strings.TrimSpace(gittest.Run(t, dir, "log", "-1", "--format=%an <%ae>", "refs/memory/main")))
 }
 
 func TestDiskStorePackedRefs(t *testing.T) {
@@ -516,19 +504,19 @@ func TestDiskStorePackedRefs(t *testing.T) {
 	require.NoError(t, err)
 	s := storeOn(r, newClock())
 	add(t, s, "before packing")
-	runGit(t, dir, "pack-refs", "--all")
+	gittest.Run(t, dir, "pack-refs", "--all")
 	_, err = os.Stat(filepath.Join(dir, ".git", "refs", "memory", "main"))
 	require.ErrorIs(t, err, os.ErrNotExist, "the ref now lives only in packed-refs")
 	add(t, s, "after packing")
 	list, err := s.List(Filter{})
 	require.NoError(t, err)
 	require.Len(t, list, 2)
-	runGit(t, dir, "fsck", "--strict")
+	gittest.Run(t, dir, "fsck", "--strict")
 
 	// A stale packed value must not be taken for the current one.
-	runGit(t, dir, "pack-refs", "--all")
+	gittest.Run(t, dir, "pack-refs", "--all")
 	add(t, s, "third")
-	tip := strings.TrimSpace(runGit(t, dir, "rev-parse", "refs/memory/main"))
+	tip := strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "refs/memory/main"))
 	got, err := s.Tip()
 	require.NoError(t, err)
 	require.Equal(t, tip, got.String())
@@ -542,22 +530,22 @@ func TestDiskStoreWorktreeBareAndUnborn(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, Anchor{Branch: "main"}, r.Head())
 		add(t, storeOn(r, newClock()), "written before the first commit")
-		runGit(t, dir, "fsck", "--strict")
+		gittest.Run(t, dir, "fsck", "--strict")
 	})
 	t.Run("detached HEAD", func(t *testing.T) {
 		dir := gitInit(t)
-		runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
-		head := strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
-		runGit(t, dir, "checkout", "-q", "--detach")
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+		head := strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
+		gittest.Run(t, dir, "checkout", "-q", "--detach")
 		r, err := Open(filepath.Join(dir))
 		require.NoError(t, err)
 		require.Equal(t, Anchor{Commit: head}, r.Head())
 	})
 	t.Run("linked worktree", func(t *testing.T) {
 		dir := gitInit(t)
-		runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
 		wt := filepath.Join(t.TempDir(), "wt")
-		runGit(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
+		gittest.Run(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
 		sub := filepath.Join(wt, "pkg")
 		require.NoError(t, os.MkdirAll(sub, 0o755))
 		r, err := Open(sub)
@@ -574,17 +562,17 @@ func TestDiskStoreWorktreeBareAndUnborn(t *testing.T) {
 		got, err := rd.Get(m.ID)
 		require.NoError(t, err)
 		require.Equal(t, "feature", got.Anchor.Branch)
-		require.Contains(t, runGit(t, dir, "cat-file", "-p", "refs/memory/main:"+memoryPath(m.ID)), "written from a linked worktree")
+		require.Contains(t, gittest.Run(t, dir, "cat-file", "-p", "refs/memory/main:"+memoryPath(m.ID)), "written from a linked worktree")
 	})
 	t.Run("bare", func(t *testing.T) {
 		dir := t.TempDir()
-		runGit(t, dir, "init", "-q", "--bare")
+		gittest.Run(t, dir, "init", "-q", "--bare")
 		gitstoretest.CheckedByGit(t, dir)
 		r, err := Open(dir)
 		require.NoError(t, err)
 		require.Empty(t, r.WorkTree)
 		m := add(t, storeOn(r, newClock()), "a bare repository holds memory too")
-		out := runGit(t, dir, "cat-file", "-p", "refs/memory/main:"+memoryPath(m.ID))
+		out := gittest.Run(t, dir, "cat-file", "-p", "refs/memory/main:"+memoryPath(m.ID))
 		require.Contains(t, out, "a bare repository holds memory too")
 		_, err = NewStore(r, RefMain, ScopeProject).Log(ctx, 1)
 		require.NoError(t, err)

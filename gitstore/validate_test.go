@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/git-mem/git-mem/internal/health"
 	"github.com/git-mem/git-mem/memerr"
 )
@@ -203,7 +204,7 @@ func TestPurgeInvalidDocument(t *testing.T) {
 	rep, err := r.Purge(context.Background(), bad)
 	require.NoError(t, err)
 	require.Equal(t, []string{"planted secret text"}, rep.Texts)
-	require.NotContains(t, runGit(t, dir, "log", "-p", RefMain), "planted secret text")
+	require.NotContains(t, gittest.Run(t, dir, "log", "-p", RefMain), "planted secret text")
 }
 
 // TestMergeRejectsInvalidDocuments: a merge (fast-forward or three-way)

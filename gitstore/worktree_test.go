@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/internal/gittest"
 )
 
 // isolateGitEnv keeps the test's git and the proof away from the user's
@@ -49,8 +50,8 @@ func cleanRepo(t *testing.T) string {
 	require.NoError(t, os.Chmod(filepath.Join(dir, "run.sh"), 0o755))
 	writeOld(t, dir, ".gitignore", "build/\n*.log\n!keep.log\n/top.tmp\n[[:digit:]]*.dat\ncache/**/*.bin\n")
 	require.NoError(t, os.Symlink("README.md", filepath.Join(dir, "link")))
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-qm", "base")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-qm", "base")
 	return dir
 }
 
@@ -94,12 +95,12 @@ func TestWorktreeProof(t *testing.T) {
 		}, proven: true},
 		{name: "core.excludesFile under the home directory", change: func(t *testing.T, dir string) string {
 			writeOld(t, os.Getenv("HOME"), "ignore-list", "*.bak\n")
-			runGit(t, dir, "config", "core.excludesFile", "~/ignore-list")
+			gittest.Run(t, dir, "config", "core.excludesFile", "~/ignore-list")
 			return create("docs/guide.md.bak")(t, dir)
 		}, proven: true},
 		{name: "core.excludesFile that does not ignore it", change: func(t *testing.T, dir string) string {
 			writeOld(t, os.Getenv("HOME"), "ignore-list", "*.orig\n")
-			runGit(t, dir, "config", "core.excludesFile", "~/ignore-list")
+			gittest.Run(t, dir, "config", "core.excludesFile", "~/ignore-list")
 			return create("docs/guide.md.bak")(t, dir)
 		}, dirty: true},
 		{name: "same size, new content", change: func(t *testing.T, dir string) string {
@@ -117,18 +118,18 @@ func TestWorktreeProof(t *testing.T) {
 		}, dirty: true},
 		{name: "staged", change: func(t *testing.T, dir string) string {
 			writeOld(t, dir, "docs/guide.md", "a longer guide\n")
-			runGit(t, dir, "add", "docs/guide.md")
+			gittest.Run(t, dir, "add", "docs/guide.md")
 			return dir
 		}, dirty: true},
 		{name: "staged, then the worktree put back", change: func(t *testing.T, dir string) string {
 			writeOld(t, dir, "docs/guide.md", "a longer guide\n")
-			runGit(t, dir, "add", "docs/guide.md")
+			gittest.Run(t, dir, "add", "docs/guide.md")
 			writeOld(t, dir, "docs/guide.md", "guide\n")
 			return dir
 		}, dirty: true},
 		{name: "intent to add", change: func(t *testing.T, dir string) string {
 			create("new.txt")(t, dir)
-			runGit(t, dir, "add", "-N", "new.txt")
+			gittest.Run(t, dir, "add", "-N", "new.txt")
 			return dir
 		}, dirty: true},
 		{name: "executable bit", change: func(t *testing.T, dir string) string {
@@ -148,47 +149,47 @@ func TestWorktreeProof(t *testing.T) {
 		}},
 		{name: "repository inside the worktree", change: func(t *testing.T, dir string) string {
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "vendor", "other"), 0o755))
-			runGit(t, filepath.Join(dir, "vendor", "other"), "init", "-q")
+			gittest.Run(t, filepath.Join(dir, "vendor", "other"), "init", "-q")
 			gitstoretest.CheckedByGit(t, filepath.Join(dir, "vendor", "other"))
 			return dir
 		}, dirty: true},
 		{name: "index version 4", change: func(t *testing.T, dir string) string {
-			runGit(t, dir, "update-index", "--index-version", "4")
+			gittest.Run(t, dir, "update-index", "--index-version", "4")
 			return dir
 		}, proven: true},
 		{name: "split index", change: func(t *testing.T, dir string) string {
-			runGit(t, dir, "update-index", "--split-index")
+			gittest.Run(t, dir, "update-index", "--split-index")
 			return dir
 		}},
 		{name: "detached HEAD", change: func(t *testing.T, dir string) string {
-			runGit(t, dir, "checkout", "-q", "--detach")
+			gittest.Run(t, dir, "checkout", "-q", "--detach")
 			return dir
 		}, proven: true},
 		{name: "submodule", change: func(t *testing.T, dir string) string {
-			head := strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
-			runGit(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
-			runGit(t, dir, "commit", "-qm", "submodule")
+			head := strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
+			gittest.Run(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
+			gittest.Run(t, dir, "commit", "-qm", "submodule")
 			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755)) // not checked out
 			return dir
 		}},
 		{name: "configuration includes", change: func(t *testing.T, dir string) string {
-			runGit(t, dir, "config", "include.path", "extra.config")
+			gittest.Run(t, dir, "config", "include.path", "extra.config")
 			return dir
 		}},
 		{name: "linked worktree", change: func(t *testing.T, dir string) string {
 			wt := filepath.Join(t.TempDir(), "wt")
-			runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+			gittest.Run(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 			// its files are as new as its index: dated back, then indexed again
-			for _, f := range strings.Split(strings.TrimRight(runGit(t, wt, "ls-files", "-z"), "\x00"), "\x00") {
+			for _, f := range strings.Split(strings.TrimRight(gittest.Run(t, wt, "ls-files", "-z"), "\x00"), "\x00") {
 				old := time.Now().Add(-time.Hour)
 				_ = os.Chtimes(filepath.Join(wt, f), old, old)
 			}
-			runGit(t, wt, "update-index", "--refresh")
+			gittest.Run(t, wt, "update-index", "--refresh")
 			return wt
 		}, proven: true},
 		{name: "linked worktree, untracked file", change: func(t *testing.T, dir string) string {
 			wt := filepath.Join(t.TempDir(), "wt")
-			runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+			gittest.Run(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 			return create("new.txt")(t, wt)
 		}, dirty: true},
 	}
@@ -220,8 +221,8 @@ func TestWorktreeProof(t *testing.T) {
 func nestedIgnore(patterns, rel string) func(t *testing.T, dir string) string {
 	return func(t *testing.T, dir string) string {
 		writeOld(t, dir, "src/.gitignore", patterns)
-		runGit(t, dir, "add", "src/.gitignore")
-		runGit(t, dir, "commit", "-qm", "nested")
+		gittest.Run(t, dir, "add", "src/.gitignore")
+		gittest.Run(t, dir, "commit", "-qm", "nested")
 		return create(rel)(t, dir)
 	}
 }
@@ -257,7 +258,7 @@ func TestWorktreeProofUnborn(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
 	writeOld(t, dir, "a.txt", "a\n")
-	runGit(t, dir, "add", "a.txt")
+	gittest.Run(t, dir, "add", "a.txt")
 	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
 }
 
@@ -269,14 +270,14 @@ func TestWorktreeProofBounds(t *testing.T) {
 	for i := 0; i <= maxProvenEntries; i++ {
 		writeOld(t, dir, "pkg"+strconv.Itoa(i%17)+"/file"+strconv.Itoa(i)+".go", "package p\n")
 	}
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-qm", "many")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-qm", "many")
 	r, err := OpenIn(dir)
 	require.NoError(t, err)
 	require.ErrorIs(t, r.proveWorktreeClean(t.Context()), errWorktreeUnproven)
 	require.NoError(t, os.Remove(filepath.Join(dir, "pkg0", "file0.go")))
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-qm", "one fewer")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-qm", "one fewer")
 	require.NoError(t, r.proveWorktreeClean(t.Context()), "at the bound, proven")
 	data, err := r.WorktreeStatus(t.Context())
 	require.NoError(t, err)

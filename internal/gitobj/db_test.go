@@ -5,16 +5,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/stretchr/testify/require"
 )
 
 // TestManyPacks: a repository with more packs than the reader keeps open
 // is read whole, the packs past the limit opened for each lookup.
 func TestManyPacks(t *testing.T) {
-	dir := gitRepo(t)
+	dir := gittest.Init(t)
 	for i := 0; i < 5; i++ {
 		commitFiles(t, dir, 3, fmt.Sprintf("Pack %d fact %%d: one pack each.", i))
-		runGit(t, dir, "repack", "-q", "-d")
+		gittest.Run(t, dir, "repack", "-q", "-d")
 	}
 	packs, err := filepath.Glob(filepath.Join(objectsDir(dir), "pack", "*.idx"))
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package gitobj
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"fmt"
@@ -9,36 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
 )
-
-// runGit runs git in dir, with no system or user configuration, and
-// returns its output.
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return string(out)
-}
-
-// gitRepo is a new repository made by git.
-func gitRepo(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	runGit(t, dir, "init", "-q", "-b", "main")
-	runGit(t, dir, "config", "user.name", "Test User")
-	runGit(t, dir, "config", "user.email", "test@example.com")
-	return dir
-}
 
 // commitFiles has git commit n files, one commit each, named and filled by
 // format and their number, in directories of their own: blobs, trees and
@@ -49,8 +27,8 @@ func commitFiles(t testing.TB, dir string, n int, format string) {
 		name := filepath.Join(dir, "jobs", fmt.Sprintf("d%d", i%4), fmt.Sprintf("f%d.txt", i))
 		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
 		require.NoError(t, os.WriteFile(name, []byte(fmt.Sprintf(format, i)+"\n"), 0o644))
-		runGit(t, dir, "add", "-A")
-		runGit(t, dir, "commit", "-q", "-m", fmt.Sprintf(format, i))
+		gittest.Run(t, dir, "add", "-A")
+		gittest.Run(t, dir, "commit", "-q", "-m", fmt.Sprintf(format, i))
 	}
 }
 
@@ -60,29 +38,12 @@ func objectsDir(dir string) string { return filepath.Join(dir, ".git", "objects"
 // it: hash -> type and content.
 func catFileAll(t *testing.T, dir string) map[Hash]rawObject {
 	t.Helper()
-	c := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch")
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := c.Output()
-	require.NoError(t, err)
 	types := map[string]int{"commit": objCommit, "tree": objTree, "blob": objBlob, "tag": objTag}
 	all := map[Hash]rawObject{}
-	r := bufio.NewReader(bytes.NewReader(out))
-	for {
-		line, err := r.ReadString('\n')
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		f := strings.Fields(line)
-		require.Len(t, f, 3, line)
-		h, ok := ParseHash(f[0])
-		require.True(t, ok)
-		n, err := strconv.Atoi(f[2])
-		require.NoError(t, err)
-		data := make([]byte, n+1) // the content and its newline
-		_, err = io.ReadFull(r, data)
-		require.NoError(t, err)
-		all[h] = rawObject{typ: types[f[1]], data: data[:n]}
+	for id, o := range gittest.CatFileAll(t, dir) {
+		h, ok := ParseHash(id)
+		require.True(t, ok, id)
+		all[h] = rawObject{typ: types[o.Type], data: o.Data}
 	}
 	return all
 }
@@ -119,7 +80,7 @@ func TestApplyDeltaRejectsBadDeltas(t *testing.T) {
 // cat-file shows it; a loose object whose header is not git's is an
 // error, never content.
 func TestPackReaderReadsLooseObjects(t *testing.T) {
-	dir := gitRepo(t)
+	dir := gittest.Init(t)
 	commitFiles(t, dir, 20, "Loose fact %d: the invoice run starts at 15 past.")
 	all := catFileAll(t, dir)
 	require.Greater(t, len(all), 60)
@@ -161,11 +122,11 @@ func TestPackReaderReadsLooseObjects(t *testing.T) {
 // and encoded back by EncodeTree is what go-git writes, which written
 // again is the same object; a tree not in git's format is an error.
 func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
-	dir := gitRepo(t)
+	dir := gittest.Init(t)
 	commitFiles(t, dir, 30, "Tree fact %d: the batch runs at 45 past.")
 	for _, packed := range []bool{false, true} {
 		if packed {
-			runGit(t, dir, "gc", "-q", "--prune=now")
+			gittest.Run(t, dir, "gc", "-q", "--prune=now")
 		}
 		db := OpenDiskWithAlternates(objectsDir(dir), 1, nil)
 		trees := 0
@@ -193,7 +154,7 @@ func TestDecodeTreeEntriesAsGoGit(t *testing.T) {
 		require.Greater(t, trees, 30, "packed %v", packed)
 		db.Close()
 		// and git finds nothing to say about the objects written
-		runGit(t, dir, "fsck", "--strict", "--no-dangling")
+		gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
 	}
 
 	for name, raw := range map[string]string{
@@ -244,7 +205,7 @@ func goGitEntries(es []object.TreeEntry) []TreeEntry {
 // decoded as go-git decodes it, and a commit git-mem writes is the object
 // go-git would write; commits that are not in git's format are errors.
 func TestCommitsAsGoGit(t *testing.T) {
-	dir := gitRepo(t)
+	dir := gittest.Init(t)
 	db := OpenDiskWithAlternates(objectsDir(dir), 1, nil)
 	// five commits as git-mem writes them: a tree, a parent, a subject and
 	// trailers
@@ -262,17 +223,17 @@ func TestCommitsAsGoGit(t *testing.T) {
 		require.NoError(t, err)
 		parent = []Hash{h}
 	}
-	runGit(t, dir, "update-ref", "refs/memory/main", parent[0].String())
+	gittest.Run(t, dir, "update-ref", "refs/memory/main", parent[0].String())
 	// commits git writes: on a branch of their own, a merge, a signature
 	// header (as a signing setup adds) and a zone west of Greenwich
-	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
-	runGit(t, dir, "checkout", "-q", "-b", "side")
-	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "side\n\nbody line")
-	runGit(t, dir, "checkout", "-q", "-")
-	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "main")
-	runGit(t, dir, "merge", "-q", "--no-ff", "-m", "merge side", "side")
-	head := strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
-	raw := runGit(t, dir, "cat-file", "commit", head)
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+	gittest.Run(t, dir, "checkout", "-q", "-b", "side")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "side\n\nbody line")
+	gittest.Run(t, dir, "checkout", "-q", "-")
+	gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "main")
+	gittest.Run(t, dir, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+	head := strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
+	raw := gittest.Run(t, dir, "cat-file", "commit", head)
 	signed := strings.Replace(raw, "\n\n", "\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abcdef\n -----END PGP SIGNATURE-----\n\n", 1)
 	signed = strings.Replace(signed, "+0000", "-0330", -1)
 	hashObject := exec.Command("git", "-C", dir, "hash-object", "-t", "commit", "-w", "--stdin")
@@ -316,7 +277,7 @@ func TestCommitsAsGoGit(t *testing.T) {
 	}
 	require.Equal(t, 10, commits, "5 of git-mem, 4 of git, 1 signed in another zone")
 	// and git finds nothing to say about the commits written
-	runGit(t, dir, "fsck", "--strict", "--no-dangling")
+	gittest.Run(t, dir, "fsck", "--strict", "--no-dangling")
 
 	for name, raw := range map[string]string{
 		"no tree":    "author A <a> 1 +0000\ncommitter A <a> 1 +0000\n\nmsg",

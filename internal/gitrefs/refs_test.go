@@ -7,17 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-mem/git-mem/internal/gittest"
 	"github.com/stretchr/testify/require"
 )
-
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return string(out)
-}
 
 // gitOut is git's output in dir, trimmed, or its error.
 func gitOut(dir string, args ...string) (string, error) {
@@ -25,23 +17,13 @@ func gitOut(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// gitInit is a new repository made by git.
-func gitInit(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	runGit(t, dir, "init", "-q", "-b", "main")
-	runGit(t, dir, "config", "user.name", "Test User")
-	runGit(t, dir, "config", "user.email", "test@example.com")
-	return dir
-}
-
 // FuzzLooseRefAsGit: whatever a loose memory ref file holds, the reader
 // reads the commit git rev-parse reads from it, and an error where git
 // finds the ref broken.
 func FuzzLooseRefAsGit(f *testing.F) {
-	dir := gitInit(f)
-	runGit(f, dir, "commit", "-q", "--allow-empty", "-m", "one")
-	head := strings.TrimSpace(runGit(f, dir, "rev-parse", "HEAD"))
+	dir := gittest.Init(f)
+	gittest.Run(f, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	head := strings.TrimSpace(gittest.Run(f, dir, "rev-parse", "HEAD"))
 	for _, seed := range []string{head + "\n", head, head + "  \n", strings.ToUpper(head) + "\n", head + " junk\n", "ref: refs/heads/main\n", "ref:refs/heads/main", "ref: refs/memory/none\n", "garbage\n", "\n" + head, head[:39] + "\n"} {
 		f.Add(seed)
 	}
