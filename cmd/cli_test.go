@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -338,4 +339,53 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 	require.Contains(t, out, "'what is the capital of Peru?'\n    []")
 	require.Contains(t, out, "We deploy with Heroku (git push heroku main)  trust 0.18 (superseded)")
 	require.Contains(t, out, "mem: supersede")
+}
+
+// TestCLIChangesIfVersion: git mem show gives a memory's version; a change
+// given it with --if-version is made only while the memory is still at it,
+// and says what to do when another writer changed it first.
+func TestCLIChangesIfVersion(t *testing.T) {
+	sb := newSandbox(t)
+	id := strings.TrimSpace(mustRun(t, sb, "add", "--", "The billing worker retries a failed charge three times"))
+	versionOf := func() string {
+		t.Helper()
+		var v struct {
+			Version string `json:"version"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(mustRun(t, sb, "show", "--json", id)), &v))
+		require.Len(t, v.Version, 16)
+		require.Contains(t, mustRun(t, sb, "show", id), "version:   "+v.Version)
+		return v.Version
+	}
+	for _, args := range [][]string{
+		{"confirm", id},
+		{"dispute", id, "--reason", "the config says five"},
+		{"revise", id},
+		{"forget", id},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			change := func(version ...string) []string {
+				out := append(slices.Clone(args), version...)
+				if args[0] == "revise" {
+					out = append(out, "--", "The billing worker retries a failed charge five times")
+				}
+				return out
+			}
+			read := versionOf()
+			mustRun(t, sb, "confirm", id, "--agent", "other") // another writer, between the read and the change
+			tip := sb.git("rev-parse", "refs/memory/main")
+			_, errOut, code := sb.mem(change("--if-version", read)...)
+			require.Equal(t, 1, code, errOut)
+			require.Contains(t, errOut, "changed since it was read")
+			require.Contains(t, errOut, "git mem show")
+			_, errOut, code = sb.mem(change("--if-version", "latest")...)
+			require.Equal(t, 1, code, errOut)
+			require.Contains(t, errOut, "is not a memory's version")
+			require.Equal(t, tip, sb.git("rev-parse", "refs/memory/main"), "nothing was written")
+			mustRun(t, sb, change("--if-version", versionOf())...)
+			require.NotEqual(t, tip, sb.git("rev-parse", "refs/memory/main"))
+		})
+	}
+	_, errOut, code := sb.mem("forget", "--purge", "--if-version", "0123456789abcdef", id)
+	require.Equal(t, 2, code, errOut)
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 type confirmOptions struct {
-	id, agent string
+	id, agent, ifVersion string
 }
 
 func newConfirmCmd(env *Env) *cobra.Command {
@@ -23,6 +25,7 @@ func newConfirmCmd(env *Env) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	c.Flags().StringVar(&o.ifVersion, "if-version", "", "change it only while it is at this `version` (git mem show gives it)")
 	return c
 }
 
@@ -31,7 +34,7 @@ func runConfirm(ctx context.Context, env *Env, o *confirmOptions) error {
 	if err != nil {
 		return err
 	}
-	m, err = store.Confirm(ctx, env.writer(set, o.agent), m.ID)
+	m, err = store.Confirm(ctx, env.writer(set, o.agent), m.ID, gitstore.IfVersion(o.ifVersion))
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-mem/git-mem/gitstore"
 )
 
 type disputeOptions struct {
-	id, reason, agent string
+	id, reason, agent, ifVersion string
 }
 
 func newDisputeCmd(env *Env) *cobra.Command {
@@ -24,6 +26,7 @@ func newDisputeCmd(env *Env) *cobra.Command {
 	}
 	c.Flags().StringVar(&o.reason, "reason", "", "why it looks wrong")
 	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	c.Flags().StringVar(&o.ifVersion, "if-version", "", "change it only while it is at this `version` (git mem show gives it)")
 	return c
 }
 
@@ -32,7 +35,7 @@ func runDispute(ctx context.Context, env *Env, o *disputeOptions) error {
 	if err != nil {
 		return err
 	}
-	m, err = store.Dispute(ctx, env.writer(set, o.agent), m.ID, o.reason)
+	m, err = store.Dispute(ctx, env.writer(set, o.agent), m.ID, o.reason, gitstore.IfVersion(o.ifVersion))
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func message(err error) string {
 	for _, r := range []func(error) (words string, typed error){
 		wordsNotFound, wordsInvalid, wordsSecret, wordsNoRepo, wordsDamaged, wordsDocument,
 		wordsNoRemote, wordsNothingToPush, wordsBusy, wordsAmbiguous, wordsFormat, wordsUnsafe,
-		wordsReadOnly, wordsNotLinked,
+		wordsReadOnly, wordsNotLinked, wordsChanged,
 	} {
 		if words, typed := r(err); typed != nil {
 			msg = strings.Replace(msg, typed.Error(), words, 1)
@@ -188,4 +188,13 @@ func wordsUnsafe(err error) (string, error) {
 		return "", nil
 	}
 	return e.Error() + "; if you trust it: git config --global --add safe.directory " + e.Dir, e
+}
+
+// wordsChanged: a change given --if-version found the memory changed since.
+func wordsChanged(err error) (string, error) {
+	e := wrapping(err, memerr.ErrChanged)
+	if e == nil {
+		return "", nil
+	}
+	return e.Error() + "; nothing was changed: see git mem show for what changed, and run the command again with its version if your change still holds", e
 }

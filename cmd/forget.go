@@ -15,8 +15,8 @@ import (
 )
 
 type forgetOptions struct {
-	id, agent string
-	purge     bool
+	id, agent, ifVersion string
+	purge                bool
 }
 
 func newForgetCmd(env *Env) *cobra.Command {
@@ -34,11 +34,15 @@ the full id of a memory that was already forgotten.`,
 		Args: exactlyOneID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.id = args[0]
+			if o.purge && o.ifVersion != "" {
+				return usagef("--purge erases every version of the memory; it takes no --if-version")
+			}
 			return runForget(cmd.Context(), env, o)
 		},
 	}
 	c.Flags().BoolVar(&o.purge, "purge", false, "rewrite history so that no commit holds the memory")
 	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
+	c.Flags().StringVar(&o.ifVersion, "if-version", "", "change it only while it is at this `version` (git mem show gives it)")
 	return c
 }
 
@@ -62,7 +66,7 @@ func runForget(ctx context.Context, env *Env, o *forgetOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := store.Forget(ctx, env.writer(set, o.agent), m.ID); err != nil {
+	if _, err := store.Forget(ctx, env.writer(set, o.agent), m.ID, gitstore.IfVersion(o.ifVersion)); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Out, "forgot %s; git mem history %s still shows it (use --purge for a secret)\n", o.id, m.ID)

@@ -95,6 +95,7 @@ func writeMemory(out io.Writer, set *gitstore.Set, m *gitstore.Memory, short str
 		valid = m.ValidFrom.Format(time.RFC3339) + " to " + m.ValidTo.Format(time.RFC3339)
 	}
 	fmt.Fprintf(w, "valid:     %s\n", valid)
+	fmt.Fprintf(w, "version:   %s\n", m.Version())
 	if m.Supersedes != "" {
 		fmt.Fprintf(w, "replaces:  %s\n", m.Supersedes)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 type reviseOptions struct {
-	id, text, agent string
-	allowSecret     bool
+	id, text, agent, ifVersion string
+	allowSecret                bool
 	// keys replace the memory's retrieval keys when setKeys (--key or --no-keys).
 	keys            []string
 	noKeys, setKeys bool
@@ -51,6 +51,7 @@ answerable.`,
 	c.Flags().BoolVar(&o.noKeys, "no-keys", false, "remove the memory's retrieval keys")
 	c.Flags().StringVar(&o.agent, "agent", "", "record the write as made by this `agent`")
 	c.Flags().BoolVar(&o.allowSecret, "allow-secret", false, "store the text even if it looks like a credential (a harmless example)")
+	c.Flags().StringVar(&o.ifVersion, "if-version", "", "change it only while it is at this `version` (git mem show gives it)")
 	return c
 }
 
@@ -59,7 +60,7 @@ func runRevise(ctx context.Context, env *Env, o *reviseOptions) error {
 	if err != nil {
 		return err
 	}
-	var opts []gitstore.WriteOption
+	opts := []gitstore.WriteOption{gitstore.IfVersion(o.ifVersion)}
 	if o.allowSecret {
 		opts = append(opts, gitstore.AllowSecret())
 	}

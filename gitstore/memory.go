@@ -162,8 +162,11 @@ func (m *Memory) Version() string {
 		return ""
 	}
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:versionHexLen/2])
 }
+
+// versionHexLen is the length of a Version.
+const versionHexLen = 16
 
 // Encode returns the canonical JSON of the memory: fixed field order, UTF-8
 // without HTML escaping, UTC times, and a trailing newline.

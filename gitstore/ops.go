@@ -116,11 +116,15 @@ func writeOptionsOf(opts []WriteOption) writeOptions {
 // IfVersion makes a change of one memory (revise, confirm, dispute,
 // forget) happen only while the memory is still at version v
 // (Memory.Version), checked on the commit the change lands on: what a
-// person read is never written over by a change made since.
+// person read is never written over by a change made since. An empty v
+// asks for nothing, so a surface passes what it was given.
 func IfVersion(v string) WriteOption { return func(o *writeOptions) { o.ifVersion = v } }
 
 // checkVersion refuses m when the options ask for another version.
 func (o *writeOptions) checkVersion(m *Memory) error {
+	if o.ifVersion != "" && (len(o.ifVersion) != versionHexLen || !isHex(o.ifVersion)) {
+		return &memerr.InvalidInputError{Field: "version", Value: Clip(o.ifVersion, 40), Reason: fmt.Sprintf("%s is not a memory's version (%d hex digits)", quoteShort(o.ifVersion), versionHexLen)}
+	}
 	if o.ifVersion != "" && m.Version() != o.ifVersion {
 		return fmt.Errorf("%w: %s is at another version now", memerr.ErrChanged, Clip(m.ID, MinShownPrefix))
 	}

@@ -183,6 +183,11 @@ func TestChangesIfVersion(t *testing.T) {
 				require.NoError(t, err)
 				_, err = ch.do(m.ID, IfVersion(shown))
 				require.ErrorIs(t, err, memerr.ErrChanged)
+				for _, bad := range []string{"latest", shown[:8], strings.ToUpper(shown), shown + "0", "\x1b[31m" + shown[:11]} {
+					_, err = ch.do(m.ID, IfVersion(bad))
+					require.ErrorIs(t, err, memerr.ErrInvalid, "%q is no version", bad)
+					require.NotErrorIs(t, err, memerr.ErrChanged)
+				}
 				after, err := s.Tip()
 				require.NoError(t, err)
 				require.Equal(t, tip, after, "nothing was written")

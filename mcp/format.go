@@ -44,7 +44,7 @@ func describe(m *gitstore.Memory, short string, now time.Time) string {
 	if !m.Updated.Equal(m.Created) {
 		fmt.Fprintf(&b, ", updated %s", m.Updated.UTC().Format(time.RFC3339))
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "; version %s\n", m.Version())
 	if m.Anchor != nil && (m.Anchor.Branch != "" || m.Anchor.Commit != "") {
 		fmt.Fprintf(&b, "written on: branch %s at %s\n", orNone(m.Anchor.Branch), orNone(m.Anchor.Commit[:min(len(m.Anchor.Commit), 10)]))
 	}
@@ -161,6 +161,8 @@ func toolError(err error) error {
 		return fmt.Errorf("refused: the text contains a secret (%s), and memory is shared through git, so nothing was saved. Call again without the value: say where the secret lives (e.g. 'the Stripe key is in the team vault, entry payments-prod'), never the secret itself", sec.Kinds())
 	case errors.Is(err, memerr.ErrRetired):
 		return fmt.Errorf("%w; memory_show it to see what replaced it", err)
+	case errors.Is(err, memerr.ErrChanged):
+		return fmt.Errorf("%w; nothing was changed: memory_show it, and call again with its version if your change still holds", err)
 	case errors.Is(err, memerr.ErrBusy):
 		return fmt.Errorf("the memory is busy (other writers kept it locked); nothing was saved: call the tool again")
 	case errors.As(err, &noRepo):

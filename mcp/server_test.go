@@ -633,3 +633,68 @@ func TestRefusedClientName(t *testing.T) {
 	structured(t, res, &add)
 	require.Equal(t, "mcp", add.Memory.Agent)
 }
+
+// TestChangeToolsTakeAVersion: a change given the version an agent read is
+// made only while the memory is still at it; once another writer changed
+// it, the tool says so, writes nothing, and the version memory_show gives
+// now is taken. A version that is none is refused as such.
+func TestChangeToolsTakeAVersion(t *testing.T) {
+	dir := newRepo(t)
+	const id = "dddd4444dddd4444"
+	seed(t, dir, gitstore.Memory{ID: id, Text: "The billing worker retries a failed charge three times"})
+	c := connect(t, Options{Dir: dir}, "Test Client")
+	versionOf := func() string {
+		t.Helper()
+		res := c.call(ToolShow, map[string]any{"id": id})
+		require.False(t, res.IsError, resultText(res))
+		var out MemoryOutput
+		structured(t, res, &out)
+		require.Len(t, out.Memory.Version, 16)
+		require.Contains(t, resultText(res), "version "+out.Memory.Version, "the text says it too")
+		return out.Memory.Version
+	}
+	changes := []struct {
+		tool string
+		args map[string]any
+	}{
+		{ToolConfirm, map[string]any{}},
+		{ToolDispute, map[string]any{"reason": "the worker config says five"}},
+		{ToolRevise, map[string]any{"text": "The billing worker retries a failed charge five times"}},
+		{ToolForget, map[string]any{}},
+	}
+	other := func() { // another agent's change, between the read and the write
+		t.Helper()
+		r, err := gitstore.Open(dir)
+		require.NoError(t, err)
+		_, err = gitstore.NewStore(r, gitstore.RefMain, gitstore.ScopeProject).Confirm(context.Background(), gitstore.Writer{Agent: "other"}, id)
+		require.NoError(t, err)
+	}
+	for _, ch := range changes {
+		t.Run(ch.tool, func(t *testing.T) {
+			args := func(version string) map[string]any {
+				a := map[string]any{"id": id[:6], "version": version}
+				for k, v := range ch.args {
+					a[k] = v
+				}
+				return a
+			}
+			read := versionOf()
+			other()
+			tip := gitRun(t, dir, "rev-parse", "refs/memory/main")
+			res := c.call(ch.tool, args(read))
+			require.True(t, res.IsError, resultText(res))
+			require.Contains(t, resultText(res), "changed since it was read")
+			require.Contains(t, resultText(res), "memory_show")
+			require.Equal(t, tip, gitRun(t, dir, "rev-parse", "refs/memory/main"), "nothing was written")
+
+			res = c.call(ch.tool, args("not-a-version"))
+			require.True(t, res.IsError, resultText(res))
+			require.Contains(t, resultText(res), "is not a memory's version")
+			require.Equal(t, tip, gitRun(t, dir, "rev-parse", "refs/memory/main"), "nothing was written")
+
+			res = c.call(ch.tool, args(versionOf()))
+			require.False(t, res.IsError, resultText(res))
+			require.NotEqual(t, tip, gitRun(t, dir, "rev-parse", "refs/memory/main"))
+		})
+	}
+}

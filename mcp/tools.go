@@ -140,17 +140,25 @@ type HistoryOutput struct {
 	Versions []surface.Version `json:"versions" jsonschema:"every change, newest first"`
 }
 
+// ChangeInput is the input of memory_confirm and memory_forget.
+type ChangeInput struct {
+	ID      string `json:"id" jsonschema:"the memory id, or a unique prefix of it (at least 4 characters), as shown by memory_recall, memory_list or memory_boot"`
+	Version string `json:"version,omitempty" jsonschema:"the memory's version as you read it (the version field of memory_show, memory_recall or memory_list): the change is made only if nobody changed the memory since; leave out to change it as it is now"`
+}
+
 // ReviseInput is the input of memory_revise.
 type ReviseInput struct {
-	ID   string   `json:"id" jsonschema:"the memory id or a unique prefix of it"`
-	Text string   `json:"text,omitempty" jsonschema:"the corrected text, replacing the old one (history keeps it); leave out to change only the keys"`
-	Keys []string `json:"keys,omitempty" jsonschema:"new retrieval keys, replacing the old ones"`
+	ID      string   `json:"id" jsonschema:"the memory id or a unique prefix of it"`
+	Text    string   `json:"text,omitempty" jsonschema:"the corrected text, replacing the old one (history keeps it); leave out to change only the keys"`
+	Keys    []string `json:"keys,omitempty" jsonschema:"new retrieval keys, replacing the old ones"`
+	Version string   `json:"version,omitempty" jsonschema:"the memory's version as you read it (the version field of memory_show, memory_recall or memory_list): the change is made only if nobody changed the memory since; leave out to change it as it is now"`
 }
 
 // DisputeInput is the input of memory_dispute.
 type DisputeInput struct {
-	ID     string `json:"id" jsonschema:"the memory id or a unique prefix of it"`
-	Reason string `json:"reason,omitempty" jsonschema:"why it looks wrong or doubtful (what you observed)"`
+	ID      string `json:"id" jsonschema:"the memory id or a unique prefix of it"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why it looks wrong or doubtful (what you observed)"`
+	Version string `json:"version,omitempty" jsonschema:"the memory's version as you read it (the version field of memory_show, memory_recall or memory_list): the change is made only if nobody changed the memory since; leave out to change it as it is now"`
 }
 
 // StatsInput is the (empty) input of memory_stats.
@@ -703,7 +711,7 @@ func (s *Server) history(ctx context.Context, c *call, in IDInput) (string, Hist
 
 func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, MemoryOutput, error) {
 	var out MemoryOutput
-	var opts []gitstore.WriteOption
+	opts := []gitstore.WriteOption{gitstore.IfVersion(in.Version)}
 	if in.Keys != nil {
 		opts = append(opts, gitstore.WithKeys(in.Keys))
 	}
@@ -727,14 +735,14 @@ func (s *Server) revise(ctx context.Context, c *call, in ReviseInput) (string, M
 	return fmt.Sprintf("Revised %s; memory_history shows the earlier text.", short), out, nil
 }
 
-func (s *Server) confirm(ctx context.Context, c *call, in IDInput) (string, MemoryOutput, error) {
+func (s *Server) confirm(ctx context.Context, c *call, in ChangeInput) (string, MemoryOutput, error) {
 	var out MemoryOutput
 	st, m, err := s.find(c, in.ID)
 	if err != nil {
 		return "", out, err
 	}
 	before := m.EffectiveTrust(c.now)
-	m, err = st.Confirm(ctx, c.w, m.ID)
+	m, err = st.Confirm(ctx, c.w, m.ID, gitstore.IfVersion(in.Version))
 	if err != nil {
 		return "", out, toolError(err)
 	}
@@ -751,7 +759,7 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 		return "", out, err
 	}
 	before := m.EffectiveTrust(c.now)
-	m, err = st.Dispute(ctx, c.w, m.ID, in.Reason)
+	m, err = st.Dispute(ctx, c.w, m.ID, in.Reason, gitstore.IfVersion(in.Version))
 	if err != nil {
 		return "", out, toolError(err)
 	}
@@ -765,7 +773,7 @@ func (s *Server) dispute(ctx context.Context, c *call, in DisputeInput) (string,
 	return msg + " If you know the correct fact, save it with memory_add and supersedes " + short + ".", out, nil
 }
 
-func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, MemoryOutput, error) {
+func (s *Server) forget(ctx context.Context, c *call, in ChangeInput) (string, MemoryOutput, error) {
 	var out MemoryOutput
 	if strings.TrimSpace(in.ID) == "" {
 		_, _, err := s.find(c, in.ID)
@@ -780,7 +788,7 @@ func (s *Server) forget(ctx context.Context, c *call, in IDInput) (string, Memor
 		return "", out, toolError(err)
 	}
 	short := shortID(st, m.ID)
-	m, err = st.Forget(ctx, c.w, m.ID)
+	m, err = st.Forget(ctx, c.w, m.ID, gitstore.IfVersion(in.Version))
 	if err != nil {
 		return "", out, toolError(err)
 	}

@@ -39,6 +39,7 @@ type View struct {
 	Events       []gitstore.Event `json:"events,omitempty"`
 	Reinforced   []time.Time      `json:"reinforced,omitempty"`
 	Origin       *gitstore.Origin `json:"origin,omitempty" jsonschema:"the file an import read it from"`
+	Version      string           `json:"version" jsonschema:"this version of the memory; a change given it is made only while the memory is still at it"`
 }
 
 // New is the view of m at now; short is its display id ("" for the id's
@@ -61,6 +62,6 @@ func New(m *gitstore.Memory, short string, now time.Time) View {
 		Anchor: m.Anchor, Created: m.Created, Updated: m.Updated, ValidFrom: m.ValidFrom,
 		ValidTo: m.ValidTo, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
 		Retired: m.Retired(now), Events: m.Events, Reinforced: m.Reinforced,
-		Subagent: m.Subagent, Origin: m.Origin,
+		Subagent: m.Subagent, Origin: m.Origin, Version: m.Version(),
 	}
 }
