@@ -556,8 +556,10 @@ func recordRejection(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote
 			}
 			return gitstore.Hash{}, err
 		}
-		if err := sleepCtx(ctx, rejectBackoff(attempt)); err != nil {
-			return gitstore.Hash{}, err
+		select {
+		case <-time.After(rejectBackoff(attempt)):
+		case <-ctx.Done():
+			return gitstore.Hash{}, ctx.Err()
 		}
 		if err := fetchProposalRefs(ctx, r, rem, t); err != nil {
 			return gitstore.Hash{}, err
@@ -571,18 +573,6 @@ func recordRejection(ctx context.Context, r *gitstore.Repo, rem *gitstore.Remote
 func rejectBackoff(attempt int) time.Duration {
 	window := 50 * time.Millisecond << min(attempt, 3)
 	return time.Duration(rand.Int64N(int64(window)))
-}
-
-// sleepCtx waits d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // maxRejections bounds what rejections reads of the record.
