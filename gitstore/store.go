@@ -361,7 +361,7 @@ func (rd *Reader) resolve(prefix string) ([]string, error) {
 }
 
 // NormalizePrefix is an id or id prefix as ids are kept (lower-case, trimmed),
-// or an InvalidInputError of memerr.FieldID when it is not one.
+// or a *memerr.InvalidInputError of memerr.FieldID when it is not one.
 func NormalizePrefix(prefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if len(p) < MinPrefixLen || len(p) > IDHexLen || !isHex(p) {
