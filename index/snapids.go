@@ -1,10 +1,12 @@
 package index
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
 	"github.com/git-mem/git-mem/gitstore"
+	"github.com/git-mem/git-mem/index/snapshot"
 )
 
 // shortIDs is set.ShortIDs answered from the recall snapshot for each
@@ -22,6 +24,7 @@ func shortIDs(set *gitstore.Set, ids []string, acc Access) (map[string]string, e
 	}
 	defer v.close()
 	keys := newBaseKeys(v)
+	keys.mapped = v.base.Mapped() && int64(len(ids))*mappedKeysPerID >= v.base.Size()
 	withList := *set
 	withList.IDs = func(st *gitstore.Store, tip gitstore.Hash) (func(string) ([]string, error), bool) {
 		want := ""
@@ -33,7 +36,17 @@ func shortIDs(set *gitstore.Set, ids []string, acc Access) (map[string]string, e
 		}
 		return func(id string) ([]string, error) { return v.near(st.Scope, id, keys) }, true
 	}
-	return withList.ShortIDs(ids)
+	var short map[string]string
+	// the keys of a mapped snapshot are read from the map: a fault there
+	// (the file truncated under it) is an error, and the trees answer
+	err = snapshot.FaultsAsErrors(func() error {
+		short, err = withList.ShortIDs(ids)
+		return err
+	})
+	if errors.Is(err, snapshot.ErrMapFault) {
+		return set.ShortIDs(ids)
+	}
+	return short, err
 }
 
 // baseKeys keeps the keys of the base documents read while looking ids up,
@@ -43,7 +56,18 @@ type baseKeys struct {
 	v      *snapView
 	keys   map[int]string
 	ranges map[gitstore.Scope][2]int
+	// mapped reads the keys from the snapshot's map (snapshot.File.Key)
+	mapped bool
 }
+
+// mappedKeysPerID is how much of a mapped snapshot's file one id's search
+// makes worth reading through the map: a search reads a few keys, and a
+// fault on the map brings in the pages around the one it touches (64 KB
+// by default), so the keys of many ids (a session start's) share their
+// faults when the file is small enough, where a read call per key cost
+// more; the keys of a few ids, or of ids in a larger file, each cost a
+// fault of their own, dearer than a read.
+const mappedKeysPerID = 128 << 10
 
 func newBaseKeys(v *snapView) *baseKeys {
 	return &baseKeys{v: v, keys: map[int]string{}, ranges: map[gitstore.Scope][2]int{}}
@@ -53,7 +77,13 @@ func (k *baseKeys) at(i int) (string, error) {
 	if key, ok := k.keys[i]; ok {
 		return key, nil
 	}
-	key, _, err := k.v.base.Doc(i)
+	var key string
+	var err error
+	if k.mapped {
+		key, err = k.v.base.Key(i)
+	} else {
+		key, _, err = k.v.base.Doc(i)
+	}
 	if err == nil {
 		k.keys[i] = key
 	}

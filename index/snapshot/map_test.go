@@ -3,6 +3,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -153,4 +154,61 @@ func TestFaultsAsErrors(t *testing.T) {
 	require.PanicsWithValue(t, "no fault", func() {
 		_ = FaultsAsErrors(func() error { panic("no fault") })
 	})
+}
+
+// TestKeysFromTheMap: Key gives each document's key as Doc does, from a
+// file read into memory and from a mapped one (whose keys and document
+// table it reads from the map); a document whose bytes changed is
+// ErrUnusable either way, and a mapped file truncated under its reader is
+// an ErrMapFault error under FaultsAsErrors.
+func TestKeysFromTheMap(t *testing.T) {
+	docs := manyDocs(t, 3*snapBlock+5)
+	data := encodeDocs(t, nil, docs)
+	path := writeFile(t, data)
+	for _, mapped := range []bool{false, true} {
+		s, err := Open(path, mapped, testStamp)
+		require.NoError(t, err)
+		require.Equal(t, mapped, s.Mapped())
+		for _, i := range []int{0, 1, snapBlock - 1, snapBlock, 2*snapBlock + 7, s.Docs() - 1} {
+			want, _, err := s.Doc(i)
+			require.NoError(t, err)
+			got, err := s.Key(i)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "mapped %v, document %d", mapped, i)
+		}
+		for _, i := range []int{-1, s.Docs()} {
+			_, err := s.Key(i)
+			require.ErrorIs(t, err, ErrUnusable, "mapped %v, document %d", mapped, i)
+		}
+		s.Close()
+	}
+
+	// a changed byte in a document's JSON: its key is refused
+	s := readData(t, data)
+	k, raw, err := s.Doc(7)
+	require.NoError(t, err)
+	at := bytes.Index(data, append([]byte(k), raw...)) + len(k) + 2
+	damaged := bytes.Clone(data)
+	damaged[at] ^= 1
+	for _, mapped := range []bool{false, true} {
+		bad, err := Open(writeFile(t, damaged), mapped, testStamp)
+		require.NoError(t, err)
+		_, err = bad.Key(6)
+		require.NoError(t, err, "the document before it")
+		_, err = bad.Key(7)
+		require.ErrorIs(t, err, ErrUnusable)
+		require.ErrorContains(t, err, "checksum mismatch")
+		bad.Close()
+	}
+
+	// truncated under a mapped reader
+	s, err = Open(path, true, testStamp)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, os.Truncate(path, HeaderSize))
+	err = FaultsAsErrors(func() error {
+		_, err := s.Key(s.Docs() - 1)
+		return err
+	})
+	require.ErrorIs(t, err, ErrMapFault)
 }

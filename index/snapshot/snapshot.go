@@ -72,13 +72,16 @@ type File struct {
 	sumLen int
 	sumCRC uint32
 	// caches of what was read and checked
-	sums       []Summary
-	sumTable   []byte // the summary table, once read and checked
-	unmapSums  func() // unmaps sumTable, when it is a map of its own
-	docBlocks  map[int][]byte
-	dictBlocks map[int][]byte
-	termInfos  map[string]TermInfo
-	seen       map[string][]byte // JSON by key of the documents External found
+	sums      []Summary
+	sumTable  []byte // the summary table, once read and checked
+	unmapSums func() // unmaps sumTable, when it is a map of its own
+	docBlocks map[int][]byte
+	// mappedTable are the blocks of the document table Key read from the
+	// map (Doc reads its own from the file)
+	mappedTable map[int][]byte
+	dictBlocks  map[int][]byte
+	termInfos   map[string]TermInfo
+	seen        map[string][]byte // JSON by key of the documents External found
 }
 
 type termBlock struct {
@@ -107,7 +110,10 @@ type TermInfo struct {
 // their table are still read by the piece, from the file kept open: the few
 // a recall loads lie scattered over the file, a page of the map each, and
 // where the first touch of a page costs more than a read call they made a
-// session start at 100,000 memories about a tenth slower. The maps last as
+// session start at 100,000 memories about a tenth slower. Keys alone (Key)
+// are read from the map, their table too: the display ids' search reads
+// a few keys in each of many places, and a fault brings in the pages around
+// the one it touches. The maps last as
 // long as the process, and the slices recall keeps point into them, so only
 // a process that exits within seconds maps: a hook's, and git mem add's
 // (whose duplicate check reads a common word's whole postings list). A
@@ -356,6 +362,43 @@ func (s *File) Doc(i int) (key string, raw []byte, err error) {
 		return "", nil, err
 	}
 	return string(b[:klen]), b[klen:], nil
+}
+
+// Key is document i's key, checked against the document's checksum as
+// Doc's is. From a mapped file the key and the document table are read from
+// the map: a search for ids' neighbours (index's display ids) reads a few
+// keys in each of many places of the file, and a fault on the map brings in
+// the pages around the one it touches, where a read call per document cost
+// more. Its callers read a mapped file's keys under FaultsAsErrors.
+func (s *File) Key(i int) (string, error) {
+	if s.mapped == nil {
+		key, _, err := s.Doc(i)
+		return key, err
+	}
+	if i < 0 || i >= s.ndocs {
+		return "", fmt.Errorf("%w: no document %d", ErrUnusable, i)
+	}
+	bi := i / snapBlock
+	blk, ok := s.mappedTable[bi]
+	if !ok {
+		var err error
+		n := min(snapBlock, s.ndocs-bi*snapBlock)
+		if blk, err = s.read(s.docOff+int64(bi*snapBlock*snapDocSize), n*snapDocSize, s.docCRC[bi]); err != nil {
+			return "", err
+		}
+		if s.mappedTable == nil {
+			s.mappedTable = map[int][]byte{}
+		}
+		s.mappedTable[bi] = blk
+	}
+	e := blk[(i%snapBlock)*snapDocSize:]
+	le := binary.LittleEndian
+	klen := int(le.Uint32(e[8:]))
+	b, err := s.read(int64(le.Uint64(e)), klen+int(le.Uint32(e[12:])), le.Uint32(e[16:]))
+	if err != nil {
+		return "", err
+	}
+	return string(b[:klen]), nil
 }
 
 // EachTerm calls fn for every term of dictionary block bi; the term's
