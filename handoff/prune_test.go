@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-mem/git-mem/gitstore"
 	"github.com/git-mem/git-mem/gitstore/gitstoretest"
+	"github.com/git-mem/git-mem/memerr"
 )
 
 // newSessions gives access to the session files of a new repository.
@@ -97,4 +98,40 @@ func TestCountPromptAppends(t *testing.T) {
 			require.Equal(t, tt.base+4, loaded.Reminded)
 		})
 	}
+}
+
+// TestBeginWritesNothing: Begin makes a new session's marker without
+// writing it, and finds a marker written (Start, Save) as Start does.
+func TestBeginWritesNothing(t *testing.T) {
+	s := newSessions(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, tc := range []struct {
+		name    string
+		start   func(id string) (*Marker, bool, error)
+		written bool
+	}{
+		{"Begin", func(id string) (*Marker, bool, error) { return s.Begin(ctx, id, "test", now) }, false},
+		{"Start", func(id string) (*Marker, bool, error) { return s.Start(ctx, id, "test", now) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := "new-" + tc.name
+			m, existed, err := tc.start(id)
+			require.NoError(t, err)
+			require.False(t, existed)
+			require.Equal(t, id, m.Session)
+			require.Equal(t, now.UTC(), m.Started)
+			got, err := s.Load(id)
+			require.NoError(t, err)
+			require.Equal(t, tc.written, got != nil, "written")
+			m.Injected = now
+			require.NoError(t, s.Save(m))
+			again, existed, err := tc.start(id)
+			require.NoError(t, err)
+			require.True(t, existed, "found once written")
+			require.Equal(t, now.UTC(), again.Injected.UTC())
+		})
+	}
+	_, _, err := s.Begin(ctx, "", "test", now)
+	require.ErrorIs(t, err, memerr.ErrInvalid)
 }

@@ -138,6 +138,18 @@ func (s *Sessions) Save(m *Marker) error {
 // time. A marker that exists already (resume, compact) is kept, so the
 // session note covers the whole session; it is returned with existed true.
 func (s *Sessions) Start(ctx context.Context, id, agent string, now time.Time) (m *Marker, existed bool, err error) {
+	m, existed, err = s.Begin(ctx, id, agent, now)
+	if err != nil || existed {
+		return m, existed, err
+	}
+	return m, false, s.Save(m)
+}
+
+// Begin is Start without writing a new marker: the caller saves it (Save)
+// once it has recorded what it did. A session-start hook writes its
+// marker once, with the time of its injection, where writing it first and
+// again with that time cost a second file created and renamed into place.
+func (s *Sessions) Begin(ctx context.Context, id, agent string, now time.Time) (m *Marker, existed bool, err error) {
 	if id == "" {
 		return nil, false, fmt.Errorf("%w: the hook payload has no session id", memerr.ErrInvalid)
 	}
@@ -147,11 +159,10 @@ func (s *Sessions) Start(ctx context.Context, id, agent string, now time.Time) (
 	s.prune(now)
 	head := s.Repo.Head()
 	dirty, digest := s.worktreeState(ctx)
-	m = &Marker{
+	return &Marker{
 		Session: id, Agent: agent, Head: head.Commit, Branch: head.Branch,
 		Dirty: dirty, Digest: digest, MemoryTip: s.memoryTip(), Started: now.UTC(),
-	}
-	return m, false, s.Save(m)
+	}, false, nil
 }
 
 // pruneEvery is how often a session start looks for expired session files:

@@ -447,15 +447,9 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
-	if err != nil {
-		return nil, err
-	}
-	// the session's files could not be written (.git read-only): inject
-	// what recall answers all the same, and log why nothing was recorded
-	unsaved := b.unsaved
 	m := b.m
 	res := guess
-	if resumed := b.existed && !m.Injected.IsZero(); resumed || len(b.touched) > 0 {
+	if resumed := b.existed && !m.Injected.IsZero(); err == nil && (resumed || len(b.touched) > 0) {
 		o.Touched = b.touched
 		if resumed {
 			o.Exclude = h.sessions.Shown(m.Session)
@@ -463,21 +457,35 @@ func (h *handler) sessionStart(ctx context.Context) ([]byte, error) {
 				o.Since = m.Injected
 			}
 		}
-		if res, err = handoff.SessionStart(ctx, h.set, o); err != nil {
-			return nil, err
-		}
+		res, err = handoff.SessionStart(ctx, h.set, o)
 	}
-	if err := ctx.Err(); err != nil {
+	// a hook that fails still writes a new session's marker: without it,
+	// the session's end would have no note to write
+	failed := func(err error) ([]byte, error) {
+		if !b.existed {
+			if serr := h.sessions.Save(m); serr != nil && !cannotWrite(serr) {
+				err = errors.Join(err, serr)
+			}
+		}
 		return nil, err
 	}
-	if unsaved == nil {
-		if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
-			if !cannotWrite(err) {
-				return nil, err
-			}
-			unsaved = err
-		}
+	if err == nil {
+		err = ctx.Err()
 	}
+	if err != nil {
+		return failed(err)
+	}
+	// the session's files could not be written (.git read-only): inject
+	// what recall answers all the same, and log why nothing was recorded
+	var unsaved error
+	if err := h.sessions.MarkShown(m.Session, res.IDs); err != nil {
+		if !cannotWrite(err) {
+			return failed(err)
+		}
+		unsaved = err
+	}
+	// a new session's marker is written here, once, with the time of its
+	// injection
 	m.Injected = h.now
 	if unsaved == nil {
 		if err := h.sessions.Save(m); err != nil {
@@ -513,13 +521,11 @@ type begunSession struct {
 	existed bool
 	touched []string
 	err     error
-	// unsaved is why a new marker could not be written (cannotWrite): the
-	// session goes on with the marker in memory
-	unsaved error
 }
 
-// beginSession writes (or finds) the session's start marker and looks at
-// the worktree, in the background.
+// beginSession finds the session's start marker, or makes a new one (not
+// yet written: sessionStart writes it), and looks at the worktree, in the
+// background.
 func (h *handler) beginSession(ctx context.Context) <-chan begunSession {
 	out := make(chan begunSession, 1)
 	go func() {
@@ -530,10 +536,7 @@ func (h *handler) beginSession(ctx context.Context) <-chan begunSession {
 			}
 			out <- b
 		}()
-		b.m, b.existed, b.err = h.sessions.Start(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
-		if b.err != nil && b.m != nil && cannotWrite(b.err) {
-			b.unsaved, b.err = b.err, nil
-		}
+		b.m, b.existed, b.err = h.sessions.Begin(ctx, h.p.Session(), agents.WriterName(h.agent), h.now)
 		if b.err != nil {
 			return
 		}
