@@ -53,3 +53,25 @@ func TestOutputIsEncodingJSONs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOutputIsEncodingJSONs: for any text, the output is what encoding/json
+// writes for it (HTML left unescaped), and valid JSON.
+func FuzzOutputIsEncodingJSONs(f *testing.F) {
+	for _, s := range []string{"plain", "\"\\\x00\x08\x0c\n\r\t\x1f\x7f", "\u2028\u2029🦀", "\xff\xe2\x82", "<&>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(map[string]string{"additional_context": text}))
+		got, err := hooks.Output(agents.Cursor, agents.EventSessionStart, text)
+		require.NoError(t, err)
+		if len(bytes.TrimSpace([]byte(text))) == 0 {
+			require.Nil(t, got, "nothing to inject")
+			return
+		}
+		require.Equal(t, string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), string(got))
+		require.True(t, json.Valid(got))
+	})
+}

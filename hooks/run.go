@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-mem/git-mem/agents"
 	"github.com/git-mem/git-mem/embedding"
@@ -721,7 +721,8 @@ func Output(agent, event, text string) ([]byte, error) {
 	default:
 		return nil, nil
 	}
-	out := append([]byte(`{"hookSpecificOutput":`), stringObject("hookEventName", name, "additionalContext", text)...)
+	out := make([]byte, 0, objectSize("hookEventName", name, "additionalContext", text)+len(`{"hookSpecificOutput":}`))
+	out = appendObject(append(out, `{"hookSpecificOutput":`...), "hookEventName", name, "additionalContext", text)
 	return append(out, '}'), nil
 }
 
@@ -730,7 +731,21 @@ func Output(agent, event, text string) ([]byte, error) {
 // reflect over a struct or map type, which a process that lives for
 // milliseconds pays every time.
 func stringObject(kv ...string) []byte {
-	b := []byte{'{'}
+	return appendObject(make([]byte, 0, objectSize(kv...)), kv...)
+}
+
+// objectSize is room for stringObject's object of kv: the strings, their
+// quotes and separators, and some escapes.
+func objectSize(kv ...string) int {
+	n := 2
+	for _, s := range kv {
+		n += len(s) + len(s)/16 + 4
+	}
+	return n
+}
+
+func appendObject(b []byte, kv ...string) []byte {
+	b = append(b, '{')
 	for i := 0; i+1 < len(kv); i += 2 {
 		if i > 0 {
 			b = append(b, ',')
@@ -742,13 +757,57 @@ func stringObject(kv ...string) []byte {
 }
 
 // appendJSONString appends s as encoding/json writes a string, without its
-// HTML escapes (agents show the text as it is).
+// HTML escapes (agents show the text as it is): the escapes of a quote, a
+// backslash and the control characters (\b, \f, \n, \r and \t by their
+// letters), U+FFFD for a byte that is not UTF-8, and U+2028 and U+2029
+// escaped. Written here, it costs no encoder and no buffer of its own, the
+// largest part of a hook's output after its text.
 func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
 }
 
 // Log file limits: past logMaxBytes the log becomes hooks.log.1 (replacing
