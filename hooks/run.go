@@ -343,7 +343,10 @@ func handlePayload(ctx context.Context, r Request, event, agent string, p *agent
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC(), access: index.Access{Map: r.MapSnapshots}}
+	// a short-lived hook's display ids read the view of the snapshot its
+	// recall opened (Access.KeepViews)
+	acc := index.Access{Map: r.MapSnapshots, KeepViews: r.MapSnapshots}
+	h := &handler{req: r, p: p, agent: agent, set: set, repo: repo, sessions: sessions, now: r.Now().UTC(), access: acc}
 	if event == agents.EventSessionStart || event == agents.EventPrompt || event == eventWarm {
 		h.mergeFetched(ctx, lg, event)
 	}

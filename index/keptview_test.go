@@ -72,3 +72,41 @@ func TestKeptView(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, kept(), "a rebuild closes the kept view of the old file")
 }
+
+// TestRecallKeepsItsViewForDisplayIDs: a recall with Access.KeepViews keeps
+// the view it read, and the display ids of its hits read that view (kept
+// again after), giving the ids the stores' trees give; without KeepViews
+// nothing is kept.
+func TestRecallKeepsItsViewForDisplayIDs(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("views are not kept on Windows")
+	}
+	r, path := snapshotRepo(t)
+	t.Cleanup(func() {
+		if v := takeKeptView(Access{KeepViews: true}, path); v != nil {
+			v.close()
+		}
+	})
+	kept := func() *snapView {
+		keptView.mu.Lock()
+		defer keptView.mu.Unlock()
+		if keptView.path != path {
+			return nil
+		}
+		return keptView.v
+	}
+	require.Nil(t, kept())
+	res := r.recall("deploy", func(o *Options) { o.Access = Access{} })
+	require.NotEmpty(t, res.Hits)
+	require.Nil(t, kept(), "a recall without KeepViews keeps nothing")
+
+	keep := Access{KeepViews: true}
+	res = r.recall("deploy", func(o *Options) { o.Access = keep })
+	v := kept()
+	require.NotNil(t, v, "a recall with KeepViews keeps its view")
+	short := keep.ShortIDs(r.set, res.Hits)
+	require.Same(t, v, kept(), "the display ids read it, and it is kept again")
+	want, err := r.set.ShortIDs(ids(res))
+	require.NoError(t, err)
+	require.Equal(t, want, short)
+}

@@ -185,9 +185,10 @@ func Recall(ctx context.Context, set *gitstore.Set, o Options) (*Result, error) 
 	if c == nil && useIndex {
 		// no engine (git-mem, the hook binary), or it is busy or broken: the
 		// snapshot, brought up to date in plain Go, answers the same
-		sc, err := syncSnapshot(ctx, SnapshotPath(set), stores, o.Access)
+		path := SnapshotPath(set)
+		sc, err := syncSnapshot(ctx, path, stores, o.Access)
 		if err == nil {
-			defer sc.close()
+			defer keepOrClose(o.Access, path, sc)
 			c = sc
 			res.Source = "snapshot"
 		} else {

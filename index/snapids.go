@@ -18,11 +18,14 @@ func shortIDs(set *gitstore.Set, ids []string, acc Access) (map[string]string, e
 	if path == "" || set.IDs != nil {
 		return set.ShortIDs(ids)
 	}
-	v, err := openView(path, acc.Map)
-	if err != nil {
-		return set.ShortIDs(ids)
+	v := takeKeptView(acc, path)
+	if v == nil {
+		var err error
+		if v, err = openView(path, acc.Map); err != nil {
+			return set.ShortIDs(ids)
+		}
 	}
-	defer v.close()
+	defer keepOrClose(acc, path, v)
 	keys := newBaseKeys(v)
 	keys.mapped = v.base.Mapped() && int64(len(ids))*mappedKeysPerID >= v.base.Size()
 	withList := *set
@@ -39,7 +42,8 @@ func shortIDs(set *gitstore.Set, ids []string, acc Access) (map[string]string, e
 	var short map[string]string
 	// the keys of a mapped snapshot are read from the map: a fault there
 	// (the file truncated under it) is an error, and the trees answer
-	err = snapshot.FaultsAsErrors(func() error {
+	err := snapshot.FaultsAsErrors(func() error {
+		var err error
 		short, err = withList.ShortIDs(ids)
 		return err
 	})
