@@ -27,7 +27,6 @@ func shortIDs(set *gitstore.Set, ids []string, acc Access) (map[string]string, e
 	}
 	defer keepOrClose(acc, path, v)
 	keys := newBaseKeys(v)
-	keys.mapped = v.base.Mapped() && int64(len(ids))*mappedKeysPerID >= v.base.Size()
 	withList := *set
 	withList.IDs = func(st *gitstore.Store, tip gitstore.Hash) (func(string) ([]string, error), bool) {
 		want := ""
@@ -60,18 +59,7 @@ type baseKeys struct {
 	v      *snapView
 	keys   map[int]string
 	ranges map[gitstore.Scope][2]int
-	// mapped reads the keys from the snapshot's map (snapshot.File.Key)
-	mapped bool
 }
-
-// mappedKeysPerID is how much of a mapped snapshot's file one id's search
-// makes worth reading through the map: a search reads a few keys, and a
-// fault on the map brings in the pages around the one it touches (64 KB
-// by default), so the keys of many ids (a session start's) share their
-// faults when the file is small enough, where a read call per key cost
-// more; the keys of a few ids, or of ids in a larger file, each cost a
-// fault of their own, dearer than a read.
-const mappedKeysPerID = 128 << 10
 
 func newBaseKeys(v *snapView) *baseKeys {
 	return &baseKeys{v: v, keys: map[int]string{}, ranges: map[gitstore.Scope][2]int{}}
@@ -81,13 +69,9 @@ func (k *baseKeys) at(i int) (string, error) {
 	if key, ok := k.keys[i]; ok {
 		return key, nil
 	}
-	var key string
-	var err error
-	if k.mapped {
-		key, err = k.v.base.Key(i)
-	} else {
-		key, _, err = k.v.base.Doc(i)
-	}
+	// from a mapped snapshot, the key and the document table are read from
+	// the map (snapshot.File.Key)
+	key, err := k.v.base.Key(i)
 	if err == nil {
 		k.keys[i] = key
 	}
