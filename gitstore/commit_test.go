@@ -83,36 +83,26 @@ func TestSetTip(t *testing.T) {
 	second, err := st.Tip()
 	require.NoError(t, err)
 
-	moved, err := st.SetTip(first, first)
-	require.NoError(t, err, "a ref that moved on is left as it is")
-	require.False(t, moved)
-	tip, err := st.Tip()
-	require.NoError(t, err)
-	require.Equal(t, second, tip)
-
-	moved, err = st.SetTip(second, first)
-	require.NoError(t, err)
-	require.True(t, moved)
-	tip, err = st.Tip()
-	require.NoError(t, err)
-	require.Equal(t, first, tip)
-
-	moved, err = st.SetTip(first, zeroHash)
-	require.NoError(t, err)
-	require.True(t, moved)
-	tip, err = st.Tip()
-	require.NoError(t, err)
-	require.True(t, tip.IsZero(), "a zero tip deletes the ref")
-
-	moved, err = st.SetTip(zeroHash, second)
-	require.NoError(t, err)
-	require.True(t, moved, "a zero from creates the ref")
-	tip, err = st.Tip()
-	require.NoError(t, err)
-	require.Equal(t, second, tip)
-	moved, err = st.SetTip(zeroHash, first)
-	require.NoError(t, err)
-	require.False(t, moved, "a zero from only while there is no ref")
+	// each step moves the ref from `from` to `to` only while it is at from
+	for _, step := range []struct {
+		from, to Hash
+		moved    bool
+		want     Hash
+		why      string
+	}{
+		{first, first, false, second, "a ref that moved on is left as it is"},
+		{second, first, true, first, "at from, it moves"},
+		{first, zeroHash, true, zeroHash, "a zero tip deletes the ref"},
+		{zeroHash, second, true, second, "a zero from creates the ref"},
+		{zeroHash, first, false, second, "a zero from only while there is no ref"},
+	} {
+		moved, err := st.SetTip(step.from, step.to)
+		require.NoError(t, err, step.why)
+		require.Equal(t, step.moved, moved, step.why)
+		tip, err := st.Tip()
+		require.NoError(t, err)
+		require.Equal(t, step.want, tip, step.why)
+	}
 
 	ro := NewStore(r, RefMain, ScopeProject)
 	ro.ReadOnly = true

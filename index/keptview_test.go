@@ -19,11 +19,7 @@ func TestKeptView(t *testing.T) {
 		t.Skip("views are not kept on Windows")
 	}
 	r, path := snapshotRepo(t)
-	t.Cleanup(func() {
-		if v := takeKeptView(Access{KeepViews: true}, path); v != nil {
-			v.close()
-		}
-	})
+	kept := keptViewOf(t, path)
 	keep := Access{KeepViews: true}
 	w := gitstore.Writer{Agent: "test"}
 	remember := func(acc Access, text string) *Outcome {
@@ -31,14 +27,6 @@ func TestKeptView(t *testing.T) {
 		oc, err := acc.Remember(context.Background(), r.set, r.main, w, gitstore.NewMemory{Type: gitstore.TypeFact, Text: text})
 		require.NoError(t, err)
 		return oc
-	}
-	kept := func() *snapView {
-		keptView.mu.Lock()
-		defer keptView.mu.Unlock()
-		if keptView.path != path {
-			return nil
-		}
-		return keptView.v
 	}
 
 	remember(keep, "The payroll export runs at 02:00 UTC on the batch host.")
@@ -82,19 +70,7 @@ func TestRecallKeepsItsViewForDisplayIDs(t *testing.T) {
 		t.Skip("views are not kept on Windows")
 	}
 	r, path := snapshotRepo(t)
-	t.Cleanup(func() {
-		if v := takeKeptView(Access{KeepViews: true}, path); v != nil {
-			v.close()
-		}
-	})
-	kept := func() *snapView {
-		keptView.mu.Lock()
-		defer keptView.mu.Unlock()
-		if keptView.path != path {
-			return nil
-		}
-		return keptView.v
-	}
+	kept := keptViewOf(t, path)
 	require.Nil(t, kept())
 	res := r.recall("deploy", func(o *Options) { o.Access = Access{} })
 	require.NotEmpty(t, res.Hits)
@@ -109,4 +85,22 @@ func TestRecallKeepsItsViewForDisplayIDs(t *testing.T) {
 	want, err := r.set.ShortIDs(ids(res))
 	require.NoError(t, err)
 	require.Equal(t, want, short)
+}
+
+// keptViewOf is the process's kept view of the snapshot at path (nil when
+// it keeps none of it), closed when the test ends.
+func keptViewOf(t *testing.T, path string) func() *snapView {
+	t.Cleanup(func() {
+		if v := takeKeptView(Access{KeepViews: true}, path); v != nil {
+			v.close()
+		}
+	})
+	return func() *snapView {
+		keptView.mu.Lock()
+		defer keptView.mu.Unlock()
+		if keptView.path != path {
+			return nil
+		}
+		return keptView.v
+	}
 }
